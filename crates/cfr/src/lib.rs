@@ -1,0 +1,1 @@
+//! Generic CFR solver (see issue 3).

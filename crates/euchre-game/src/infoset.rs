@@ -1,0 +1,203 @@
+//! Infostate keys: what the acting player knows, canonical under the exact
+//! suit symmetry, packed into a fixed-size `u128`.
+//!
+//! The bidding key has perfect recall. Every public bidding action before a
+//! decision is implied by the fields kept: in round 1 and round 2 all
+//! earlier bids were passes, so the actor's seat relative to the dealer says
+//! how many; the maker's seat, the trump suit and the alone flag say how
+//! bidding ended; and the second defender's turn implies the first passed.
+//! The dealer's own discard is kept, because only the dealer knows it.
+
+use crate::action::{Action, ActionList};
+use crate::card::{Card, CardSet, Suit};
+use crate::state::{GameState, Stage};
+use crate::symmetry::SuitPerm;
+
+/// A canonical infostate key. Plain data: copy it, hash it, store its bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct InfoKey(pub u128);
+
+impl InfoKey {
+    pub const fn to_le_bytes(self) -> [u8; 16] {
+        self.0.to_le_bytes()
+    }
+
+    pub const fn from_le_bytes(bytes: [u8; 16]) -> InfoKey {
+        InfoKey(u128::from_le_bytes(bytes))
+    }
+
+    /// Which decision a key belongs to, from its top byte.
+    pub fn decision_kind(self) -> Option<BiddingDecision> {
+        BiddingDecision::from_tag((self.0 >> KIND_SHIFT) as u8)
+    }
+}
+
+/// The kinds of decision in the bidding phase. The discriminant is the
+/// key's top byte, so that keys of different kinds can never collide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(u8)]
+pub enum BiddingDecision {
+    Round1 = 1,
+    DealerDiscard = 2,
+    Round2 = 3,
+    DefendAlone = 4,
+}
+
+impl BiddingDecision {
+    pub const ALL: [BiddingDecision; 4] = [
+        BiddingDecision::Round1,
+        BiddingDecision::DealerDiscard,
+        BiddingDecision::Round2,
+        BiddingDecision::DefendAlone,
+    ];
+
+    fn from_tag(tag: u8) -> Option<BiddingDecision> {
+        BiddingDecision::ALL.into_iter().find(|kind| *kind as u8 == tag)
+    }
+
+    fn of_stage(stage: Stage) -> Option<BiddingDecision> {
+        match stage {
+            Stage::BiddingRound1 => Some(BiddingDecision::Round1),
+            Stage::DealerDiscard => Some(BiddingDecision::DealerDiscard),
+            Stage::BiddingRound2 => Some(BiddingDecision::Round2),
+            Stage::DefendAlone => Some(BiddingDecision::DefendAlone),
+            Stage::Play | Stage::Finished => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            BiddingDecision::Round1 => "round 1 bid",
+            BiddingDecision::DealerDiscard => "dealer discard",
+            BiddingDecision::Round2 => "round 2 bid",
+            BiddingDecision::DefendAlone => "defend alone",
+        }
+    }
+}
+
+/// How bidding ended, as the actor sees it, with seats relative to the dealer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PublicContract {
+    pub maker_offset: u8,
+    pub trump: Suit,
+    pub alone: bool,
+}
+
+/// Everything a player knows at a bidding decision, before canonicalisation.
+/// The enumerator builds these directly; live states convert with
+/// [`BiddingView::of_state`]. Both go through one encoder, so a key seen in
+/// play is by construction a key the enumerator can produce.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BiddingView {
+    pub decision: BiddingDecision,
+    /// The actor's seat, counted clockwise from the dealer (0 = dealer).
+    pub actor_offset: u8,
+    pub hand: CardSet,
+    pub upcard: Card,
+    /// The dealer's own discard, present only when the dealer is the actor.
+    pub own_discard: Option<Card>,
+    pub contract: Option<PublicContract>,
+}
+
+// Bit layout, least significant first. Suit-bearing fields are ordered so
+// that the upcard dominates the comparison: the least encoding always names
+// the upcard's suit clubs, which lets the enumerator skip other upcards.
+const HAND_SHIFT: u32 = 0; // 24 bits
+const DISCARD_SHIFT: u32 = 24; // 5 bits: 0 none, else card + 1
+const TRUMP_SHIFT: u32 = 29; // 3 bits: 0 none, else suit + 1
+const UPCARD_SHIFT: u32 = 32; // 5 bits
+const ACTOR_SHIFT: u32 = 40; // 2 bits
+const MAKER_SHIFT: u32 = 42; // 2 bits
+const ALONE_SHIFT: u32 = 44; // 1 bit
+const KIND_SHIFT: u32 = 120; // top byte
+
+impl BiddingView {
+    /// The actor's view at a bidding decision; `None` during play or after.
+    pub fn of_state(state: &GameState) -> Option<BiddingView> {
+        let decision = BiddingDecision::of_stage(state.stage())?;
+        let actor = state.to_act()?;
+        let dealer = state.dealer();
+        Some(BiddingView {
+            decision,
+            actor_offset: actor.offset_from(dealer),
+            hand: state.hand(actor),
+            upcard: state.upcard(),
+            own_discard: if actor == dealer { state.discard() } else { None },
+            contract: state.contract().map(|contract| PublicContract {
+                maker_offset: contract.maker.offset_from(dealer),
+                trump: contract.trump,
+                alone: contract.alone,
+            }),
+        })
+    }
+
+    /// The view's encoding after renaming suits by `perm`.
+    #[inline]
+    pub fn encode(&self, perm: &SuitPerm) -> u128 {
+        let discard = self.own_discard.map_or(0, |card| perm.card(card).index() as u128 + 1);
+        let (trump, maker, alone) = self.contract.map_or((0, 0, 0), |contract| {
+            (
+                perm.suit(contract.trump) as u128 + 1,
+                u128::from(contract.maker_offset),
+                u128::from(contract.alone),
+            )
+        });
+        u128::from(perm.cards(self.hand).bits()) << HAND_SHIFT
+            | discard << DISCARD_SHIFT
+            | trump << TRUMP_SHIFT
+            | (perm.card(self.upcard).index() as u128) << UPCARD_SHIFT
+            | u128::from(self.actor_offset) << ACTOR_SHIFT
+            | maker << MAKER_SHIFT
+            | alone << ALONE_SHIFT
+            | (self.decision as u128) << KIND_SHIFT
+    }
+
+    /// The canonical key and the renaming that produces it. When several
+    /// renamings tie, the view is symmetric under their difference, so any
+    /// of them maps actions consistently; the first in the group's fixed
+    /// order is taken.
+    pub fn canonical(&self) -> (InfoKey, SuitPerm) {
+        let mut best = (u128::MAX, SuitPerm::IDENTITY);
+        for perm in SuitPerm::COLOUR_PRESERVING {
+            let code = self.encode(&perm);
+            if code < best.0 {
+                best = (code, perm);
+            }
+        }
+        (InfoKey(best.0), best.1)
+    }
+
+    /// Whether this view is the representative of its symmetry class, i.e.
+    /// no renaming encodes smaller.
+    pub fn is_canonical(&self) -> bool {
+        let own = self.encode(&SuitPerm::IDENTITY);
+        SuitPerm::COLOUR_PRESERVING[1..].iter().all(|perm| self.encode(perm) >= own)
+    }
+}
+
+/// A decision point as a solver sees it: the canonical key, and the legal
+/// actions in canonical order. Action `i` means the same thing at every
+/// state with this key, whichever suits the deal actually used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decision {
+    pub key: InfoKey,
+    pub actions: ActionList,
+}
+
+/// The bidding decision at `state`, or `None` once play has begun.
+pub fn bidding_decision(state: &GameState) -> Option<Decision> {
+    let view = BiddingView::of_state(state)?;
+    let (key, perm) = view.canonical();
+    Some(Decision {
+        key,
+        actions: canonical_order(state.legal_actions(), &perm),
+    })
+}
+
+/// Sorts actions by their id after renaming suits by `perm`.
+pub fn canonical_order(mut actions: ActionList, perm: &SuitPerm) -> ActionList {
+    actions
+        .as_mut_slice()
+        .sort_unstable_by_key(|&action: &Action| perm.action(action).id());
+    actions
+}

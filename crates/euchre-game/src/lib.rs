@@ -1,0 +1,10 @@
+pub mod action;
+pub mod card;
+pub mod error;
+pub mod rules;
+pub mod seat;
+pub mod trump;
+pub mod state;
+pub mod enumerate;
+pub mod infoset;
+pub mod symmetry;

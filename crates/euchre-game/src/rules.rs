@@ -1,0 +1,69 @@
+//! The rule options that vary between tables.
+
+use serde::{Deserialize, Serialize};
+
+/// Every rule option the engine supports. A run's fingerprint includes it,
+/// so a store trained under one set of rules is never reused under another.
+///
+/// In TOML (a `[rules]` table in a run profile) every field is optional and
+/// unknown keys are rejected:
+/// ```toml
+/// stick_the_dealer = true
+/// lone_defender = false
+/// dealer_may_discard_upcard = true
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Rules {
+    /// The dealer may not pass in round 2 and must name a suit. Default: on.
+    /// When off, four passes in round 2 end the hand with no points.
+    pub stick_the_dealer: bool,
+    /// When a maker goes alone, each defender in turn (from the dealer's left)
+    /// may defend alone; a euchre by a lone defender scores 4. Default: off.
+    pub lone_defender: bool,
+    /// The dealer may discard the card just picked up. Default: on.
+    pub dealer_may_discard_upcard: bool,
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules {
+            stick_the_dealer: true,
+            lone_defender: false,
+            dealer_may_discard_upcard: true,
+        }
+    }
+}
+
+impl Rules {
+    /// A stable 64-bit digest of the options, for store fingerprints. It is
+    /// spelled out bit by bit rather than hashed so that it never changes
+    /// with a compiler or hasher.
+    pub const fn fingerprint(&self) -> u64 {
+        (self.stick_the_dealer as u64)
+            | (self.lone_defender as u64) << 1
+            | (self.dealer_may_discard_upcard as u64) << 2
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn toml_defaults_and_unknown_keys() {
+        let empty: Rules = toml::from_str("").unwrap();
+        assert_eq!(empty, Rules::default());
+        let custom: Rules = toml::from_str("lone_defender = true\nstick_the_dealer = false").unwrap();
+        assert!(custom.lone_defender && !custom.stick_the_dealer && custom.dealer_may_discard_upcard);
+        let error = toml::from_str::<Rules>("stick_the_daeler = true").unwrap_err();
+        assert!(error.to_string().contains("stick_the_daeler"), "{error}");
+    }
+
+    #[test]
+    fn fingerprints_differ() {
+        let a = Rules::default();
+        let b = Rules { lone_defender: true, ..a };
+        assert_ne!(a.fingerprint(), b.fingerprint());
+    }
+}

@@ -1,0 +1,1 @@
+//! Storage backends (see issue 4).
