@@ -8,3 +8,4 @@ pub mod state;
 pub mod enumerate;
 pub mod infoset;
 pub mod symmetry;
+pub mod replay;
