@@ -12,9 +12,14 @@ pub enum Action {
     /// Pass in either bidding round, or decline to defend alone.
     Pass,
     /// Round 1: tell the dealer to pick up the upcard.
-    Order { alone: bool },
+    Order {
+        alone: bool,
+    },
     /// Round 2: name a suit other than the upcard's.
-    Call { suit: Suit, alone: bool },
+    Call {
+        suit: Suit,
+        alone: bool,
+    },
     /// A defender against a lone maker plays alone too (a rule option).
     DefendAlone,
     /// The dealer, having picked up, discards face down.
@@ -74,7 +79,10 @@ impl FromStr for Action {
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         let bad = || NotationError::BadAction(text.to_owned());
-        let words: Vec<String> = text.split_whitespace().map(str::to_ascii_lowercase).collect();
+        let words: Vec<String> = text
+            .split_whitespace()
+            .map(str::to_ascii_lowercase)
+            .collect();
         let words: Vec<&str> = words.iter().map(String::as_str).collect();
         Ok(match words.as_slice() {
             ["pass"] => Action::Pass,

@@ -136,6 +136,17 @@ pub struct Card(u8);
 impl Card {
     pub const COUNT: usize = 24;
 
+    /// Every card, in index order.
+    pub const ALL: [Card; 24] = {
+        let mut cards = [Card(0); 24];
+        let mut index = 0;
+        while index < 24 {
+            cards[index] = Card(index as u8);
+            index += 1;
+        }
+        cards
+    };
+
     #[inline]
     pub const fn new(suit: Suit, rank: Rank) -> Card {
         Card(suit as u8 * 6 + rank as u8)
@@ -174,7 +185,7 @@ impl Card {
     }
 
     pub fn all() -> impl Iterator<Item = Card> {
-        (0..Card::COUNT as u8).map(Card)
+        Card::ALL.into_iter()
     }
 
     /// Renders with a suit symbol instead of a letter, for people.
@@ -196,7 +207,8 @@ impl FromStr for Card {
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         let bad = || NotationError::BadCard(text.to_owned());
         let trimmed = text.trim();
-        let (rank_text, suit_text) = trimmed.split_at(trimmed.len().checked_sub(1).ok_or_else(bad)?);
+        let (rank_text, suit_text) =
+            trimmed.split_at(trimmed.len().checked_sub(1).ok_or_else(bad)?);
         let rank = match rank_text {
             "10" => Rank::Ten,
             _ => {
@@ -400,7 +412,10 @@ mod tests {
         assert_eq!(set.to_string(), text);
         let lower: CardSet = "9C tc jC qc kc AC".parse().unwrap();
         assert_eq!(lower, set);
-        assert_eq!("10h".parse::<Card>().unwrap(), Card::new(Suit::Hearts, Rank::Ten));
+        assert_eq!(
+            "10h".parse::<Card>().unwrap(),
+            Card::new(Suit::Hearts, Rank::Ten)
+        );
     }
 
     #[test]
@@ -420,8 +435,15 @@ mod tests {
         let without_one = CardSet::FULL_DECK.without(Card::new(Suit::Hearts, Rank::Jack));
         let hands: Vec<CardSet> = subsets(without_one, 5).collect();
         assert_eq!(hands.len(), 33_649);
-        assert!(hands.iter().all(|hand| hand.len() == 5 && hand.minus(without_one).is_empty()));
+        assert!(
+            hands
+                .iter()
+                .all(|hand| hand.len() == 5 && hand.minus(without_one).is_empty())
+        );
         assert_eq!(subsets(CardSet::FULL_DECK, 0).count(), 1);
-        assert_eq!(subsets(CardSet::single(Card::new(Suit::Clubs, Rank::Nine)), 2).count(), 0);
+        assert_eq!(
+            subsets(CardSet::single(Card::new(Suit::Clubs, Rank::Nine)), 2).count(),
+            0
+        );
     }
 }

@@ -101,19 +101,25 @@ fn raw_views(context: Context, upcard: Card, rules: Rules) -> impl Iterator<Item
     subsets(rest, 5).flat_map(move |dealt| {
         let picked_up = dealt.with(upcard);
         let discards: CardSet = if discards_before {
-            if rules.dealer_may_discard_upcard { picked_up } else { dealt }
+            if rules.dealer_may_discard_upcard {
+                picked_up
+            } else {
+                dealt
+            }
         } else {
             CardSet::EMPTY
         };
-        let plain = (!discards_before).then(|| BiddingView {
+        let plain = (!discards_before).then_some(BiddingView {
             hand: if holds_upcard { picked_up } else { dealt },
             ..base
         });
-        plain.into_iter().chain(discards.iter().map(move |discard| BiddingView {
-            hand: picked_up.without(discard),
-            own_discard: Some(discard),
-            ..base
-        }))
+        plain
+            .into_iter()
+            .chain(discards.iter().map(move |discard| BiddingView {
+                hand: picked_up.without(discard),
+                own_discard: Some(discard),
+                ..base
+            }))
     })
 }
 
@@ -128,7 +134,12 @@ pub fn bidding_keys(rules: Rules) -> impl Iterator<Item = (BiddingView, InfoKey)
         upcards.into_iter().flat_map(move |upcard| {
             raw_views(context, upcard, rules)
                 .filter(BiddingView::is_canonical)
-                .map(|view| (view, InfoKey(view.encode(&crate::symmetry::SuitPerm::IDENTITY))))
+                .map(|view| {
+                    (
+                        view,
+                        InfoKey(view.encode(&crate::symmetry::SuitPerm::IDENTITY)),
+                    )
+                })
         })
     })
 }
@@ -136,9 +147,9 @@ pub fn bidding_keys(rules: Rules) -> impl Iterator<Item = (BiddingView, InfoKey)
 /// Every raw bidding view under `rules`, with all 24 upcards: the brute-force
 /// universe that tests canonicalise and de-duplicate independently.
 pub fn raw_bidding_views(rules: Rules) -> impl Iterator<Item = BiddingView> {
-    contexts(&rules)
-        .into_iter()
-        .flat_map(move |context| Card::all().flat_map(move |upcard| raw_views(context, upcard, rules)))
+    contexts(&rules).into_iter().flat_map(move |context| {
+        Card::all().flat_map(move |upcard| raw_views(context, upcard, rules))
+    })
 }
 
 /// Key counts per decision kind.

@@ -52,7 +52,9 @@ impl BiddingDecision {
     ];
 
     fn from_tag(tag: u8) -> Option<BiddingDecision> {
-        BiddingDecision::ALL.into_iter().find(|kind| *kind as u8 == tag)
+        BiddingDecision::ALL
+            .into_iter()
+            .find(|kind| *kind as u8 == tag)
     }
 
     fn of_stage(stage: Stage) -> Option<BiddingDecision> {
@@ -122,7 +124,11 @@ impl BiddingView {
             actor_offset: actor.offset_from(dealer),
             hand: state.hand(actor),
             upcard: state.upcard(),
-            own_discard: if actor == dealer { state.discard() } else { None },
+            own_discard: if actor == dealer {
+                state.discard()
+            } else {
+                None
+            },
             contract: state.contract().map(|contract| PublicContract {
                 maker_offset: contract.maker.offset_from(dealer),
                 trump: contract.trump,
@@ -134,7 +140,9 @@ impl BiddingView {
     /// The view's encoding after renaming suits by `perm`.
     #[inline]
     pub fn encode(&self, perm: &SuitPerm) -> u128 {
-        let discard = self.own_discard.map_or(0, |card| perm.card(card).index() as u128 + 1);
+        let discard = self
+            .own_discard
+            .map_or(0, |card| perm.card(card).index() as u128 + 1);
         let (trump, maker, alone) = self.contract.map_or((0, 0, 0), |contract| {
             (
                 perm.suit(contract.trump) as u128 + 1,
@@ -171,7 +179,9 @@ impl BiddingView {
     /// no renaming encodes smaller.
     pub fn is_canonical(&self) -> bool {
         let own = self.encode(&SuitPerm::IDENTITY);
-        SuitPerm::COLOUR_PRESERVING[1..].iter().all(|perm| self.encode(perm) >= own)
+        SuitPerm::COLOUR_PRESERVING[1..]
+            .iter()
+            .all(|perm| self.encode(perm) >= own)
     }
 }
 

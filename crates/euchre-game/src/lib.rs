@@ -1,11 +1,11 @@
 pub mod action;
 pub mod card;
+pub mod enumerate;
 pub mod error;
+pub mod infoset;
+pub mod replay;
 pub mod rules;
 pub mod seat;
-pub mod trump;
 pub mod state;
-pub mod enumerate;
-pub mod infoset;
 pub mod symmetry;
-pub mod replay;
+pub mod trump;

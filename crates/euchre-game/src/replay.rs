@@ -132,7 +132,11 @@ impl HandRecord {
 }
 
 fn legal_words(state: &GameState) -> Vec<String> {
-    state.legal_actions().iter().map(Action::to_string).collect()
+    state
+        .legal_actions()
+        .iter()
+        .map(Action::to_string)
+        .collect()
 }
 
 /// Replays `record`, stopping at the first action that cannot be parsed or
@@ -163,7 +167,10 @@ pub fn replay(record: &HandRecord) -> Result<ReplayResult, ReplayError> {
         });
     }
     let outcome = state.outcome();
-    let tricks = [state.tricks_won(Team::NorthSouth), state.tricks_won(Team::EastWest)];
+    let tricks = [
+        state.tricks_won(Team::NorthSouth),
+        state.tricks_won(Team::EastWest),
+    ];
     Ok(ReplayResult {
         steps,
         points: TeamNumbers::from_array(outcome.map_or([0, 0], |o| o.points)),

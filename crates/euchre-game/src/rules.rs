@@ -54,8 +54,11 @@ mod tests {
     fn toml_defaults_and_unknown_keys() {
         let empty: Rules = toml::from_str("").unwrap();
         assert_eq!(empty, Rules::default());
-        let custom: Rules = toml::from_str("lone_defender = true\nstick_the_dealer = false").unwrap();
-        assert!(custom.lone_defender && !custom.stick_the_dealer && custom.dealer_may_discard_upcard);
+        let custom: Rules =
+            toml::from_str("lone_defender = true\nstick_the_dealer = false").unwrap();
+        assert!(
+            custom.lone_defender && !custom.stick_the_dealer && custom.dealer_may_discard_upcard
+        );
         let error = toml::from_str::<Rules>("stick_the_daeler = true").unwrap_err();
         assert!(error.to_string().contains("stick_the_daeler"), "{error}");
     }
@@ -63,7 +66,10 @@ mod tests {
     #[test]
     fn fingerprints_differ() {
         let a = Rules::default();
-        let b = Rules { lone_defender: true, ..a };
+        let b = Rules {
+            lone_defender: true,
+            ..a
+        };
         assert_ne!(a.fingerprint(), b.fingerprint());
     }
 }

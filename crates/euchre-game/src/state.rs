@@ -50,9 +50,14 @@ impl Deal {
 
     /// A uniformly random deal.
     pub fn random<R: Rng + ?Sized>(dealer: Seat, rng: &mut R) -> Deal {
-        let mut deck: [Card; 24] = std::array::from_fn(|index| Card::from_index(index as u8).unwrap_or_else(|| unreachable!()));
+        let mut deck = Card::ALL;
         deck.shuffle(rng);
-        let hand = |seat: usize| deck[seat * 5..seat * 5 + 5].iter().copied().collect::<CardSet>();
+        let hand = |seat: usize| {
+            deck[seat * 5..seat * 5 + 5]
+                .iter()
+                .copied()
+                .collect::<CardSet>()
+        };
         Deal {
             dealer,
             hands: [hand(0), hand(1), hand(2), hand(3)],
@@ -254,13 +259,17 @@ impl GameState {
     /// defender, plays alone.
     #[inline]
     pub fn sits_out(&self, seat: Seat) -> bool {
-        let out_for_maker = matches!(self.contract, Some(c) if c.alone && c.maker.partner() == seat);
+        let out_for_maker =
+            matches!(self.contract, Some(c) if c.alone && c.maker.partner() == seat);
         let out_for_defender = matches!(self.lone_defender, Some(d) if d.partner() == seat);
         out_for_maker || out_for_defender
     }
 
     fn active_players(&self) -> u32 {
-        Seat::ALL.into_iter().filter(|&seat| !self.sits_out(seat)).count() as u32
+        Seat::ALL
+            .into_iter()
+            .filter(|&seat| !self.sits_out(seat))
+            .count() as u32
     }
 
     /// `from` itself if it plays, else the next seat clockwise that does.
@@ -349,7 +358,10 @@ impl GameState {
     /// Applies an action known to be legal (one from [`Self::legal_actions`]).
     /// The hot path: no checks beyond debug assertions.
     pub fn apply(&mut self, action: Action) {
-        debug_assert!(self.legal_actions().contains(action), "{action} is illegal in {self:?}");
+        debug_assert!(
+            self.legal_actions().contains(action),
+            "{action} is illegal in {self:?}"
+        );
         match action {
             Action::Pass => self.apply_pass(),
             Action::Order { alone } => {

@@ -76,8 +76,16 @@ const fn colour_preserving() -> [SuitPerm; 8] {
     while code < 8 {
         // Bit 0 swaps the colour pairs, bit 1 swaps within the black pair,
         // bit 2 within the red pair. Black suits sit at 0 and 3, red at 1 and 2.
-        let (black, red) = if code & 1 == 0 { ([0u8, 3], [1u8, 2]) } else { ([1, 2], [0, 3]) };
-        let black = if code & 2 == 0 { black } else { [black[1], black[0]] };
+        let (black, red) = if code & 1 == 0 {
+            ([0u8, 3], [1u8, 2])
+        } else {
+            ([1, 2], [0, 3])
+        };
+        let black = if code & 2 == 0 {
+            black
+        } else {
+            [black[1], black[0]]
+        };
         let red = if code & 4 == 0 { red } else { [red[1], red[0]] };
         perms[code] = SuitPerm([
             Suit::from_index(black[0]),

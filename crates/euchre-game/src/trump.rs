@@ -59,10 +59,7 @@ const fn build_tables() -> Tables {
         let right_bower = Card::new(trump, Rank::Jack);
         let mut index = 0;
         while index < 24 {
-            let card = match Card::from_index(index as u8) {
-                Some(card) => card,
-                None => unreachable!(),
-            };
+            let card = Card::ALL[index];
             let suit = if card.index() == left_bower.index() {
                 trump
             } else {
@@ -118,15 +115,25 @@ mod tests {
         for pair in order.windows(2) {
             let (high, low) = (card(pair[0]), card(pair[1]));
             assert!(
-                trick_strength(high, Suit::Hearts, Suit::Clubs) > trick_strength(low, Suit::Hearts, Suit::Clubs),
+                trick_strength(high, Suit::Hearts, Suit::Clubs)
+                    > trick_strength(low, Suit::Hearts, Suit::Clubs),
                 "{high} should beat {low}"
             );
         }
         // The lowest trump beats the ace of the led suit; an off-suit ace is worthless.
-        assert!(trick_strength(card("9h"), Suit::Hearts, Suit::Clubs) > trick_strength(card("Ac"), Suit::Hearts, Suit::Clubs));
+        assert!(
+            trick_strength(card("9h"), Suit::Hearts, Suit::Clubs)
+                > trick_strength(card("Ac"), Suit::Hearts, Suit::Clubs)
+        );
         assert_eq!(trick_strength(card("As"), Suit::Hearts, Suit::Clubs), 0);
         // Off trump, the jack ranks between ten and queen.
-        assert!(trick_strength(card("Jc"), Suit::Hearts, Suit::Clubs) > trick_strength(card("Tc"), Suit::Hearts, Suit::Clubs));
-        assert!(trick_strength(card("Jc"), Suit::Hearts, Suit::Clubs) < trick_strength(card("Qc"), Suit::Hearts, Suit::Clubs));
+        assert!(
+            trick_strength(card("Jc"), Suit::Hearts, Suit::Clubs)
+                > trick_strength(card("Tc"), Suit::Hearts, Suit::Clubs)
+        );
+        assert!(
+            trick_strength(card("Jc"), Suit::Hearts, Suit::Clubs)
+                < trick_strength(card("Qc"), Suit::Hearts, Suit::Clubs)
+        );
     }
 }

@@ -21,15 +21,24 @@ use rand::{RngExt, SeedableRng};
 fn starting_view_class(hand: CardSet, upcard: Card, lossy: bool) -> (u8, [u32; 4]) {
     let up = upcard.suit();
     let next = up.same_colour();
-    let others: Vec<Suit> = Suit::ALL.into_iter().filter(|&s| s != up && s != next).collect();
+    let others: Vec<Suit> = Suit::ALL
+        .into_iter()
+        .filter(|&s| s != up && s != next)
+        .collect();
     let mut red = [hand.suit_ranks(others[0]), hand.suit_ranks(others[1])];
     red.sort_unstable();
     if lossy {
         let mut three = [hand.suit_ranks(next), red[0], red[1]];
         three.sort_unstable();
-        (upcard.rank() as u8, [hand.suit_ranks(up), three[0], three[1], three[2]])
+        (
+            upcard.rank() as u8,
+            [hand.suit_ranks(up), three[0], three[1], three[2]],
+        )
     } else {
-        (upcard.rank() as u8, [hand.suit_ranks(up), hand.suit_ranks(next), red[0], red[1]])
+        (
+            upcard.rank() as u8,
+            [hand.suit_ranks(up), hand.suit_ranks(next), red[0], red[1]],
+        )
     }
 }
 
@@ -66,13 +75,18 @@ fn round_one_keys_equal_seats_times_exact_starting_views() {
 /// with the representative-only stream, which skips non-club upcards and
 /// never uses a set.
 fn assert_stream_matches_brute_force(rules: Rules) {
-    let brute: HashSet<InfoKey> = raw_bidding_views(rules).map(|view| view.canonical().0).collect();
+    let brute: HashSet<InfoKey> = raw_bidding_views(rules)
+        .map(|view| view.canonical().0)
+        .collect();
     let mut streamed = HashSet::new();
     for (_, key) in bidding_keys(rules) {
         assert!(streamed.insert(key), "the enumerator repeated {key:?}");
     }
     assert_eq!(streamed.len(), brute.len());
-    assert!(streamed == brute, "the enumerator and the brute force disagree");
+    assert!(
+        streamed == brute,
+        "the enumerator and the brute force disagree"
+    );
 }
 
 #[test]
@@ -120,12 +134,19 @@ fn every_key_seen_in_play_is_enumerated() {
         let seen = sampled_keys(rules, 20_000, 7);
         let mut kinds = HashSet::new();
         for (key, legal) in &seen {
-            assert!(universe.contains(key), "{key:?} was seen in a hand but not enumerated");
+            assert!(
+                universe.contains(key),
+                "{key:?} was seen in a hand but not enumerated"
+            );
             assert!(*legal >= 2, "a single-action decision would be stored");
             kinds.insert(key.decision_kind());
         }
         let expected_kinds = if rules.lone_defender { 4 } else { 3 };
-        assert_eq!(kinds.len(), expected_kinds, "not every decision kind was sampled");
+        assert_eq!(
+            kinds.len(),
+            expected_kinds,
+            "not every decision kind was sampled"
+        );
     }
 }
 
@@ -142,7 +163,8 @@ fn isomorphic_deals_give_the_same_keys_and_action_order() {
         let mut original = GameState::new(deal, rules);
         let mut renamed = GameState::new(perm.deal(&deal), rules);
         while let Some(decision) = bidding_decision(&original) {
-            let twin = bidding_decision(&renamed).expect("the renamed hand is at the same decision");
+            let twin =
+                bidding_decision(&renamed).expect("the renamed hand is at the same decision");
             assert_eq!(decision.key, twin.key);
             assert_eq!(decision.actions.len(), twin.actions.len());
             let choice = rng.random_range(0..decision.actions.len());
@@ -157,7 +179,10 @@ fn isomorphic_deals_give_the_same_keys_and_action_order() {
                     .iter()
                     .filter(|p| view.encode(p) == least)
                     .count();
-                assert!(ties >= 2, "{action} and {twin_action} differ but the view is not symmetric");
+                assert!(
+                    ties >= 2,
+                    "{action} and {twin_action} differ but the view is not symmetric"
+                );
             }
             original.apply(action);
             renamed.apply(perm.action(action));

@@ -46,7 +46,11 @@ fn card(text: &str) -> Card {
 }
 
 fn plays(state: &GameState) -> Vec<String> {
-    state.legal_actions().iter().map(ToString::to_string).collect()
+    state
+        .legal_actions()
+        .iter()
+        .map(ToString::to_string)
+        .collect()
 }
 
 #[test]
@@ -83,7 +87,10 @@ fn left_bower_is_not_a_card_of_its_printed_suit() {
         Rules::default(),
     );
     // Round 2: West names hearts.
-    act(&mut state, &["pass", "pass", "pass", "pass", "pass", "pass", "call h"]);
+    act(
+        &mut state,
+        &["pass", "pass", "pass", "pass", "pass", "pass", "call h"],
+    );
     // East leads a club; South follows; West trumps with the right bower.
     act(&mut state, &["play Qc", "play Kc", "play Jh", "play 9c"]);
     assert_eq!(state.to_act(), Some(Seat::West));
@@ -104,12 +111,27 @@ fn left_bower_is_not_a_card_of_its_printed_suit() {
 #[test]
 fn a_renege_is_impossible() {
     let mut state = GameState::new(standard_deal(), Rules::default());
-    act(&mut state, &["pass", "pass", "pass", "pass", "call h", "play Qh"]);
+    act(
+        &mut state,
+        &["pass", "pass", "pass", "pass", "call h", "play Qh"],
+    );
     // South holds hearts; playing a club is refused and changes nothing.
     let before = state;
     let error = state.try_apply(Action::Play(card("Ac"))).unwrap_err();
-    assert!(matches!(error, IllegalAction::NotLegal { seat: Seat::South, .. }), "{error}");
-    assert!(error.to_string().contains("play 9h"), "the error lists the legal moves: {error}");
+    assert!(
+        matches!(
+            error,
+            IllegalAction::NotLegal {
+                seat: Seat::South,
+                ..
+            }
+        ),
+        "{error}"
+    );
+    assert!(
+        error.to_string().contains("play 9h"),
+        "the error lists the legal moves: {error}"
+    );
     assert_eq!(state, before);
     // A card the player does not hold is refused too.
     assert!(state.try_apply(Action::Play(card("Jh"))).is_err());
@@ -118,12 +140,19 @@ fn a_renege_is_impossible() {
 #[test]
 fn stick_the_dealer_forbids_the_dealers_last_pass() {
     let mut state = GameState::new(standard_deal(), Rules::default());
-    act(&mut state, &["pass", "pass", "pass", "pass", "pass", "pass", "pass"]);
+    act(
+        &mut state,
+        &["pass", "pass", "pass", "pass", "pass", "pass", "pass"],
+    );
     assert_eq!(state.to_act(), Some(Seat::North));
     let legal = state.legal_actions();
     assert!(!legal.contains(Action::Pass));
     assert_eq!(legal.len(), 6, "three suits, each with or without partner");
-    assert!(!legal.iter().any(|action| matches!(action, Action::Call { suit, .. } if *suit == card("Qs").suit())));
+    assert!(
+        !legal.iter().any(
+            |action| matches!(action, Action::Call { suit, .. } if *suit == card("Qs").suit())
+        )
+    );
     assert!(state.try_apply(Action::Pass).is_err());
 }
 
@@ -192,11 +221,19 @@ fn lone_defender_euchre_scores_four() {
     );
     act(&mut state, &["order alone", "discard 9c"]);
     assert_eq!(state.stage(), Stage::DefendAlone);
-    assert_eq!(state.to_act(), Some(Seat::South), "the first defender from the dealer's left");
+    assert_eq!(
+        state.to_act(),
+        Some(Seat::South),
+        "the first defender from the dealer's left"
+    );
     assert_eq!(plays(&state), ["pass", "defend alone"]);
     act(&mut state, &["defend alone"]);
     assert!(state.sits_out(Seat::West) && state.sits_out(Seat::North));
-    assert_eq!(state.to_act(), Some(Seat::East), "East, left of the dealer, leads");
+    assert_eq!(
+        state.to_act(),
+        Some(Seat::East),
+        "East, left of the dealer, leads"
+    );
     while !state.is_finished() {
         // A fixed line of play: the last legal card. South's three top trumps
         // hold East, who has one trump, to at most two tricks.
@@ -217,7 +254,10 @@ fn the_second_defender_is_asked_only_after_the_first_passes() {
         ..Rules::default()
     };
     let mut state = GameState::new(standard_deal(), rules);
-    act(&mut state, &["pass", "pass", "order alone", "discard 9c", "pass"]);
+    act(
+        &mut state,
+        &["pass", "pass", "order alone", "discard 9c", "pass"],
+    );
     // West made it alone; North (dealer) and South defend. South, nearer the
     // dealer's left, passed first; now North is asked.
     assert_eq!(state.stage(), Stage::DefendAlone);
@@ -261,7 +301,10 @@ fn scoring_follows_the_tricks() {
         ),
         Rules::default(),
     );
-    act(&mut state, &["pass", "pass", "pass", "order alone", "discard 9c"]);
+    act(
+        &mut state,
+        &["pass", "pass", "pass", "order alone", "discard 9c"],
+    );
     while !state.is_finished() {
         let legal = state.legal_actions();
         // North plays its highest trump each time (the last id is not always highest,
@@ -269,7 +312,9 @@ fn scoring_follows_the_tricks() {
         let best = *legal
             .iter()
             .max_by_key(|action| match action {
-                Action::Play(card) => euchre_game::trump::trick_strength(*card, card_suit("h"), card_suit("h")),
+                Action::Play(card) => {
+                    euchre_game::trump::trick_strength(*card, card_suit("h"), card_suit("h"))
+                }
                 _ => 0,
             })
             .unwrap();

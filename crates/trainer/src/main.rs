@@ -1,1 +1,78 @@
-fn main() {}
+//! `trainer`: the command-line front end of the euchre CFR workspace.
+
+mod commands;
+mod config;
+mod format;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// Train and inspect euchre bots built with counterfactual regret minimisation.
+#[derive(Debug, Parser)]
+#[command(name = "trainer", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Count every infostate of a phase, and what storing them would take.
+    Enumerate {
+        /// Which part of the hand the key universe covers.
+        #[arg(long, value_enum, default_value_t = Phase::Bidding)]
+        phase: Phase,
+        /// A run profile whose [rules] table sets the rule options
+        /// (see configs/example.toml). Defaults apply without one.
+        #[arg(long)]
+        config: Option<PathBuf>,
+    },
+    /// Replay hands given as JSON lines on stdin; print one JSON line per hand.
+    ///
+    /// Each input line: {"dealer":"S","hands":{"N":[..5 cards..],"E":[..],"S":[..],"W":[..]},
+    /// "upcard":"Jh","actions":["pass","order","discard 9c","play Ah",...]}, with optional
+    /// "stick_the_dealer", "lone_defender" and "dealer_may_discard_upcard" booleans.
+    Replay,
+    /// Measure speed. Figures are reported against a baseline from the same run.
+    Bench {
+        #[command(subcommand)]
+        target: BenchTarget,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum BenchTarget {
+    /// Random complete hands per second, single-threaded.
+    Game {
+        /// How many hands to play.
+        #[arg(long, default_value_t = 2_000_000)]
+        hands: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+}
+
+/// A training phase: which decisions the solver owns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Phase {
+    /// Round 1 and 2 bids, the dealer's discard and defending alone, with
+    /// perfect recall. Card play is valued by an evaluator.
+    Bidding,
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Enumerate { phase, config } => {
+            let rules = config::load_rules(config.as_deref())?;
+            match phase {
+                Phase::Bidding => commands::enumerate::bidding(rules),
+            }
+        }
+        Command::Replay => commands::replay::run(std::io::stdin().lock(), std::io::stdout().lock()),
+        Command::Bench { target } => match target {
+            BenchTarget::Game { hands, seed } => commands::bench_game::run(hands, seed),
+        },
+    }
+}

@@ -1,0 +1,3 @@
+pub(crate) mod bench_game;
+pub(crate) mod enumerate;
+pub(crate) mod replay;

@@ -1,0 +1,115 @@
+//! The `trainer` binary end to end: real processes, real arguments.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn trainer(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_trainer"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the trainer binary runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin is piped")
+        .write_all(stdin.as_bytes())
+        .expect("stdin accepts input");
+    child.wait_with_output().expect("the trainer finishes")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn enumerate_bidding_prints_the_exact_count() {
+    let output = trainer(&["enumerate", "--phase", "bidding"], "");
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let stdout = text(&output.stdout);
+    assert!(stdout.contains("1,586,970"), "{stdout}");
+    assert!(stdout.contains("mmap"), "{stdout}");
+}
+
+#[test]
+fn enumerate_reads_rules_from_a_profile() {
+    let dir = std::env::temp_dir().join(format!("trainer-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("lone.toml");
+    std::fs::write(&good, "[rules]\nlone_defender = true\n").unwrap();
+    let output = trainer(&["enumerate", "--config", good.to_str().unwrap()], "");
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let stdout = text(&output.stdout);
+    assert!(stdout.contains("lone_defender: true"), "{stdout}");
+    assert!(
+        !stdout.contains("1,586,970"),
+        "lone defending adds infostates: {stdout}"
+    );
+
+    let typo = dir.join("typo.toml");
+    std::fs::write(&typo, "[rules]\nlone_defendr = true\n").unwrap();
+    let output = trainer(&["enumerate", "--config", typo.to_str().unwrap()], "");
+    assert!(!output.status.success());
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("lone_defendr") && stderr.contains("typo.toml"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_missing_config_file_is_a_clear_error() {
+    let output = trainer(&["enumerate", "--config", "/nonexistent/profile.toml"], "");
+    assert!(!output.status.success());
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("cannot read the config file /nonexistent/profile.toml"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn bad_arguments_name_the_problem() {
+    let output = trainer(&["enumerate", "--phase", "poker"], "");
+    assert!(!output.status.success());
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("poker") && stderr.contains("bidding"),
+        "{stderr}"
+    );
+    let output = trainer(&["bench", "game", "--hands", "lots"], "");
+    assert!(!output.status.success());
+    assert!(text(&output.stderr).contains("lots"));
+}
+
+#[test]
+fn replay_reads_stdin_and_survives_bad_lines() {
+    let hand = r#"{"dealer":"N","hands":{"N":["Jh","Ah","Kh","9c","Tc"],"E":["Jd","Qh","9s","Ts","Qc"],"S":["Th","9h","Ac","Kc","Js"],"W":["Ad","Kd","Qd","As","Ks"]},"upcard":"Qs","actions":["pass","order","discard 9c"]}"#;
+    let output = trainer(&["replay"], &format!("{hand}\n{{oops\n{hand}\n"));
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let lines: Vec<serde_json::Value> = text(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(
+        lines[0]["next_to_act"], "E",
+        "play starts left of the dealer"
+    );
+    assert!(lines[1]["error"].is_string());
+    assert_eq!(lines[2]["line"], 3);
+}
+
+#[test]
+fn bench_game_prints_a_table() {
+    let output = trainer(&["bench", "game", "--hands", "2000"], "");
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let stdout = text(&output.stdout);
+    assert!(
+        stdout.contains("hands/s") && stdout.contains("random hand, default rules"),
+        "{stdout}"
+    );
+}
