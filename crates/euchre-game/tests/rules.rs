@@ -340,3 +340,12 @@ fn finished_hands_refuse_actions() {
     assert_eq!(state.try_apply(Action::Pass), Err(IllegalAction::HandOver));
     assert!(state.legal_actions().is_empty());
 }
+
+#[test]
+fn the_state_is_small_plain_data() {
+    // Solvers copy states instead of undoing moves; keep them within a cache line.
+    assert!(std::mem::size_of::<GameState>() <= 64, "{}", std::mem::size_of::<GameState>());
+    assert_eq!(std::mem::size_of::<Card>(), 1);
+    assert_eq!(std::mem::size_of::<euchre_game::card::CardSet>(), 4);
+    assert!(std::mem::size_of::<euchre_game::action::ActionList>() <= 16);
+}
