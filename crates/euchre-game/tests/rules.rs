@@ -344,7 +344,11 @@ fn finished_hands_refuse_actions() {
 #[test]
 fn the_state_is_small_plain_data() {
     // Solvers copy states instead of undoing moves; keep them within a cache line.
-    assert!(std::mem::size_of::<GameState>() <= 64, "{}", std::mem::size_of::<GameState>());
+    assert!(
+        std::mem::size_of::<GameState>() <= 64,
+        "{}",
+        std::mem::size_of::<GameState>()
+    );
     assert_eq!(std::mem::size_of::<Card>(), 1);
     assert_eq!(std::mem::size_of::<euchre_game::card::CardSet>(), 4);
     assert!(std::mem::size_of::<euchre_game::action::ActionList>() <= 16);

@@ -1,9 +1,22 @@
 //! Storage for CFR tables: fixed-size records addressed by infostate key.
 //!
-//! This crate knows nothing of euchre or of CFR. So far it defines the
-//! record layouts and their size arithmetic; the backends (memory, LMDB,
-//! mmap + perfect hash) build on them.
+//! This crate knows nothing of euchre or of CFR algorithms. A [`Table`]
+//! maps 128-bit keys to dense slot ids, and each slot holds one
+//! [`Record`]: regrets and strategy sums padded to a fixed width, plus the
+//! iteration of the last update (for lazy discounting). Many threads read
+//! and update records at once; each update is atomic for its record, and no
+//! lock is ever held across more than one slot.
+//!
+//! [`MemoryTable`] is the reference backend that the solver's tests use.
 
+pub mod error;
 pub mod layout;
+pub mod memory;
+pub mod record;
+pub mod table;
 
+pub use error::StoreError;
 pub use layout::{RecordEncoding, RecordLayout};
+pub use memory::MemoryTable;
+pub use record::{MAX_ACTIONS, Record};
+pub use table::{Key, SlotId, Table};

@@ -1,0 +1,48 @@
+//! The one trait every backend implements.
+
+use crate::error::StoreError;
+use crate::record::Record;
+
+/// An infostate key: fixed-size plain data, produced by the game.
+pub type Key = u128;
+
+/// A dense index into a table's records, stable for the table's lifetime,
+/// so a solver can keep per-slot scratch in flat arrays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SlotId(pub u64);
+
+impl SlotId {
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A table of records shared by many threads. All methods take `&self`:
+/// a backend synchronises per slot (or per small stripe of slots), never
+/// with one lock around the whole table.
+pub trait Table: Send + Sync {
+    /// The slot for `key`, created zeroed on first use where the backend
+    /// can grow; a fixed-universe backend refuses keys it does not know.
+    fn slot(&self, key: Key) -> Result<SlotId, StoreError>;
+
+    /// The slot for `key` if it has one, without creating it.
+    fn find(&self, key: Key) -> Option<SlotId>;
+
+    /// A consistent copy of one record.
+    fn read(&self, slot: SlotId) -> Record;
+
+    /// Applies `change` to one record atomically: no other update of the
+    /// same slot interleaves, so no update is lost or torn.
+    fn update(&self, slot: SlotId, change: &mut dyn FnMut(&mut Record));
+
+    /// How many slots are in use.
+    fn len(&self) -> u64;
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Calls `visit` with every key and its record, in slot order.
+    fn for_each(&self, visit: &mut dyn FnMut(Key, &Record));
+}
