@@ -1,1 +1,29 @@
-//! Generic CFR solver (see issue 3).
+//! Counterfactual regret minimisation, generic over the game and the storage.
+//!
+//! A game implements [`Game`]: index-based actions, chance nodes, a 128-bit
+//! infostate key and per-player payoffs. Regrets and strategy sums live in a
+//! [`store::Table`], one fixed-size record per infostate, so the same solver
+//! runs on memory, LMDB or an mmap file.
+//!
+//! - [`exact`]: full-tree CFR, CFR+ and DCFR for small games, with exact best
+//!   response and exploitability in [`best_response`].
+//! - [`mccfr`]: external-sampling Monte Carlo CFR, parallel over rayon with no
+//!   global lock, reproducible with one thread and resumable mid-stream.
+//! - [`games`]: Kuhn poker and Leduc hold'em, the games with known values that
+//!   the tests hold the solvers to.
+
+pub mod best_response;
+pub mod discount;
+pub mod error;
+pub mod exact;
+pub mod game;
+pub mod games;
+pub mod mccfr;
+pub mod policy;
+pub mod regret;
+pub mod rng;
+pub mod tree;
+
+pub use discount::Schedule;
+pub use error::CfrError;
+pub use game::{Game, Node};

@@ -344,12 +344,8 @@ fn finished_hands_refuse_actions() {
 #[test]
 fn the_state_is_small_plain_data() {
     // Solvers copy states instead of undoing moves; keep them within a cache line.
-    assert!(
-        std::mem::size_of::<GameState>() <= 64,
-        "{}",
-        std::mem::size_of::<GameState>()
-    );
-    assert_eq!(std::mem::size_of::<Card>(), 1);
-    assert_eq!(std::mem::size_of::<euchre_game::card::CardSet>(), 4);
-    assert!(std::mem::size_of::<euchre_game::action::ActionList>() <= 16);
+    assert!(size_of::<GameState>() <= 64, "{}", size_of::<GameState>());
+    assert_eq!(size_of::<Card>(), 1);
+    assert_eq!(size_of::<euchre_game::card::CardSet>(), 4);
+    assert!(size_of::<euchre_game::action::ActionList>() <= 16);
 }

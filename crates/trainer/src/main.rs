@@ -51,6 +51,14 @@ enum BenchTarget {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Solver speed and exploitability on Kuhn poker and Leduc hold'em.
+    Cfr {
+        /// External-sampling MCCFR iterations on Leduc.
+        #[arg(long, default_value_t = 100_000)]
+        iterations: u64,
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+    },
 }
 
 /// A training phase: which decisions the solver owns.
@@ -73,6 +81,7 @@ fn main() -> anyhow::Result<()> {
         Command::Replay => commands::replay::run(std::io::stdin().lock(), std::io::stdout().lock()),
         Command::Bench { target } => match target {
             BenchTarget::Game { hands, seed } => commands::bench_game::run(hands, seed),
+            BenchTarget::Cfr { iterations, seed } => commands::bench_cfr::run(iterations, seed),
         },
     }
 }

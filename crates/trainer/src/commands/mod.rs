@@ -1,3 +1,4 @@
+pub(crate) mod bench_cfr;
 pub(crate) mod bench_game;
 pub(crate) mod enumerate;
 pub(crate) mod replay;

@@ -1,0 +1,17 @@
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum CfrError {
+    #[error(transparent)]
+    Store(#[from] store::StoreError),
+    #[error("a decision has {actions} actions but records hold at most {max}")]
+    TooManyActions { actions: usize, max: usize },
+    #[error("invalid discount schedule: {0}")]
+    Schedule(String),
+    #[error("could not start the thread pool: {0}")]
+    ThreadPool(String),
+    #[error(
+        "exploitability is defined here for two-player zero-sum games; this game has {0} players"
+    )]
+    NotTwoPlayer(usize),
+}

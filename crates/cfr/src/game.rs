@@ -1,0 +1,55 @@
+//! The trait a game implements to be solved.
+
+use rand::{Rng, RngExt};
+
+/// What happens at a state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Node {
+    Terminal,
+    /// Nature picks one of `num_actions` outcomes with `chance_probability`.
+    Chance,
+    /// The player with this index (0-based) picks an action.
+    Decision(usize),
+}
+
+/// A game state. Solvers clone states rather than undo moves, so a state
+/// should be small plain data.
+///
+/// Actions are indices `0..num_actions()`. At a decision node, index `i`
+/// must mean the same action at every state that shares an infostate key:
+/// a game that canonicalises keys under a symmetry must order its actions
+/// canonically too.
+pub trait Game: Clone + Send + Sync {
+    fn num_players(&self) -> usize;
+
+    fn node(&self) -> Node;
+
+    /// Legal actions at a decision, outcomes at a chance node.
+    fn num_actions(&self) -> usize;
+
+    /// The probability of chance outcome `outcome`; only called at chance nodes.
+    fn chance_probability(&self, outcome: usize) -> f64;
+
+    fn apply(&mut self, action: usize);
+
+    /// The acting player's infostate key; only called at decisions. Keys of
+    /// different players' infostates must differ.
+    fn info_key(&self) -> u128;
+
+    /// The payoff of `player`; only called at terminal states.
+    fn payoff(&self, player: usize) -> f64;
+
+    /// Samples a chance outcome. The default walks the cumulative
+    /// distribution; games with uniform chance can do better.
+    fn sample_chance<R: Rng + ?Sized>(&self, rng: &mut R) -> usize {
+        let mut remaining = rng.random::<f64>();
+        let count = self.num_actions();
+        for outcome in 0..count {
+            remaining -= self.chance_probability(outcome);
+            if remaining < 0.0 {
+                return outcome;
+            }
+        }
+        count - 1
+    }
+}

@@ -1,0 +1,258 @@
+//! External-sampling Monte Carlo CFR (Lanctot et al. 2009), in parallel.
+//!
+//! One iteration is one traversal per player. The traverser explores all of
+//! its own actions; chance and every other player are sampled, the others
+//! from their current strategy. The traverser's sampled counterfactual
+//! regrets update its records; each other player's visited record adds its
+//! current strategy to its strategy sum.
+//!
+//! Parallelism: iterations run concurrently on a rayon pool, all threads
+//! sharing one table. There is no global lock. Each record update is atomic
+//! for its slot (the table guarantees it), so no update is ever lost or
+//! torn. A thread may read a record just before another thread updates it;
+//! that makes its strategy one update stale, the usual, harmless race of
+//! asynchronous MCCFR. With one thread the run is sequential and
+//! bit-for-bit reproducible, and iteration `t` always draws from
+//! `iteration_rng(seed, t)`, so a resumed run continues the same stream.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+use rayon::prelude::*;
+use store::{MAX_ACTIONS, Table};
+
+use crate::discount::{Discounter, Schedule};
+use crate::error::CfrError;
+use crate::game::{Game, Node};
+use crate::regret::{floor_regrets, regret_matching};
+use crate::rng::iteration_rng;
+
+/// A configured solver over one game and one table.
+pub struct ExternalSampling<'t, G: Game, T: Table + ?Sized> {
+    root: G,
+    table: &'t T,
+    discounter: Discounter,
+    seed: u64,
+    pool: Option<rayon::ThreadPool>,
+}
+
+impl<G: Game, T: Table + ?Sized> std::fmt::Debug for ExternalSampling<'_, G, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExternalSampling")
+            .field("seed", &self.seed)
+            .field("threads", &self.threads())
+            .finish()
+    }
+}
+
+/// What a batch of iterations did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BatchStats {
+    pub iterations: u64,
+    /// Regret updates at the traverser's own decisions.
+    pub regret_updates: u64,
+    /// Strategy-sum updates at other players' decisions.
+    pub strategy_updates: u64,
+}
+
+impl BatchStats {
+    /// Record updates of either kind: the unit of work.
+    pub fn updates(&self) -> u64 {
+        self.regret_updates + self.strategy_updates
+    }
+}
+
+impl<'t, G: Game, T: Table + ?Sized> ExternalSampling<'t, G, T> {
+    /// `threads == 1` runs sequentially on the caller's thread.
+    pub fn new(
+        root: G,
+        table: &'t T,
+        schedule: Schedule,
+        seed: u64,
+        threads: usize,
+    ) -> Result<Self, CfrError> {
+        let pool = if threads > 1 {
+            Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .map_err(|error| CfrError::ThreadPool(error.to_string()))?,
+            )
+        } else {
+            None
+        };
+        Ok(ExternalSampling {
+            root,
+            table,
+            discounter: Discounter::new(schedule)?,
+            seed,
+            pool,
+        })
+    }
+
+    pub fn threads(&self) -> usize {
+        self.pool
+            .as_ref()
+            .map_or(1, rayon::ThreadPool::current_num_threads)
+    }
+
+    /// Runs iterations `first ..= first + count - 1` (numbered from 1).
+    /// A run resumed after iteration `n` calls this with `first = n + 1`.
+    pub fn run(&self, first: u64, count: u64) -> Result<BatchStats, CfrError> {
+        let regret_updates = AtomicU64::new(0);
+        let strategy_updates = AtomicU64::new(0);
+        let last = first.saturating_add(count);
+        if last > u64::from(u32::MAX) {
+            return Err(CfrError::Schedule(format!(
+                "iteration {last} is past the record format's limit of {}",
+                u32::MAX
+            )));
+        }
+        let one = |iteration: u64| -> Result<(), CfrError> {
+            let done = self.iteration(iteration)?;
+            regret_updates.fetch_add(done.regret_updates, Ordering::Relaxed);
+            strategy_updates.fetch_add(done.strategy_updates, Ordering::Relaxed);
+            Ok(())
+        };
+        match &self.pool {
+            None => (first..last).try_for_each(one)?,
+            Some(pool) => pool.install(|| (first..last).into_par_iter().try_for_each(one))?,
+        }
+        Ok(BatchStats {
+            iterations: count,
+            regret_updates: regret_updates.into_inner(),
+            strategy_updates: strategy_updates.into_inner(),
+        })
+    }
+
+    /// One iteration: a traversal for each player.
+    pub fn iteration(&self, iteration: u64) -> Result<BatchStats, CfrError> {
+        let mut rng = iteration_rng(self.seed, iteration);
+        let mut walk = Traversal {
+            table: self.table,
+            discounter: &self.discounter,
+            now: iteration as u32,
+            rng: SmallRng::from_rng(&mut rng),
+            stats: BatchStats {
+                iterations: 1,
+                ..BatchStats::default()
+            },
+            traverser: 0,
+        };
+        for traverser in 0..self.root.num_players() {
+            walk.traverser = traverser;
+            walk.visit(&self.root)?;
+        }
+        Ok(walk.stats)
+    }
+}
+
+struct Traversal<'a, T: Table + ?Sized> {
+    table: &'a T,
+    discounter: &'a Discounter,
+    now: u32,
+    rng: SmallRng,
+    stats: BatchStats,
+    traverser: usize,
+}
+
+impl<T: Table + ?Sized> Traversal<'_, T> {
+    fn visit<G: Game>(&mut self, state: &G) -> Result<f64, CfrError> {
+        match state.node() {
+            Node::Terminal => Ok(state.payoff(self.traverser)),
+            Node::Chance => {
+                let outcome = state.sample_chance(&mut self.rng);
+                let mut next = state.clone();
+                next.apply(outcome);
+                self.visit(&next)
+            }
+            Node::Decision(player) => {
+                let width = state.num_actions();
+                if width == 1 {
+                    // Nothing to learn at a forced move; it is never stored.
+                    let mut next = state.clone();
+                    next.apply(0);
+                    return self.visit(&next);
+                }
+                if width > MAX_ACTIONS {
+                    return Err(CfrError::TooManyActions {
+                        actions: width,
+                        max: MAX_ACTIONS,
+                    });
+                }
+                let slot = self.table.slot(state.info_key())?;
+                let record = self.table.read(slot);
+                let mut regrets = [0.0; MAX_ACTIONS];
+                let mut strategy = [0.0; MAX_ACTIONS];
+                self.discounter
+                    .current_regrets(&record, self.now, &mut regrets[..width]);
+                regret_matching(&regrets[..width], &mut strategy[..width]);
+                if player == self.traverser {
+                    self.stats.regret_updates += 1;
+                    self.explore(state, slot, &strategy[..width])
+                } else {
+                    self.stats.strategy_updates += 1;
+                    self.sample(state, slot, &strategy[..width])
+                }
+            }
+        }
+    }
+
+    fn explore<G: Game>(
+        &mut self,
+        state: &G,
+        slot: store::SlotId,
+        strategy: &[f64],
+    ) -> Result<f64, CfrError> {
+        let mut values = [0.0; MAX_ACTIONS];
+        let mut expected = 0.0;
+        for (action, &probability) in strategy.iter().enumerate() {
+            let mut next = state.clone();
+            next.apply(action);
+            values[action] = self.visit(&next)?;
+            expected += probability * values[action];
+        }
+        let (discounter, now) = (self.discounter, self.now);
+        let floor = discounter.schedule().floor_regrets;
+        self.table.update(slot, &mut |record| {
+            discounter.catch_up(record, now);
+            for (action, value) in values[..strategy.len()].iter().enumerate() {
+                record.regrets[action] =
+                    (f64::from(record.regrets[action]) + value - expected) as f32;
+            }
+            if floor {
+                floor_regrets(&mut record.regrets[..strategy.len()]);
+            }
+        });
+        Ok(expected)
+    }
+
+    fn sample<G: Game>(
+        &mut self,
+        state: &G,
+        slot: store::SlotId,
+        strategy: &[f64],
+    ) -> Result<f64, CfrError> {
+        let (discounter, now) = (self.discounter, self.now);
+        self.table.update(slot, &mut |record| {
+            discounter.catch_up(record, now);
+            for (action, probability) in strategy.iter().enumerate() {
+                record.strategy_sum[action] =
+                    (f64::from(record.strategy_sum[action]) + probability) as f32;
+            }
+        });
+        let mut remaining = self.rng.random::<f64>();
+        let mut choice = strategy.len() - 1;
+        for (action, probability) in strategy.iter().enumerate() {
+            remaining -= probability;
+            if remaining < 0.0 {
+                choice = action;
+                break;
+            }
+        }
+        let mut next = state.clone();
+        next.apply(choice);
+        self.visit(&next)
+    }
+}
