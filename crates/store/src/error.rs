@@ -1,15 +1,56 @@
 //! What can go wrong with a store, in words that say how to fix it.
 
+use std::path::PathBuf;
+
 use thiserror::Error;
 
 #[derive(Debug, Error)]
 pub enum StoreError {
-    #[error(
-        "the table is full: it holds {capacity} records; raise the capacity or use a backend that grows"
-    )]
+    #[error("the table is full: it holds {capacity} records; raise the capacity or use a backend that grows")]
     Full { capacity: u64 },
-    #[error("key {key:#034x} is not in this table's key universe")]
+    #[error("key {key:#034x} is not in this table's key universe (the perfect hash was built for another set of keys)")]
     UnknownKey { key: u128 },
     #[error("records hold at most {max} actions; {requested} were asked for")]
     TooManyActions { requested: usize, max: usize },
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "{path} is in use by another trainer (pid {pid}); stop that process first, or use another --run-dir"
+    )]
+    Locked { path: PathBuf, pid: String },
+    #[error(
+        "the store in {dir} was made with {field} = {found}, but this run asks for {expected}; \
+         use a new run directory, or run with the settings the store was made with"
+    )]
+    Mismatch {
+        dir: PathBuf,
+        field: &'static str,
+        expected: String,
+        found: String,
+    },
+    #[error("{path} is corrupt: {reason}. Restore it from a backup or start a new run directory")]
+    Corrupt { path: PathBuf, reason: String },
+    #[error("{path} is missing: {hint}")]
+    Missing { path: PathBuf, hint: String },
+    #[error(
+        "not enough disk space for {path}: it needs {needed} bytes ({source}); free some space or choose a \
+         run directory on a larger disk"
+    )]
+    DiskFull {
+        path: PathBuf,
+        needed: u64,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl StoreError {
+    pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> StoreError {
+        let path = path.into();
+        move |source| StoreError::Io { path, source }
+    }
 }

@@ -23,6 +23,18 @@ impl RecordEncoding {
     }
 }
 
+use crate::record::Record;
+
+/// The scale that maps the largest magnitude to `i16::MAX`.
+fn scale_of(values: &[f32]) -> f32 {
+    let largest = values.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+    if largest > 0.0 && largest.is_finite() { largest / f32::from(i16::MAX) } else { 1.0 }
+}
+
+fn quantise(value: f32, scale: f32) -> i16 {
+    (value / scale).round().clamp(-f32::from(i16::MAX), f32::from(i16::MAX)) as i16
+}
+
 /// A record: regrets and strategy sums padded to `max_actions`, the
 /// iteration of the last update (for lazy discounting), and a 32-bit key
 /// fingerprint that catches lookups of keys outside the universe.
@@ -49,6 +61,84 @@ impl RecordLayout {
             RecordEncoding::F32 => Self::HEADER_BYTES + 4 * values,
             RecordEncoding::I16Scaled => Self::HEADER_BYTES + 8 + 2 * values,
         }
+    }
+
+    /// A 32-bit digest of a key, different from any hash the index uses, kept
+    /// in each record so that a lookup of a foreign key is caught.
+    #[inline]
+    pub fn key_check(key: u128) -> u32 {
+        let folded = (key as u64) ^ ((key >> 64) as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93);
+        let mixed = (folded ^ (folded >> 32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        // Never 0, so that an unwritten (zeroed) slot matches no key.
+        ((mixed >> 32) as u32).max(1)
+    }
+
+    /// Writes `record` (and the key check) into `out`, which is exactly
+    /// [`Self::bytes`] long. Little-endian, so files move between machines.
+    pub fn encode(&self, key_check: u32, record: &Record, out: &mut [u8]) {
+        let width = self.max_actions as usize;
+        out[0..4].copy_from_slice(&key_check.to_le_bytes());
+        out[4..8].copy_from_slice(&record.last_iteration.to_le_bytes());
+        match self.encoding {
+            RecordEncoding::F32 => {
+                let values = record.regrets[..width].iter().chain(&record.strategy_sum[..width]);
+                for (chunk, value) in out[8..].chunks_exact_mut(4).zip(values) {
+                    chunk.copy_from_slice(&value.to_le_bytes());
+                }
+            }
+            RecordEncoding::I16Scaled => {
+                let regret_scale = scale_of(&record.regrets[..width]);
+                let sum_scale = scale_of(&record.strategy_sum[..width]);
+                out[8..12].copy_from_slice(&regret_scale.to_le_bytes());
+                out[12..16].copy_from_slice(&sum_scale.to_le_bytes());
+                let quantised = record.regrets[..width]
+                    .iter()
+                    .map(|&v| quantise(v, regret_scale))
+                    .chain(record.strategy_sum[..width].iter().map(|&v| quantise(v, sum_scale)));
+                for (chunk, value) in out[16..].chunks_exact_mut(2).zip(quantised) {
+                    chunk.copy_from_slice(&value.to_le_bytes());
+                }
+            }
+        }
+    }
+
+    /// Reads a record written by [`Self::encode`]; returns its key check.
+    pub fn decode(&self, bytes: &[u8], record: &mut Record) -> u32 {
+        let width = self.max_actions as usize;
+        let word = |at: usize| [bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]];
+        *record = Record::default();
+        record.last_iteration = u32::from_le_bytes(word(4));
+        match self.encoding {
+            RecordEncoding::F32 => {
+                for action in 0..width {
+                    record.regrets[action] = f32::from_le_bytes(word(8 + 4 * action));
+                    record.strategy_sum[action] = f32::from_le_bytes(word(8 + 4 * (width + action)));
+                }
+            }
+            RecordEncoding::I16Scaled => {
+                let regret_scale = f32::from_le_bytes(word(8));
+                let sum_scale = f32::from_le_bytes(word(12));
+                let short = |at: usize| f32::from(i16::from_le_bytes([bytes[at], bytes[at + 1]]));
+                for action in 0..width {
+                    record.regrets[action] = short(16 + 2 * action) * regret_scale;
+                    record.strategy_sum[action] = short(16 + 2 * (width + action)) * sum_scale;
+                }
+            }
+        }
+        u32::from_le_bytes(word(0))
+    }
+
+    /// What the record looks like after a round trip through this layout.
+    /// Backends that keep records decoded apply it after every update, so
+    /// that every backend holds the same values.
+    pub fn quantise(&self, record: &mut Record) {
+        if self.encoding == RecordEncoding::F32 {
+            return;
+        }
+        let mut bytes = [0u8; 64];
+        let length = self.bytes() as usize;
+        self.encode(0, record, &mut bytes[..length]);
+        self.decode(&bytes[..length], record);
     }
 
     /// Estimated bytes for `keys` records per backend: (disk, resident).
@@ -100,6 +190,48 @@ mod tests {
             ..play
         };
         assert_eq!(compact.bytes(), 36);
+    }
+
+    #[test]
+    fn encoding_round_trips() {
+        let mut record = Record::default();
+        for action in 0..7 {
+            record.regrets[action] = action as f32 * 1.5 - 4.0;
+            record.strategy_sum[action] = action as f32 * 100.25;
+        }
+        record.last_iteration = 77;
+        for encoding in RecordEncoding::ALL {
+            let layout = RecordLayout { max_actions: 7, encoding };
+            let mut bytes = vec![0u8; layout.bytes() as usize];
+            layout.encode(0xABCD, &record, &mut bytes);
+            let mut back = Record::default();
+            assert_eq!(layout.decode(&bytes, &mut back), 0xABCD);
+            assert_eq!(back.last_iteration, 77);
+            // i16 rounding is at most half a step of (largest magnitude / 32767).
+            let (regret_step, sum_step) = match encoding {
+                RecordEncoding::F32 => (0.0, 0.0),
+                RecordEncoding::I16Scaled => (5.0 / 32767.0, 601.5 / 32767.0),
+            };
+            for action in 0..7 {
+                let regret_error = (back.regrets[action] - record.regrets[action]).abs();
+                let sum_error = (back.strategy_sum[action] - record.strategy_sum[action]).abs();
+                assert!(regret_error <= regret_step / 2.0 + 1e-6, "{encoding:?} regret {action}: {regret_error}");
+                assert!(sum_error <= sum_step / 2.0 + 1e-4, "{encoding:?} sum {action}: {sum_error}");
+            }
+            // Quantising twice changes nothing more.
+            let mut once = record;
+            layout.quantise(&mut once);
+            let mut twice = once;
+            layout.quantise(&mut twice);
+            assert_eq!(once, twice);
+        }
+    }
+
+    #[test]
+    fn key_checks_are_never_zero() {
+        assert_ne!(RecordLayout::key_check(0), 0);
+        assert_ne!(RecordLayout::key_check(1), RecordLayout::key_check(2));
+        assert_ne!(RecordLayout::key_check(1), RecordLayout::key_check(1 << 64));
     }
 
     #[test]

@@ -9,14 +9,20 @@
 //!
 //! [`MemoryTable`] is the reference backend that the solver's tests use.
 
+pub mod dir;
+pub mod durable;
 pub mod error;
 pub mod layout;
 pub mod memory;
 pub mod record;
+pub mod snapshot;
 pub mod table;
 
+pub use dir::{Backend, Fingerprint, Manifest, StoreDir};
+pub use durable::DurableTable;
 pub use error::StoreError;
 pub use layout::{RecordEncoding, RecordLayout};
 pub use memory::MemoryTable;
 pub use record::{MAX_ACTIONS, Record};
+pub use snapshot::SnapshotTable;
 pub use table::{Key, SlotId, Table};

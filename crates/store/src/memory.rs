@@ -13,6 +13,7 @@ use std::sync::{Mutex, OnceLock, PoisonError, RwLock};
 use rustc_hash::FxBuildHasher;
 
 use crate::error::StoreError;
+use crate::layout::RecordLayout;
 use crate::record::Record;
 use crate::table::{Key, SlotId, Table};
 
@@ -36,6 +37,9 @@ pub struct MemoryTable {
     chunks: Box<[OnceLock<Chunk>]>,
     next_slot: AtomicU64,
     capacity: u64,
+    /// When set, every update is rounded through this layout, so that the
+    /// table holds exactly what a disk backend with the layout would.
+    quantise_to: Option<RecordLayout>,
 }
 
 impl Default for MemoryTable {
@@ -56,6 +60,15 @@ impl MemoryTable {
             chunks: (0..MAX_CHUNKS).map(|_| OnceLock::new()).collect(),
             next_slot: AtomicU64::new(0),
             capacity: capacity.min((CHUNK_SLOTS * MAX_CHUNKS) as u64),
+            quantise_to: None,
+        }
+    }
+
+    /// A table whose records always hold what `layout` can represent.
+    pub fn with_layout(layout: RecordLayout) -> MemoryTable {
+        MemoryTable {
+            quantise_to: Some(layout),
+            ..MemoryTable::default()
         }
     }
 
@@ -123,13 +136,11 @@ impl Table for MemoryTable {
     }
 
     fn update(&self, slot: SlotId, change: &mut dyn FnMut(&mut Record)) {
-        change(
-            &mut self
-                .entry(slot)
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .record,
-        );
+        let mut entry = self.entry(slot).lock().unwrap_or_else(PoisonError::into_inner);
+        change(&mut entry.record);
+        if let Some(layout) = &self.quantise_to {
+            layout.quantise(&mut entry.record);
+        }
     }
 
     fn len(&self) -> u64 {

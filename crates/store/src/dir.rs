@@ -1,0 +1,238 @@
+//! A store's directory: an exclusive lock, and a manifest that says what
+//! the files in it are, written atomically so that a crash leaves either
+//! the old manifest or the new one, never half of either.
+
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::{Read, Seek, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::StoreError;
+use crate::layout::{RecordEncoding, RecordLayout};
+
+pub const MANIFEST_FILE: &str = "store-manifest.json";
+pub const LOCK_FILE: &str = "store.lock";
+const MAGIC: &str = "euchre-cfr-store";
+/// Bumped whenever a file format in this crate changes incompatibly.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Which backend a directory holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    Memory,
+    Lmdb,
+    Mmap,
+}
+
+impl Backend {
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Memory => "memory",
+            Backend::Lmdb => "lmdb",
+            Backend::Mmap => "mmap",
+        }
+    }
+}
+
+/// What the caller's keys mean: a digest of the rules, phase and
+/// abstraction, plus a readable description for error messages.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Fingerprint {
+    pub digest: u64,
+    pub description: String,
+}
+
+/// Everything that must match for a directory to be reopened.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    pub magic: String,
+    pub format_version: u32,
+    pub backend: Backend,
+    pub max_actions: u8,
+    pub encoding: String,
+    pub record_bytes: u64,
+    pub fingerprint: Fingerprint,
+    /// Records in the data file(s) as of the last checkpoint.
+    pub records: u64,
+    /// CRC-32 of the snapshot or data file, where the backend keeps one.
+    pub checksum: Option<u32>,
+}
+
+impl Manifest {
+    pub fn new(backend: Backend, layout: RecordLayout, fingerprint: Fingerprint) -> Manifest {
+        Manifest {
+            magic: MAGIC.to_string(),
+            format_version: FORMAT_VERSION,
+            backend,
+            max_actions: layout.max_actions,
+            encoding: layout.encoding.name().to_string(),
+            record_bytes: layout.bytes(),
+            fingerprint,
+            records: 0,
+            checksum: None,
+        }
+    }
+
+    /// Checks that a stored manifest fits what the caller asks for, naming
+    /// the first field that differs.
+    pub fn check_compatible(&self, wanted: &Manifest, dir: &Path) -> Result<(), StoreError> {
+        let mismatch = |field, expected: String, found: String| StoreError::Mismatch {
+            dir: dir.to_path_buf(),
+            field,
+            expected,
+            found,
+        };
+        if self.magic != MAGIC {
+            return Err(StoreError::Corrupt {
+                path: dir.join(MANIFEST_FILE),
+                reason: format!("magic is '{}', not '{MAGIC}'", self.magic),
+            });
+        }
+        if self.format_version != wanted.format_version {
+            return Err(mismatch(
+                "format_version",
+                wanted.format_version.to_string(),
+                format!("{} (written by another version of this program)", self.format_version),
+            ));
+        }
+        if self.backend != wanted.backend {
+            return Err(mismatch("backend", wanted.backend.name().into(), self.backend.name().into()));
+        }
+        if (self.max_actions, &self.encoding, self.record_bytes)
+            != (wanted.max_actions, &wanted.encoding, wanted.record_bytes)
+        {
+            return Err(mismatch(
+                "record layout",
+                format!("{} actions, {}", wanted.max_actions, wanted.encoding),
+                format!("{} actions, {}", self.max_actions, self.encoding),
+            ));
+        }
+        if self.fingerprint.digest != wanted.fingerprint.digest {
+            return Err(mismatch(
+                "key universe",
+                wanted.fingerprint.description.clone(),
+                self.fingerprint.description.clone(),
+            ));
+        }
+        Ok(())
+    }
+
+    pub fn layout(&self) -> Option<RecordLayout> {
+        let encoding = RecordEncoding::ALL.into_iter().find(|e| e.name() == self.encoding)?;
+        Some(RecordLayout {
+            max_actions: self.max_actions,
+            encoding,
+        })
+    }
+}
+
+/// An open, locked store directory. The lock is an OS file lock, released
+/// when the process exits for any reason, so a killed trainer never leaves
+/// a stale lock behind.
+#[derive(Debug)]
+pub struct StoreDir {
+    path: PathBuf,
+    _lock: File,
+}
+
+impl StoreDir {
+    /// Creates `path` if needed and takes its lock.
+    pub fn lock(path: &Path) -> Result<StoreDir, StoreError> {
+        std::fs::create_dir_all(path).map_err(StoreError::io(path))?;
+        let lock_path = path.join(LOCK_FILE);
+        let mut lock = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&lock_path)
+            .map_err(StoreError::io(&lock_path))?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => {
+                let mut pid = String::new();
+                lock.read_to_string(&mut pid).ok();
+                let pid = if pid.trim().is_empty() { "unknown".into() } else { pid.trim().to_string() };
+                return Err(StoreError::Locked { path: path.to_path_buf(), pid });
+            }
+            Err(TryLockError::Error(source)) => return Err(StoreError::Io { path: lock_path, source }),
+        }
+        lock.set_len(0).map_err(StoreError::io(&lock_path))?;
+        lock.rewind().map_err(StoreError::io(&lock_path))?;
+        write!(lock, "{}", std::process::id()).map_err(StoreError::io(&lock_path))?;
+        lock.sync_all().map_err(StoreError::io(&lock_path))?;
+        Ok(StoreDir {
+            path: path.to_path_buf(),
+            _lock: lock,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn file(&self, name: &str) -> PathBuf {
+        self.path.join(name)
+    }
+
+    /// The manifest, or `None` for a directory never checkpointed.
+    pub fn read_manifest(&self) -> Result<Option<Manifest>, StoreError> {
+        let path = self.file(MANIFEST_FILE);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => return Err(StoreError::Io { path, source }),
+        };
+        serde_json::from_str(&text).map(Some).map_err(|error| StoreError::Corrupt {
+            path,
+            reason: format!("the manifest does not parse ({error})"),
+        })
+    }
+
+    pub fn write_manifest(&self, manifest: &Manifest) -> Result<(), StoreError> {
+        let text = serde_json::to_vec_pretty(manifest).map_err(|error| StoreError::Corrupt {
+            path: self.file(MANIFEST_FILE),
+            reason: error.to_string(),
+        })?;
+        write_atomically(&self.file(MANIFEST_FILE), &text)
+    }
+}
+
+/// Writes `bytes` to `path` so that readers see the old file or the new
+/// one: write a temporary file, fsync it, rename it over, fsync the folder.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    let temporary = path.with_extension("tmp");
+    let mut file = File::create(&temporary).map_err(StoreError::io(&temporary))?;
+    file.write_all(bytes).map_err(|source| classify_write_error(&temporary, bytes.len() as u64, source))?;
+    file.sync_all().map_err(StoreError::io(&temporary))?;
+    drop(file);
+    std::fs::rename(&temporary, path).map_err(StoreError::io(path))?;
+    sync_parent(path)
+}
+
+pub(crate) fn sync_parent(path: &Path) -> Result<(), StoreError> {
+    if let Some(parent) = path.parent() {
+        File::open(parent)
+            .and_then(|dir| dir.sync_all())
+            .map_err(StoreError::io(parent))?;
+    }
+    Ok(())
+}
+
+pub(crate) fn classify_write_error(path: &Path, needed: u64, source: std::io::Error) -> StoreError {
+    if source.raw_os_error() == Some(28) || source.kind() == std::io::ErrorKind::StorageFull {
+        StoreError::DiskFull {
+            path: path.to_path_buf(),
+            needed,
+            source,
+        }
+    } else {
+        StoreError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,149 @@
+//! The memory backend made durable: a checkpoint writes every record to a
+//! snapshot file (atomically, with a CRC in the manifest), and opening the
+//! directory loads it back into a [`MemoryTable`] with the same slot ids.
+
+use std::path::Path;
+
+use crate::dir::{Backend, Fingerprint, Manifest, StoreDir, write_atomically};
+use crate::durable::DurableTable;
+use crate::error::StoreError;
+use crate::layout::RecordLayout;
+use crate::memory::MemoryTable;
+use crate::record::Record;
+use crate::table::{Key, SlotId, Table};
+
+pub const SNAPSHOT_FILE: &str = "memory-snapshot.bin";
+
+/// A [`MemoryTable`] that checkpoints to a directory.
+#[derive(Debug)]
+pub struct SnapshotTable {
+    dir: StoreDir,
+    layout: RecordLayout,
+    manifest: Manifest,
+    table: MemoryTable,
+}
+
+impl SnapshotTable {
+    /// Opens the store in `path`, or creates it. Refuses a directory whose
+    /// manifest does not match `layout` and `fingerprint`.
+    pub fn open(path: &Path, layout: RecordLayout, fingerprint: Fingerprint) -> Result<SnapshotTable, StoreError> {
+        let dir = StoreDir::lock(path)?;
+        let wanted = Manifest::new(Backend::Memory, layout, fingerprint);
+        let table = MemoryTable::with_layout(layout);
+        let manifest = match dir.read_manifest()? {
+            None => wanted,
+            Some(stored) => {
+                stored.check_compatible(&wanted, path)?;
+                load(&dir, &stored, layout, &table)?;
+                stored
+            }
+        };
+        Ok(SnapshotTable {
+            dir,
+            layout,
+            manifest,
+            table,
+        })
+    }
+}
+
+fn entry_bytes(layout: RecordLayout) -> usize {
+    16 + layout.bytes() as usize
+}
+
+fn load(dir: &StoreDir, manifest: &Manifest, layout: RecordLayout, table: &MemoryTable) -> Result<(), StoreError> {
+    let path = dir.file(SNAPSHOT_FILE);
+    let bytes = match std::fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Err(StoreError::Missing {
+                path,
+                hint: format!(
+                    "the manifest lists {} records but their snapshot is gone; restore it or start a new run directory",
+                    manifest.records
+                ),
+            });
+        }
+        Err(source) => return Err(StoreError::Io { path, source }),
+    };
+    let expected = manifest.records as usize * entry_bytes(layout);
+    if bytes.len() != expected {
+        return Err(StoreError::Corrupt {
+            path,
+            reason: format!("it is {} bytes, but {} records need {expected}; it was truncated or overwritten", bytes.len(), manifest.records),
+        });
+    }
+    let checksum = crc32fast::hash(&bytes);
+    if manifest.checksum != Some(checksum) {
+        return Err(StoreError::Corrupt {
+            path,
+            reason: format!("its CRC-32 is {checksum:#010x}, the manifest says {:?}", manifest.checksum),
+        });
+    }
+    let mut record = Record::default();
+    for (index, entry) in bytes.chunks_exact(entry_bytes(layout)).enumerate() {
+        let key = Key::from_le_bytes(entry[..16].try_into().unwrap_or([0; 16]));
+        layout.decode(&entry[16..], &mut record);
+        let slot = table.slot(key)?;
+        if slot != SlotId(index as u64) {
+            return Err(StoreError::Corrupt {
+                path: dir.file(SNAPSHOT_FILE),
+                reason: format!("key {key:#x} appears twice"),
+            });
+        }
+        table.update(slot, &mut |stored| *stored = record);
+    }
+    Ok(())
+}
+
+impl Table for SnapshotTable {
+    fn slot(&self, key: Key) -> Result<SlotId, StoreError> {
+        self.table.slot(key)
+    }
+
+    fn find(&self, key: Key) -> Option<SlotId> {
+        self.table.find(key)
+    }
+
+    fn read(&self, slot: SlotId) -> Record {
+        self.table.read(slot)
+    }
+
+    fn update(&self, slot: SlotId, change: &mut dyn FnMut(&mut Record)) {
+        self.table.update(slot, change);
+    }
+
+    fn len(&self) -> u64 {
+        self.table.len()
+    }
+
+    fn for_each(&self, visit: &mut dyn FnMut(Key, &Record)) {
+        self.table.for_each(visit);
+    }
+}
+
+impl DurableTable for SnapshotTable {
+    /// Call between batches: records updated while this runs may be
+    /// written before or after their update.
+    fn checkpoint(&self) -> Result<(), StoreError> {
+        let entry = entry_bytes(self.layout);
+        let mut bytes = Vec::with_capacity(self.table.len() as usize * entry);
+        let mut encoded = vec![0u8; self.layout.bytes() as usize];
+        self.table.for_each(&mut |key, record| {
+            bytes.extend_from_slice(&key.to_le_bytes());
+            self.layout.encode(RecordLayout::key_check(key), record, &mut encoded);
+            bytes.extend_from_slice(&encoded);
+        });
+        write_atomically(&self.dir.file(SNAPSHOT_FILE), &bytes)?;
+        let manifest = Manifest {
+            records: (bytes.len() / entry) as u64,
+            checksum: Some(crc32fast::hash(&bytes)),
+            ..self.manifest.clone()
+        };
+        self.dir.write_manifest(&manifest)
+    }
+
+    fn disk_bytes(&self) -> u64 {
+        std::fs::metadata(self.dir.file(SNAPSHOT_FILE)).map_or(0, |meta| meta.len())
+    }
+}
