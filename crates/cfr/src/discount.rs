@@ -75,12 +75,12 @@ impl Schedule {
 
     pub fn validate(&self) -> Result<(), CfrError> {
         for (name, exponent) in [("alpha", self.alpha), ("beta", self.beta)] {
-            if let Some(a) = exponent {
-                if !(a == 0.0 || (0.5..=64.0).contains(&a)) {
-                    return Err(CfrError::Schedule(format!(
-                        "{name} = {a}: use 0, a value from 0.5 to 64, or no discount"
-                    )));
-                }
+            if let Some(a) = exponent
+                && !(a == 0.0 || (0.5..=64.0).contains(&a))
+            {
+                return Err(CfrError::Schedule(format!(
+                    "{name} = {a}: use 0, a value from 0.5 to 64, or no discount"
+                )));
             }
         }
         if !(0.0..=64.0).contains(&self.gamma) {

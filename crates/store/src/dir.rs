@@ -95,11 +95,18 @@ impl Manifest {
             return Err(mismatch(
                 "format_version",
                 wanted.format_version.to_string(),
-                format!("{} (written by another version of this program)", self.format_version),
+                format!(
+                    "{} (written by another version of this program)",
+                    self.format_version
+                ),
             ));
         }
         if self.backend != wanted.backend {
-            return Err(mismatch("backend", wanted.backend.name().into(), self.backend.name().into()));
+            return Err(mismatch(
+                "backend",
+                wanted.backend.name().into(),
+                self.backend.name().into(),
+            ));
         }
         if (self.max_actions, &self.encoding, self.record_bytes)
             != (wanted.max_actions, &wanted.encoding, wanted.record_bytes)
@@ -121,7 +128,9 @@ impl Manifest {
     }
 
     pub fn layout(&self) -> Option<RecordLayout> {
-        let encoding = RecordEncoding::ALL.into_iter().find(|e| e.name() == self.encoding)?;
+        let encoding = RecordEncoding::ALL
+            .into_iter()
+            .find(|e| e.name() == self.encoding)?;
         Some(RecordLayout {
             max_actions: self.max_actions,
             encoding,
@@ -155,10 +164,22 @@ impl StoreDir {
             Err(TryLockError::WouldBlock) => {
                 let mut pid = String::new();
                 lock.read_to_string(&mut pid).ok();
-                let pid = if pid.trim().is_empty() { "unknown".into() } else { pid.trim().to_string() };
-                return Err(StoreError::Locked { path: path.to_path_buf(), pid });
+                let pid = if pid.trim().is_empty() {
+                    "unknown".into()
+                } else {
+                    pid.trim().to_string()
+                };
+                return Err(StoreError::Locked {
+                    path: path.to_path_buf(),
+                    pid,
+                });
             }
-            Err(TryLockError::Error(source)) => return Err(StoreError::Io { path: lock_path, source }),
+            Err(TryLockError::Error(source)) => {
+                return Err(StoreError::Io {
+                    path: lock_path,
+                    source,
+                });
+            }
         }
         lock.set_len(0).map_err(StoreError::io(&lock_path))?;
         lock.rewind().map_err(StoreError::io(&lock_path))?;
@@ -186,10 +207,12 @@ impl StoreDir {
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => return Err(StoreError::Io { path, source }),
         };
-        serde_json::from_str(&text).map(Some).map_err(|error| StoreError::Corrupt {
-            path,
-            reason: format!("the manifest does not parse ({error})"),
-        })
+        serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|error| StoreError::Corrupt {
+                path,
+                reason: format!("the manifest does not parse ({error})"),
+            })
     }
 
     pub fn write_manifest(&self, manifest: &Manifest) -> Result<(), StoreError> {
@@ -206,7 +229,8 @@ impl StoreDir {
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     let temporary = path.with_extension("tmp");
     let mut file = File::create(&temporary).map_err(StoreError::io(&temporary))?;
-    file.write_all(bytes).map_err(|source| classify_write_error(&temporary, bytes.len() as u64, source))?;
+    file.write_all(bytes)
+        .map_err(|source| classify_write_error(&temporary, bytes.len() as u64, source))?;
     file.sync_all().map_err(StoreError::io(&temporary))?;
     drop(file);
     std::fs::rename(&temporary, path).map_err(StoreError::io(path))?;
@@ -222,7 +246,8 @@ pub(crate) fn sync_parent(path: &Path) -> Result<(), StoreError> {
     Ok(())
 }
 
-pub(crate) fn classify_write_error(path: &Path, needed: u64, source: std::io::Error) -> StoreError {
+/// Maps a failed write to [`StoreError::DiskFull`] when the disk is full.
+pub fn classify_write_error(path: &Path, needed: u64, source: std::io::Error) -> StoreError {
     if source.raw_os_error() == Some(28) || source.kind() == std::io::ErrorKind::StorageFull {
         StoreError::DiskFull {
             path: path.to_path_buf(),

@@ -6,9 +6,13 @@ use thiserror::Error;
 
 #[derive(Debug, Error)]
 pub enum StoreError {
-    #[error("the table is full: it holds {capacity} records; raise the capacity or use a backend that grows")]
+    #[error(
+        "the table is full: it holds {capacity} records; raise the capacity or use a backend that grows"
+    )]
     Full { capacity: u64 },
-    #[error("key {key:#034x} is not in this table's key universe (the perfect hash was built for another set of keys)")]
+    #[error(
+        "key {key:#034x} is not in this table's key universe (the perfect hash was built for another set of keys)"
+    )]
     UnknownKey { key: u128 },
     #[error("records hold at most {max} actions; {requested} were asked for")]
     TooManyActions { requested: usize, max: usize },

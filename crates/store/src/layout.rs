@@ -28,11 +28,17 @@ use crate::record::Record;
 /// The scale that maps the largest magnitude to `i16::MAX`.
 fn scale_of(values: &[f32]) -> f32 {
     let largest = values.iter().fold(0.0f32, |m, v| m.max(v.abs()));
-    if largest > 0.0 && largest.is_finite() { largest / f32::from(i16::MAX) } else { 1.0 }
+    if largest > 0.0 && largest.is_finite() {
+        largest / f32::from(i16::MAX)
+    } else {
+        1.0
+    }
 }
 
 fn quantise(value: f32, scale: f32) -> i16 {
-    (value / scale).round().clamp(-f32::from(i16::MAX), f32::from(i16::MAX)) as i16
+    (value / scale)
+        .round()
+        .clamp(-f32::from(i16::MAX), f32::from(i16::MAX)) as i16
 }
 
 /// A record: regrets and strategy sums padded to `max_actions`, the
@@ -81,7 +87,9 @@ impl RecordLayout {
         out[4..8].copy_from_slice(&record.last_iteration.to_le_bytes());
         match self.encoding {
             RecordEncoding::F32 => {
-                let values = record.regrets[..width].iter().chain(&record.strategy_sum[..width]);
+                let values = record.regrets[..width]
+                    .iter()
+                    .chain(&record.strategy_sum[..width]);
                 for (chunk, value) in out[8..].chunks_exact_mut(4).zip(values) {
                     chunk.copy_from_slice(&value.to_le_bytes());
                 }
@@ -94,7 +102,11 @@ impl RecordLayout {
                 let quantised = record.regrets[..width]
                     .iter()
                     .map(|&v| quantise(v, regret_scale))
-                    .chain(record.strategy_sum[..width].iter().map(|&v| quantise(v, sum_scale)));
+                    .chain(
+                        record.strategy_sum[..width]
+                            .iter()
+                            .map(|&v| quantise(v, sum_scale)),
+                    );
                 for (chunk, value) in out[16..].chunks_exact_mut(2).zip(quantised) {
                     chunk.copy_from_slice(&value.to_le_bytes());
                 }
@@ -112,7 +124,8 @@ impl RecordLayout {
             RecordEncoding::F32 => {
                 for action in 0..width {
                     record.regrets[action] = f32::from_le_bytes(word(8 + 4 * action));
-                    record.strategy_sum[action] = f32::from_le_bytes(word(8 + 4 * (width + action)));
+                    record.strategy_sum[action] =
+                        f32::from_le_bytes(word(8 + 4 * (width + action)));
                 }
             }
             RecordEncoding::I16Scaled => {
@@ -201,7 +214,10 @@ mod tests {
         }
         record.last_iteration = 77;
         for encoding in RecordEncoding::ALL {
-            let layout = RecordLayout { max_actions: 7, encoding };
+            let layout = RecordLayout {
+                max_actions: 7,
+                encoding,
+            };
             let mut bytes = vec![0u8; layout.bytes() as usize];
             layout.encode(0xABCD, &record, &mut bytes);
             let mut back = Record::default();
@@ -215,8 +231,14 @@ mod tests {
             for action in 0..7 {
                 let regret_error = (back.regrets[action] - record.regrets[action]).abs();
                 let sum_error = (back.strategy_sum[action] - record.strategy_sum[action]).abs();
-                assert!(regret_error <= regret_step / 2.0 + 1e-6, "{encoding:?} regret {action}: {regret_error}");
-                assert!(sum_error <= sum_step / 2.0 + 1e-4, "{encoding:?} sum {action}: {sum_error}");
+                assert!(
+                    regret_error <= regret_step / 2.0 + 1e-6,
+                    "{encoding:?} regret {action}: {regret_error}"
+                );
+                assert!(
+                    sum_error <= sum_step / 2.0 + 1e-4,
+                    "{encoding:?} sum {action}: {sum_error}"
+                );
             }
             // Quantising twice changes nothing more.
             let mut once = record;

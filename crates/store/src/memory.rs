@@ -136,7 +136,10 @@ impl Table for MemoryTable {
     }
 
     fn update(&self, slot: SlotId, change: &mut dyn FnMut(&mut Record)) {
-        let mut entry = self.entry(slot).lock().unwrap_or_else(PoisonError::into_inner);
+        let mut entry = self
+            .entry(slot)
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         change(&mut entry.record);
         if let Some(layout) = &self.quantise_to {
             layout.quantise(&mut entry.record);

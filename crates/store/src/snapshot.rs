@@ -26,7 +26,11 @@ pub struct SnapshotTable {
 impl SnapshotTable {
     /// Opens the store in `path`, or creates it. Refuses a directory whose
     /// manifest does not match `layout` and `fingerprint`.
-    pub fn open(path: &Path, layout: RecordLayout, fingerprint: Fingerprint) -> Result<SnapshotTable, StoreError> {
+    pub fn open(
+        path: &Path,
+        layout: RecordLayout,
+        fingerprint: Fingerprint,
+    ) -> Result<SnapshotTable, StoreError> {
         let dir = StoreDir::lock(path)?;
         let wanted = Manifest::new(Backend::Memory, layout, fingerprint);
         let table = MemoryTable::with_layout(layout);
@@ -51,7 +55,12 @@ fn entry_bytes(layout: RecordLayout) -> usize {
     16 + layout.bytes() as usize
 }
 
-fn load(dir: &StoreDir, manifest: &Manifest, layout: RecordLayout, table: &MemoryTable) -> Result<(), StoreError> {
+fn load(
+    dir: &StoreDir,
+    manifest: &Manifest,
+    layout: RecordLayout,
+    table: &MemoryTable,
+) -> Result<(), StoreError> {
     let path = dir.file(SNAPSHOT_FILE);
     let bytes = match std::fs::read(&path) {
         Ok(bytes) => bytes,
@@ -70,14 +79,21 @@ fn load(dir: &StoreDir, manifest: &Manifest, layout: RecordLayout, table: &Memor
     if bytes.len() != expected {
         return Err(StoreError::Corrupt {
             path,
-            reason: format!("it is {} bytes, but {} records need {expected}; it was truncated or overwritten", bytes.len(), manifest.records),
+            reason: format!(
+                "it is {} bytes, but {} records need {expected}; it was truncated or overwritten",
+                bytes.len(),
+                manifest.records
+            ),
         });
     }
     let checksum = crc32fast::hash(&bytes);
     if manifest.checksum != Some(checksum) {
         return Err(StoreError::Corrupt {
             path,
-            reason: format!("its CRC-32 is {checksum:#010x}, the manifest says {:?}", manifest.checksum),
+            reason: format!(
+                "its CRC-32 is {checksum:#010x}, the manifest says {:?}",
+                manifest.checksum
+            ),
         });
     }
     let mut record = Record::default();
@@ -131,7 +147,8 @@ impl DurableTable for SnapshotTable {
         let mut encoded = vec![0u8; self.layout.bytes() as usize];
         self.table.for_each(&mut |key, record| {
             bytes.extend_from_slice(&key.to_le_bytes());
-            self.layout.encode(RecordLayout::key_check(key), record, &mut encoded);
+            self.layout
+                .encode(RecordLayout::key_check(key), record, &mut encoded);
             bytes.extend_from_slice(&encoded);
         });
         write_atomically(&self.dir.file(SNAPSHOT_FILE), &bytes)?;

@@ -1,0 +1,500 @@
+//! The mmap backend: a minimal perfect hash over a fixed key universe, and
+//! a preallocated file of fixed-size records that the kernel pages in and
+//! out. Resident memory is the perfect hash plus whatever pages the kernel
+//! chooses to keep, so the file may be far larger than RAM.
+//!
+//! Files in the directory:
+//! - `mmap-phf.bin`: the boomphf hash, built once and never rebuilt;
+//! - `mmap-records.dat`: a 4 KiB header, then one record per key in phf order;
+//! - `mmap-keys.dat`: the keys in phf order, read only to export.
+//!
+//! Each record starts with a 32-bit check of its key. A key outside the
+//! universe hashes to some slot whose check does not match, and is refused
+//! instead of silently sharing that slot.
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufWriter, Write};
+use std::path::Path;
+use std::sync::{Mutex, PoisonError};
+
+use boomphf::Mphf;
+use memmap2::{Advice, MmapOptions, MmapRaw};
+
+use crate::dir::{
+    Backend, Fingerprint, Manifest, StoreDir, classify_write_error, write_atomically,
+};
+use crate::durable::DurableTable;
+use crate::error::StoreError;
+use crate::layout::RecordLayout;
+use crate::record::Record;
+use crate::table::{Key, SlotId, Table};
+
+pub const PHF_FILE: &str = "mmap-phf.bin";
+pub const RECORDS_FILE: &str = "mmap-records.dat";
+pub const KEYS_FILE: &str = "mmap-keys.dat";
+const HEADER_BYTES: u64 = 4096;
+const HEADER_MAGIC: &[u8; 8] = b"ECFRMMAP";
+/// Updates of slots in one stripe exclude each other; 64 Ki stripes make two
+/// threads meeting on one stripe rare while costing 512 KiB.
+const STRIPES: usize = 1 << 16;
+/// The load factor boomphf trades size for build speed with.
+const GAMMA: f64 = 1.7;
+
+/// A fixed-universe table in a memory-mapped file.
+pub struct MmapTable {
+    dir: StoreDir,
+    layout: RecordLayout,
+    manifest: Manifest,
+    phf: Mphf<Key>,
+    map: MmapRaw,
+    records: u64,
+    stripes: Box<[Mutex<()>]>,
+}
+
+impl std::fmt::Debug for MmapTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MmapTable")
+            .field("dir", &self.dir.path())
+            .field("records", &self.records)
+            .finish()
+    }
+}
+
+/// A key universe the perfect hash can be built from without holding it in
+/// memory: chunks that can be walked more than once and know their length.
+pub trait KeyUniverse: Sync {
+    type Chunk: IntoIterator<Item = Key> + Send + Sync + Clone;
+    fn chunks(&self) -> Vec<Self::Chunk>;
+    fn len(&self) -> u64;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A universe already in memory, for tests and benchmarks.
+impl KeyUniverse for Vec<Vec<Key>> {
+    type Chunk = Vec<Key>;
+
+    fn chunks(&self) -> Vec<Vec<Key>> {
+        self.clone()
+    }
+
+    fn len(&self) -> u64 {
+        self.iter().map(|chunk| chunk.len() as u64).sum()
+    }
+}
+
+/// The chunks in the form boomphf walks: each pass clones the chunks it
+/// takes, so a lazy chunk should be cheap to clone.
+struct ChunkList<C>(Vec<C>);
+
+impl<'a, C: Clone> IntoIterator for &'a ChunkList<C> {
+    type Item = C;
+    type IntoIter = std::iter::Cloned<std::slice::Iter<'a, C>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter().cloned()
+    }
+}
+
+impl MmapTable {
+    /// Opens the store in `path`. A new directory is built from `universe`:
+    /// the perfect hash, then a fully allocated records file. An existing one
+    /// is checked against `layout` and `fingerprint` and reopened without
+    /// touching `universe`. `progress` is told of build stages.
+    pub fn open<U>(
+        path: &Path,
+        layout: RecordLayout,
+        fingerprint: Fingerprint,
+        universe: &U,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<MmapTable, StoreError>
+    where
+        U: KeyUniverse,
+        <U::Chunk as IntoIterator>::IntoIter: ExactSizeIterator,
+    {
+        let dir = StoreDir::lock(path)?;
+        let wanted = Manifest::new(Backend::Mmap, layout, fingerprint);
+        match dir.read_manifest()? {
+            Some(stored) => {
+                stored.check_compatible(&wanted, path)?;
+                Self::reopen(dir, layout, stored)
+            }
+            None => Self::build(dir, layout, wanted, universe, progress),
+        }
+    }
+
+    fn build<U>(
+        dir: StoreDir,
+        layout: RecordLayout,
+        mut manifest: Manifest,
+        universe: &U,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<MmapTable, StoreError>
+    where
+        U: KeyUniverse,
+        <U::Chunk as IntoIterator>::IntoIter: ExactSizeIterator,
+    {
+        let count = universe.len();
+        let chunks = ChunkList(universe.chunks());
+        progress(&format!("building the perfect hash over {count} keys"));
+        let threads = std::thread::available_parallelism().map_or(1, usize::from);
+        let phf = Mphf::from_chunked_iterator_parallel(GAMMA, &chunks, None, count, threads);
+        progress("allocating the records file");
+        let records_path = dir.file(RECORDS_FILE);
+        let file_bytes = HEADER_BYTES + count * layout.bytes();
+        let file = allocate(&records_path, file_bytes)?;
+        let map = MmapOptions::new()
+            .map_raw(&file)
+            .map_err(StoreError::io(&records_path))?;
+        write_header(&map, layout, count);
+        progress("writing key checks and the keys file");
+        let keys_path = dir.file(KEYS_FILE);
+        let mut keys_writer = KeysWriter::new(&keys_path, count)?;
+        for chunk in &chunks {
+            for key in chunk {
+                let slot = phf.hash(&key);
+                let offset = (HEADER_BYTES + slot * layout.bytes()) as usize;
+                // SAFETY: `offset + 4` is within the mapping (slot < count), and
+                // no other thread can see this table while it is being built.
+                #[allow(unsafe_code)]
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        RecordLayout::key_check(key).to_le_bytes().as_ptr(),
+                        map.as_mut_ptr().add(offset),
+                        4,
+                    );
+                }
+                keys_writer.put(slot, key);
+            }
+        }
+        keys_writer.finish()?;
+        map.flush().map_err(StoreError::io(&records_path))?;
+        progress("saving the perfect hash");
+        let phf_bytes = postcard::to_stdvec(&phf).map_err(|error| StoreError::Corrupt {
+            path: dir.file(PHF_FILE),
+            reason: format!("cannot serialise the perfect hash: {error}"),
+        })?;
+        write_atomically(&dir.file(PHF_FILE), &phf_bytes)?;
+        manifest.records = count;
+        dir.write_manifest(&manifest)?;
+        map.advise(Advice::Random)
+            .map_err(StoreError::io(&records_path))?;
+        Ok(MmapTable {
+            dir,
+            layout,
+            manifest,
+            phf,
+            map,
+            records: count,
+            stripes: (0..STRIPES).map(|_| Mutex::new(())).collect(),
+        })
+    }
+
+    fn reopen(
+        dir: StoreDir,
+        layout: RecordLayout,
+        manifest: Manifest,
+    ) -> Result<MmapTable, StoreError> {
+        let phf_path = dir.file(PHF_FILE);
+        let phf_bytes = std::fs::read(&phf_path).map_err(|source| {
+            if source.kind() == std::io::ErrorKind::NotFound {
+                StoreError::Missing {
+                    path: phf_path.clone(),
+                    hint: "the perfect hash is never rebuilt over existing records (slots would move); \
+                           restore the file or start a new run directory"
+                        .into(),
+                }
+            } else {
+                StoreError::Io {
+                    path: phf_path.clone(),
+                    source,
+                }
+            }
+        })?;
+        let phf: Mphf<Key> =
+            postcard::from_bytes(&phf_bytes).map_err(|error| StoreError::Corrupt {
+                path: phf_path.clone(),
+                reason: format!("the perfect hash does not load ({error})"),
+            })?;
+        let records_path = dir.file(RECORDS_FILE);
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&records_path)
+            .map_err(|source| match source.kind() {
+                std::io::ErrorKind::NotFound => StoreError::Missing {
+                    path: records_path.clone(),
+                    hint: "the records file is gone; restore it or start a new run directory"
+                        .into(),
+                },
+                _ => StoreError::Io {
+                    path: records_path.clone(),
+                    source,
+                },
+            })?;
+        let expected = HEADER_BYTES + manifest.records * layout.bytes();
+        let actual = file
+            .metadata()
+            .map_err(StoreError::io(&records_path))?
+            .len();
+        if actual != expected {
+            return Err(StoreError::Corrupt {
+                path: records_path,
+                reason: format!(
+                    "it is {actual} bytes, but {} records need {expected}; it was truncated",
+                    manifest.records
+                ),
+            });
+        }
+        let map = MmapOptions::new()
+            .map_raw(&file)
+            .map_err(StoreError::io(&records_path))?;
+        check_header(&map, layout, manifest.records, &records_path)?;
+        map.advise(Advice::Random)
+            .map_err(StoreError::io(&records_path))?;
+        Ok(MmapTable {
+            dir,
+            layout,
+            records: manifest.records,
+            manifest,
+            phf,
+            map,
+            stripes: (0..STRIPES).map(|_| Mutex::new(())).collect(),
+        })
+    }
+
+    /// The bytes of the saved perfect hash: what must stay resident.
+    pub fn phf_bytes(&self) -> u64 {
+        std::fs::metadata(self.dir.file(PHF_FILE)).map_or(0, |meta| meta.len())
+    }
+
+    #[inline]
+    fn record_pointer(&self, slot: SlotId) -> *mut u8 {
+        let offset = HEADER_BYTES + slot.0 * self.layout.bytes();
+        // SAFETY: slot ids come from `slot`, which only returns ids below
+        // `records`, so the offset is within the mapping.
+        #[allow(unsafe_code)]
+        unsafe {
+            self.map.as_mut_ptr().add(offset as usize)
+        }
+    }
+
+    #[inline]
+    fn stripe(&self, slot: SlotId) -> std::sync::MutexGuard<'_, ()> {
+        self.stripes[slot.index() % STRIPES]
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Copies one record's bytes out; the caller holds its stripe.
+    #[inline]
+    fn load_bytes(&self, slot: SlotId, out: &mut [u8]) {
+        // SAFETY: the range is within the mapping (see `record_pointer`), and
+        // the stripe lock held by the caller excludes concurrent writers of
+        // this record; readers only ever copy bytes out.
+        #[allow(unsafe_code)]
+        unsafe {
+            std::ptr::copy_nonoverlapping(self.record_pointer(slot), out.as_mut_ptr(), out.len());
+        }
+    }
+
+    #[inline]
+    fn store_bytes(&self, slot: SlotId, bytes: &[u8]) {
+        // SAFETY: as for `load_bytes`; the stripe lock makes this the only
+        // access to these bytes.
+        #[allow(unsafe_code)]
+        unsafe {
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.record_pointer(slot), bytes.len());
+        }
+    }
+}
+
+// SAFETY: the raw mapping is only touched through `load_bytes` and
+// `store_bytes` under a stripe lock, or during single-threaded build.
+#[allow(unsafe_code)]
+unsafe impl Sync for MmapTable {}
+#[allow(unsafe_code)]
+unsafe impl Send for MmapTable {}
+
+fn allocate(path: &Path, bytes: u64) -> Result<File, StoreError> {
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(path)
+        .map_err(StoreError::io(path))?;
+    // Allocate every block now: a sparse file on a full disk would turn a
+    // later page write into SIGBUS instead of an error here.
+    match rustix::fs::fallocate(&file, rustix::fs::FallocateFlags::empty(), 0, bytes) {
+        Ok(()) => {}
+        Err(rustix::io::Errno::OPNOTSUPP) => write_zeros(&file, path, bytes)?,
+        Err(errno) => {
+            drop(file);
+            std::fs::remove_file(path).ok();
+            return Err(classify_write_error(path, bytes, errno.into()));
+        }
+    }
+    Ok(file)
+}
+
+/// The fallback for filesystems without `fallocate`: write real zeros.
+fn write_zeros(file: &File, path: &Path, bytes: u64) -> Result<(), StoreError> {
+    let mut writer = BufWriter::with_capacity(1 << 20, file);
+    let block = vec![0u8; 1 << 20];
+    let mut left = bytes;
+    while left > 0 {
+        let step = left.min(block.len() as u64) as usize;
+        writer
+            .write_all(&block[..step])
+            .map_err(|source| classify_write_error(path, bytes, source))?;
+        left -= step as u64;
+    }
+    writer
+        .flush()
+        .map_err(|source| classify_write_error(path, bytes, source))
+}
+
+fn write_header(map: &MmapRaw, layout: RecordLayout, count: u64) {
+    let mut header = [0u8; 32];
+    header[..8].copy_from_slice(HEADER_MAGIC);
+    header[8..12].copy_from_slice(&crate::dir::FORMAT_VERSION.to_le_bytes());
+    header[12..20].copy_from_slice(&layout.bytes().to_le_bytes());
+    header[20..28].copy_from_slice(&count.to_le_bytes());
+    // SAFETY: the mapping is at least HEADER_BYTES long, and not yet shared.
+    #[allow(unsafe_code)]
+    unsafe {
+        std::ptr::copy_nonoverlapping(header.as_ptr(), map.as_mut_ptr(), header.len());
+    }
+}
+
+fn check_header(
+    map: &MmapRaw,
+    layout: RecordLayout,
+    count: u64,
+    path: &Path,
+) -> Result<(), StoreError> {
+    let mut header = [0u8; 32];
+    // SAFETY: the mapping is at least HEADER_BYTES long (size checked above).
+    #[allow(unsafe_code)]
+    unsafe {
+        std::ptr::copy_nonoverlapping(map.as_mut_ptr(), header.as_mut_ptr(), header.len());
+    }
+    let word = |range: std::ops::Range<usize>| {
+        let mut bytes = [0u8; 8];
+        bytes[..range.len()].copy_from_slice(&header[range]);
+        u64::from_le_bytes(bytes)
+    };
+    if &header[..8] != HEADER_MAGIC || word(12..20) != layout.bytes() || word(20..28) != count {
+        return Err(StoreError::Corrupt {
+            path: path.to_path_buf(),
+            reason: "its header does not match the manifest".into(),
+        });
+    }
+    Ok(())
+}
+
+/// Writes keys to their slots in a file of 16-byte entries.
+struct KeysWriter {
+    file: File,
+    path: std::path::PathBuf,
+}
+
+impl KeysWriter {
+    fn new(path: &Path, count: u64) -> Result<KeysWriter, StoreError> {
+        let file = allocate(path, count * 16)?;
+        Ok(KeysWriter {
+            file,
+            path: path.to_path_buf(),
+        })
+    }
+
+    fn put(&mut self, slot: u64, key: Key) {
+        use std::os::unix::fs::FileExt;
+        // Errors surface at `finish` through sync_all; a failed positional
+        // write on preallocated space is not expected.
+        self.file.write_all_at(&key.to_le_bytes(), slot * 16).ok();
+    }
+
+    fn finish(self) -> Result<(), StoreError> {
+        self.file.sync_all().map_err(StoreError::io(&self.path))
+    }
+}
+
+impl Table for MmapTable {
+    fn slot(&self, key: Key) -> Result<SlotId, StoreError> {
+        let slot = self
+            .phf
+            .try_hash(&key)
+            .ok_or(StoreError::UnknownKey { key })?;
+        if slot >= self.records {
+            return Err(StoreError::UnknownKey { key });
+        }
+        let slot = SlotId(slot);
+        let mut check = [0u8; 4];
+        self.load_bytes(slot, &mut check);
+        if u32::from_le_bytes(check) != RecordLayout::key_check(key) {
+            return Err(StoreError::UnknownKey { key });
+        }
+        Ok(slot)
+    }
+
+    fn find(&self, key: Key) -> Option<SlotId> {
+        self.slot(key).ok()
+    }
+
+    fn read(&self, slot: SlotId) -> Record {
+        let mut bytes = [0u8; 64];
+        let length = self.layout.bytes() as usize;
+        {
+            let _guard = self.stripe(slot);
+            self.load_bytes(slot, &mut bytes[..length]);
+        }
+        let mut record = Record::default();
+        self.layout.decode(&bytes[..length], &mut record);
+        record
+    }
+
+    fn update(&self, slot: SlotId, change: &mut dyn FnMut(&mut Record)) {
+        let mut bytes = [0u8; 64];
+        let length = self.layout.bytes() as usize;
+        let _guard = self.stripe(slot);
+        self.load_bytes(slot, &mut bytes[..length]);
+        let mut record = Record::default();
+        let check = self.layout.decode(&bytes[..length], &mut record);
+        change(&mut record);
+        self.layout.encode(check, &record, &mut bytes[..length]);
+        self.store_bytes(slot, &bytes[..length]);
+    }
+
+    fn len(&self) -> u64 {
+        self.records
+    }
+
+    fn for_each(&self, visit: &mut dyn FnMut(Key, &Record)) {
+        let Ok(keys) = std::fs::read(self.dir.file(KEYS_FILE)) else {
+            return;
+        };
+        for (slot, key) in keys.chunks_exact(16).enumerate() {
+            let key = Key::from_le_bytes(key.try_into().unwrap_or([0; 16]));
+            visit(key, &self.read(SlotId(slot as u64)));
+        }
+    }
+}
+
+impl DurableTable for MmapTable {
+    fn checkpoint(&self) -> Result<(), StoreError> {
+        self.map
+            .flush()
+            .map_err(StoreError::io(self.dir.file(RECORDS_FILE)))?;
+        self.dir.write_manifest(&self.manifest)
+    }
+
+    fn disk_bytes(&self) -> u64 {
+        [RECORDS_FILE, PHF_FILE, KEYS_FILE]
+            .iter()
+            .map(|name| std::fs::metadata(self.dir.file(name)).map_or(0, |meta| meta.len()))
+            .sum()
+    }
+}

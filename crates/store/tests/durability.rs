@@ -1,0 +1,376 @@
+//! Every backend keeps what it was given, refuses what it should, and says why.
+
+use std::path::{Path, PathBuf};
+
+use store::dir::{MANIFEST_FILE, classify_write_error};
+use store::mmap::{PHF_FILE, RECORDS_FILE};
+use store::snapshot::SNAPSHOT_FILE;
+use store::{
+    DurableTable, Fingerprint, Key, MemoryTable, MmapTable, Record, RecordEncoding, RecordLayout,
+    SnapshotTable, StoreError, Table,
+};
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let path = std::env::temp_dir().join(format!("store-test-{name}-{}", std::process::id()));
+        std::fs::remove_dir_all(&path).ok();
+        TempDir(path)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        std::fs::remove_dir_all(&self.0).ok();
+    }
+}
+
+fn fingerprint(digest: u64) -> Fingerprint {
+    Fingerprint {
+        digest,
+        description: format!("test universe {digest}"),
+    }
+}
+
+const F32: RecordLayout = RecordLayout {
+    max_actions: 5,
+    encoding: RecordEncoding::F32,
+};
+const I16: RecordLayout = RecordLayout {
+    max_actions: 7,
+    encoding: RecordEncoding::I16Scaled,
+};
+
+fn universe(count: u64) -> Vec<Vec<Key>> {
+    let keys: Vec<Key> = (0..count)
+        .map(|k| u128::from(k).wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835) | 1)
+        .collect();
+    keys.chunks(1000).map(<[Key]>::to_vec).collect()
+}
+
+/// A deterministic stream of updates, rounds `first..=last`.
+fn apply_updates_from(table: &dyn Table, keys: &[Key], first: u32, last: u32) {
+    for round in first..=last {
+        for (index, &key) in keys.iter().enumerate() {
+            if (index as u32 + round).is_multiple_of(3) {
+                continue;
+            }
+            let slot = table.slot(key).unwrap();
+            table.update(slot, &mut |record: &mut Record| {
+                let action = (index + round as usize) % 5;
+                record.regrets[action] += (index as f32 * 0.37 - round as f32).sin() * 10.0;
+                record.strategy_sum[action] += round as f32 * 0.5;
+                record.last_iteration = round;
+            });
+        }
+    }
+}
+
+fn apply_updates(table: &dyn Table, keys: &[Key], rounds: u32) {
+    apply_updates_from(table, keys, 1, rounds);
+}
+
+fn encoded(table: &dyn Table, layout: RecordLayout, keys: &[Key]) -> Vec<Vec<u8>> {
+    keys.iter()
+        .map(|&key| {
+            let record = table.read(table.find(key).expect("key present"));
+            let mut bytes = vec![0u8; layout.bytes() as usize];
+            layout.encode(RecordLayout::key_check(key), &record, &mut bytes);
+            bytes
+        })
+        .collect()
+}
+
+fn no_progress(_: &str) {}
+
+#[test]
+fn all_backends_hold_byte_identical_records_across_reopen() {
+    for layout in [F32, I16] {
+        let chunks = universe(5_000);
+        let keys: Vec<Key> = chunks.concat();
+        let reference = MemoryTable::with_layout(layout);
+        apply_updates(&reference, &keys, 6);
+        let expected = encoded(&reference, layout, &keys);
+
+        let memory_dir = TempDir::new(&format!("identical-memory-{}", layout.bytes()));
+        {
+            let table = SnapshotTable::open(&memory_dir.0, layout, fingerprint(1)).unwrap();
+            apply_updates(&table, &keys, 3);
+            table.checkpoint().unwrap();
+        }
+        {
+            let table = SnapshotTable::open(&memory_dir.0, layout, fingerprint(1)).unwrap();
+            apply_updates_from(&table, &keys, 4, 6);
+            table.checkpoint().unwrap();
+        }
+        let reopened = SnapshotTable::open(&memory_dir.0, layout, fingerprint(1)).unwrap();
+        assert_eq!(
+            encoded(&reopened, layout, &keys),
+            expected,
+            "memory snapshot, {layout:?}"
+        );
+
+        let mmap_dir = TempDir::new(&format!("identical-mmap-{}", layout.bytes()));
+        {
+            let table = MmapTable::open(
+                &mmap_dir.0,
+                layout,
+                fingerprint(1),
+                &chunks,
+                &mut no_progress,
+            )
+            .unwrap();
+            apply_updates(&table, &keys, 3);
+            table.checkpoint().unwrap();
+        }
+        let table = MmapTable::open(
+            &mmap_dir.0,
+            layout,
+            fingerprint(1),
+            &Vec::<Vec<Key>>::new(),
+            &mut no_progress,
+        )
+        .unwrap();
+        apply_updates_from(&table, &keys, 4, 6);
+        assert_eq!(encoded(&table, layout, &keys), expected, "mmap, {layout:?}");
+        let mut visited = 0;
+        table.for_each(&mut |key, record| {
+            visited += 1;
+            assert_eq!(*record, table.read(table.find(key).unwrap()));
+        });
+        assert_eq!(visited, keys.len());
+    }
+}
+
+#[test]
+fn mmap_refuses_keys_outside_its_universe() {
+    let dir = TempDir::new("unknown-key");
+    let chunks = universe(2_000);
+    let table = MmapTable::open(&dir.0, F32, fingerprint(2), &chunks, &mut no_progress).unwrap();
+    assert_eq!(table.len(), 2_000);
+    let mut refused = 0;
+    for outsider in 0..1_000u128 {
+        let key = outsider << 1; // even: never in the (odd) universe
+        match table.slot(key) {
+            Err(StoreError::UnknownKey { key: named }) => {
+                assert_eq!(named, key);
+                refused += 1;
+            }
+            other => panic!("{key:#x} was accepted: {other:?}"),
+        }
+    }
+    assert_eq!(refused, 1_000);
+}
+
+fn expect_mismatch(result: Result<impl std::fmt::Debug, StoreError>, field: &str) {
+    match result {
+        Err(StoreError::Mismatch { field: named, .. }) => assert_eq!(named, field),
+        other => panic!("expected a {field} mismatch, got {other:?}"),
+    }
+}
+
+#[test]
+fn reopening_with_other_settings_names_what_differs() {
+    let dir = TempDir::new("mismatch");
+    SnapshotTable::open(&dir.0, F32, fingerprint(3))
+        .unwrap()
+        .checkpoint()
+        .unwrap();
+    expect_mismatch(
+        SnapshotTable::open(&dir.0, I16, fingerprint(3)),
+        "record layout",
+    );
+    let error = SnapshotTable::open(&dir.0, F32, fingerprint(4)).unwrap_err();
+    let message = error.to_string();
+    assert!(
+        message.contains("test universe 3") && message.contains("test universe 4"),
+        "{message}"
+    );
+    expect_mismatch(
+        MmapTable::open(&dir.0, F32, fingerprint(3), &universe(10), &mut no_progress),
+        "backend",
+    );
+    // A manifest from another format version.
+    let text = std::fs::read_to_string(dir.0.join(MANIFEST_FILE)).unwrap();
+    std::fs::write(
+        dir.0.join(MANIFEST_FILE),
+        text.replace("\"format_version\": 1", "\"format_version\": 99"),
+    )
+    .unwrap();
+    let error = SnapshotTable::open(&dir.0, F32, fingerprint(3)).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            StoreError::Mismatch {
+                field: "format_version",
+                ..
+            }
+        ),
+        "{error}"
+    );
+    assert!(error.to_string().contains("another version"), "{error}");
+}
+
+fn corrupt_after<F: FnOnce(&Path)>(name: &str, mmap: bool, damage: F) -> StoreError {
+    let dir = TempDir::new(name);
+    let chunks = universe(500);
+    if mmap {
+        let table =
+            MmapTable::open(&dir.0, F32, fingerprint(5), &chunks, &mut no_progress).unwrap();
+        apply_updates(&table, &chunks.concat(), 2);
+        table.checkpoint().unwrap();
+    } else {
+        let table = SnapshotTable::open(&dir.0, F32, fingerprint(5)).unwrap();
+        apply_updates(&table, &chunks.concat(), 2);
+        table.checkpoint().unwrap();
+    }
+    damage(&dir.0);
+    if mmap {
+        MmapTable::open(&dir.0, F32, fingerprint(5), &chunks, &mut no_progress).unwrap_err()
+    } else {
+        SnapshotTable::open(&dir.0, F32, fingerprint(5)).unwrap_err()
+    }
+}
+
+fn truncate(path: &Path, by: u64) {
+    let file = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+    let length = file.metadata().unwrap().len();
+    file.set_len(length - by).unwrap();
+}
+
+#[test]
+fn damaged_files_are_named_never_loaded() {
+    let error = corrupt_after("truncated-snapshot", false, |dir| {
+        truncate(&dir.join(SNAPSHOT_FILE), 7);
+    });
+    assert!(
+        matches!(&error, StoreError::Corrupt { reason, .. } if reason.contains("truncated")),
+        "{error}"
+    );
+
+    let error = corrupt_after("flipped-snapshot", false, |dir| {
+        let path = dir.join(SNAPSHOT_FILE);
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[100] ^= 0x40;
+        std::fs::write(&path, bytes).unwrap();
+    });
+    assert!(
+        matches!(&error, StoreError::Corrupt { reason, .. } if reason.contains("CRC")),
+        "{error}"
+    );
+
+    let error = corrupt_after("garbled-manifest", false, |dir| {
+        std::fs::write(
+            dir.join(MANIFEST_FILE),
+            "{ \"magic\": \"euchre-cfr-store\", ",
+        )
+        .unwrap();
+    });
+    assert!(
+        matches!(&error, StoreError::Corrupt { reason, .. } if reason.contains("does not parse")),
+        "{error}"
+    );
+
+    let error = corrupt_after("missing-snapshot", false, |dir| {
+        std::fs::remove_file(dir.join(SNAPSHOT_FILE)).unwrap();
+    });
+    assert!(matches!(error, StoreError::Missing { .. }), "{error}");
+
+    let error = corrupt_after("truncated-records", true, |dir| {
+        truncate(&dir.join(RECORDS_FILE), 48);
+    });
+    assert!(
+        matches!(&error, StoreError::Corrupt { reason, .. } if reason.contains("truncated")),
+        "{error}"
+    );
+
+    let error = corrupt_after("missing-phf", true, |dir| {
+        std::fs::remove_file(dir.join(PHF_FILE)).unwrap();
+    });
+    assert!(
+        matches!(&error, StoreError::Missing { hint, .. } if hint.contains("never rebuilt")),
+        "{error}"
+    );
+
+    let error = corrupt_after("garbled-phf", true, |dir| {
+        std::fs::write(dir.join(PHF_FILE), b"not a hash").unwrap();
+    });
+    assert!(matches!(error, StoreError::Corrupt { .. }), "{error}");
+
+    let error = corrupt_after("missing-records", true, |dir| {
+        std::fs::remove_file(dir.join(RECORDS_FILE)).unwrap();
+    });
+    assert!(matches!(error, StoreError::Missing { .. }), "{error}");
+}
+
+#[test]
+fn a_second_writer_is_refused_with_the_holders_pid() {
+    let dir = TempDir::new("second-writer");
+    let first = SnapshotTable::open(&dir.0, F32, fingerprint(6)).unwrap();
+    let error = SnapshotTable::open(&dir.0, F32, fingerprint(6)).unwrap_err();
+    match &error {
+        StoreError::Locked { pid, .. } => assert_eq!(pid, &std::process::id().to_string()),
+        other => panic!("expected Locked, got {other:?}"),
+    }
+    assert!(error.to_string().contains("another trainer"), "{error}");
+    drop(first);
+    assert!(
+        SnapshotTable::open(&dir.0, F32, fingerprint(6)).is_ok(),
+        "the lock goes with its holder"
+    );
+}
+
+#[test]
+fn a_full_disk_is_a_clear_error() {
+    // A 1 MiB tmpfs, where permitted (root); the records file needs 5 MB.
+    let dir = TempDir::new("full-disk");
+    std::fs::create_dir_all(&dir.0).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=1m", "tmpfs"])
+        .arg(&dir.0)
+        .status()
+        .is_ok_and(|status| status.success());
+    if mounted {
+        let chunks = universe(100_000);
+        let error = MmapTable::open(
+            &dir.0.join("store"),
+            F32,
+            fingerprint(7),
+            &chunks,
+            &mut no_progress,
+        )
+        .unwrap_err();
+        std::process::Command::new("umount")
+            .arg(&dir.0)
+            .status()
+            .ok();
+        assert!(
+            matches!(&error, StoreError::DiskFull { needed, .. } if *needed > 4_000_000),
+            "{error}"
+        );
+        assert!(
+            error.to_string().contains("not enough disk space"),
+            "{error}"
+        );
+    } else {
+        eprintln!(
+            "tmpfs mount not permitted here; checking ENOSPC handling through /dev/full instead"
+        );
+    }
+    // Either way, a real ENOSPC from the kernel must classify as a full disk.
+    use std::io::Write;
+    let mut full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let source = full
+        .write_all(b"x")
+        .and_then(|()| full.flush())
+        .unwrap_err();
+    let error = classify_write_error(Path::new("/dev/full"), 1, source);
+    assert!(
+        matches!(error, StoreError::DiskFull { needed: 1, .. }),
+        "{error}"
+    );
+}
