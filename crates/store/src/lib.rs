@@ -12,6 +12,7 @@
 pub mod dir;
 pub mod durable;
 pub mod error;
+mod index;
 pub mod layout;
 pub mod memory;
 pub mod mmap;

@@ -6,21 +6,13 @@
 //! shards. Each record has its own lock, held only while one record is
 //! read or changed.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, OnceLock, PoisonError, RwLock};
-
-use rustc_hash::FxBuildHasher;
+use std::sync::{Mutex, PoisonError};
 
 use crate::error::StoreError;
+use crate::index::{ChunkedArena, KeyIndex, MAX_SLOTS};
 use crate::layout::RecordLayout;
 use crate::record::Record;
 use crate::table::{Key, SlotId, Table};
-
-const SHARDS: usize = 256;
-const CHUNK_BITS: u32 = 16;
-const CHUNK_SLOTS: usize = 1 << CHUNK_BITS;
-const MAX_CHUNKS: usize = 1 << 16;
 
 #[derive(Debug, Default)]
 struct Entry {
@@ -28,15 +20,11 @@ struct Entry {
     record: Record,
 }
 
-type Chunk = Box<[Mutex<Entry>]>;
-
 /// A growable in-memory table with no global lock.
 #[derive(Debug)]
 pub struct MemoryTable {
-    shards: Box<[RwLock<HashMap<Key, u64, FxBuildHasher>>]>,
-    chunks: Box<[OnceLock<Chunk>]>,
-    next_slot: AtomicU64,
-    capacity: u64,
+    index: KeyIndex,
+    entries: ChunkedArena<Mutex<Entry>>,
     /// When set, every update is rounded through this layout, so that the
     /// table holds exactly what a disk backend with the layout would.
     quantise_to: Option<RecordLayout>,
@@ -44,7 +32,7 @@ pub struct MemoryTable {
 
 impl Default for MemoryTable {
     fn default() -> Self {
-        MemoryTable::with_capacity((CHUNK_SLOTS * MAX_CHUNKS) as u64)
+        MemoryTable::with_capacity(MAX_SLOTS)
     }
 }
 
@@ -56,10 +44,8 @@ impl MemoryTable {
     /// A table that refuses to grow past `capacity` records.
     pub fn with_capacity(capacity: u64) -> MemoryTable {
         MemoryTable {
-            shards: (0..SHARDS).map(|_| RwLock::default()).collect(),
-            chunks: (0..MAX_CHUNKS).map(|_| OnceLock::new()).collect(),
-            next_slot: AtomicU64::new(0),
-            capacity: capacity.min((CHUNK_SLOTS * MAX_CHUNKS) as u64),
+            index: KeyIndex::new(capacity.min(MAX_SLOTS)),
+            entries: ChunkedArena::new(),
             quantise_to: None,
         }
     }
@@ -73,73 +59,35 @@ impl MemoryTable {
     }
 
     #[inline]
-    fn shard(&self, key: Key) -> &RwLock<HashMap<Key, u64, FxBuildHasher>> {
-        // Mix the high and low halves so keys differing anywhere spread out.
-        let mixed = (key as u64) ^ ((key >> 64) as u64).rotate_left(29);
-        let spread = mixed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56;
-        &self.shards[spread as usize % SHARDS]
-    }
-
-    #[inline]
-    fn entry(&self, slot: SlotId) -> &Mutex<Entry> {
-        let chunk = self.chunks[slot.index() >> CHUNK_BITS]
-            .get()
-            .expect("slot ids are only handed out after their chunk exists");
-        &chunk[slot.index() & (CHUNK_SLOTS - 1)]
+    fn entry(&self, slot: SlotId) -> std::sync::MutexGuard<'_, Entry> {
+        self.entries
+            .get(slot)
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 }
 
 impl Table for MemoryTable {
     fn slot(&self, key: Key) -> Result<SlotId, StoreError> {
-        let shard = self.shard(key);
-        if let Some(&slot) = shard
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&key)
-        {
-            return Ok(SlotId(slot));
-        }
-        let mut index = shard.write().unwrap_or_else(PoisonError::into_inner);
-        if let Some(&slot) = index.get(&key) {
-            return Ok(SlotId(slot));
-        }
-        let slot = self.next_slot.fetch_add(1, Ordering::Relaxed);
-        if slot >= self.capacity {
-            self.next_slot.fetch_sub(1, Ordering::Relaxed);
-            return Err(StoreError::Full {
-                capacity: self.capacity,
-            });
-        }
-        let chunk = self.chunks[(slot as usize) >> CHUNK_BITS]
-            .get_or_init(|| (0..CHUNK_SLOTS).map(|_| Mutex::default()).collect());
-        chunk[(slot as usize) & (CHUNK_SLOTS - 1)]
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .key = key;
-        index.insert(key, slot);
-        Ok(SlotId(slot))
+        self.index.resolve(key, |slot| {
+            self.entries
+                .get_or_create(slot)
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .key = key;
+        })
     }
 
     fn find(&self, key: Key) -> Option<SlotId> {
-        self.shard(key)
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&key)
-            .map(|&slot| SlotId(slot))
+        self.index.find(key)
     }
 
     fn read(&self, slot: SlotId) -> Record {
-        self.entry(slot)
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .record
+        self.entry(slot).record
     }
 
     fn update(&self, slot: SlotId, change: &mut dyn FnMut(&mut Record)) {
-        let mut entry = self
-            .entry(slot)
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let mut entry = self.entry(slot);
         change(&mut entry.record);
         if let Some(layout) = &self.quantise_to {
             layout.quantise(&mut entry.record);
@@ -147,17 +95,14 @@ impl Table for MemoryTable {
     }
 
     fn len(&self) -> u64 {
-        self.next_slot.load(Ordering::Relaxed).min(self.capacity)
+        self.index.len()
     }
 
     /// Slots created while this runs may be skipped; call it when no
     /// training thread is inserting.
     fn for_each(&self, visit: &mut dyn FnMut(Key, &Record)) {
         for slot in 0..self.len() {
-            let entry = self
-                .entry(SlotId(slot))
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
+            let entry = self.entry(SlotId(slot));
             visit(entry.key, &entry.record);
         }
     }
