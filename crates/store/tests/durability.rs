@@ -6,8 +6,8 @@ use store::dir::{MANIFEST_FILE, classify_write_error};
 use store::mmap::{PHF_FILE, RECORDS_FILE};
 use store::snapshot::SNAPSHOT_FILE;
 use store::{
-    DurableTable, Fingerprint, Key, MemoryTable, MmapTable, Record, RecordEncoding, RecordLayout,
-    SnapshotTable, StoreError, Table,
+    DurableTable, Fingerprint, Key, LmdbTable, MemoryTable, MmapTable, Record, RecordEncoding,
+    RecordLayout, SnapshotTable, StoreError, Table,
 };
 
 struct TempDir(PathBuf);
@@ -111,6 +111,30 @@ fn all_backends_hold_byte_identical_records_across_reopen() {
             "memory snapshot, {layout:?}"
         );
 
+        let lmdb_dir = TempDir::new(&format!("identical-lmdb-{}", layout.bytes()));
+        {
+            // A cache of 256 records forces many batched flushes mid-run.
+            let table = LmdbTable::open(&lmdb_dir.0, layout, fingerprint(1), 256).unwrap();
+            apply_updates(&table, &keys, 3);
+            table.checkpoint().unwrap();
+        }
+        {
+            let table = LmdbTable::open(&lmdb_dir.0, layout, fingerprint(1), 256).unwrap();
+            assert_eq!(
+                table.len(),
+                keys.len() as u64,
+                "reopen indexes every stored key"
+            );
+            apply_updates_from(&table, &keys, 4, 6);
+            table.checkpoint().unwrap();
+        }
+        let reopened = LmdbTable::open(&lmdb_dir.0, layout, fingerprint(1), 256).unwrap();
+        assert_eq!(
+            encoded(&reopened, layout, &keys),
+            expected,
+            "lmdb, {layout:?}"
+        );
+
         let mmap_dir = TempDir::new(&format!("identical-mmap-{}", layout.bytes()));
         {
             let table = MmapTable::open(
@@ -141,6 +165,41 @@ fn all_backends_hold_byte_identical_records_across_reopen() {
         });
         assert_eq!(visited, keys.len());
     }
+}
+
+#[test]
+fn lmdb_grows_its_map_when_full() {
+    let dir = TempDir::new("lmdb-grow");
+    let keys: Vec<Key> = universe(60_000).concat();
+    let touch_all = |table: &dyn Table| {
+        for (index, &key) in keys.iter().enumerate() {
+            let slot = table.slot(key).unwrap();
+            table.update(slot, &mut |record| {
+                record.regrets[index % 5] = index as f32;
+                record.last_iteration = 1;
+            });
+        }
+    };
+    {
+        // 1 MiB of map for ~3.5 MB of records: it must grow at least twice.
+        let table =
+            LmdbTable::open_with_map_size(&dir.0, F32, fingerprint(8), 4096, 1 << 20).unwrap();
+        touch_all(&table);
+        table.checkpoint().unwrap();
+        assert!(
+            table.disk_bytes() > 2 << 20,
+            "{} bytes on disk",
+            table.disk_bytes()
+        );
+    }
+    let reopened = LmdbTable::open(&dir.0, F32, fingerprint(8), 4096).unwrap();
+    assert_eq!(reopened.len(), keys.len() as u64);
+    let reference = MemoryTable::with_layout(F32);
+    touch_all(&reference);
+    assert_eq!(
+        encoded(&reopened, F32, &keys),
+        encoded(&reference, F32, &keys)
+    );
 }
 
 #[test]

@@ -1,0 +1,309 @@
+//! The LMDB backend (through heed): records live in LMDB, keyed by the
+//! 16-byte infostate key. Reads go straight to LMDB. Writes go to a bounded
+//! write-back cache, sharded by slot, and a shard that fills is flushed in
+//! one batched write transaction. When LMDB's map is full, it is doubled
+//! and the write retried.
+//!
+//! Env flags: none beyond heed's defaults. In particular no `NO_SYNC`,
+//! `NO_META_SYNC` or `WRITE_MAP`: each committed transaction is durable and
+//! a crash cannot corrupt the database. Records not yet flushed from the
+//! cache are lost in a crash; `checkpoint` flushes every shard and syncs,
+//! which is the durability point the trainer relies on. Opening the env is
+//! `unsafe` in heed because two processes opening one env with different
+//! options is undefined behaviour; the directory lock rules that out.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock, PoisonError, RwLock};
+
+use heed::types::Bytes;
+use heed::{Database, Env, EnvOpenOptions};
+use rustc_hash::FxBuildHasher;
+
+use crate::dir::{Backend, Fingerprint, Manifest, StoreDir};
+use crate::durable::DurableTable;
+use crate::error::StoreError;
+use crate::index::{ChunkedArena, KeyIndex, MAX_SLOTS};
+use crate::layout::RecordLayout;
+use crate::record::Record;
+use crate::table::{Key, SlotId, Table};
+
+pub const LMDB_DIR: &str = "lmdb";
+const CACHE_SHARDS: usize = 64;
+const INITIAL_MAP_BYTES: usize = 1 << 30;
+
+/// A table in LMDB with a bounded write-back cache.
+pub struct LmdbTable {
+    dir: StoreDir,
+    layout: RecordLayout,
+    manifest: Manifest,
+    env: Env,
+    db: Database<Bytes, Bytes>,
+    /// Held for reading by every transaction, for writing by a resize:
+    /// LMDB may only resize its map while no transaction is open.
+    gate: RwLock<()>,
+    index: KeyIndex,
+    keys: ChunkedArena<OnceLock<Key>>,
+    cache: Box<[Mutex<HashMap<u64, Record, FxBuildHasher>>]>,
+    shard_capacity: usize,
+}
+
+impl std::fmt::Debug for LmdbTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LmdbTable")
+            .field("dir", &self.dir.path())
+            .finish()
+    }
+}
+
+fn lmdb_error(path: &Path) -> impl FnOnce(heed::Error) -> StoreError + '_ {
+    move |error| match error {
+        heed::Error::Io(source) => StoreError::Io {
+            path: path.to_path_buf(),
+            source,
+        },
+        other => StoreError::Corrupt {
+            path: path.to_path_buf(),
+            reason: format!("LMDB reports {other}"),
+        },
+    }
+}
+
+impl LmdbTable {
+    /// Opens or creates the store in `path`, caching at most `cache_records`
+    /// dirty records before writing a batch.
+    pub fn open(
+        path: &Path,
+        layout: RecordLayout,
+        fingerprint: Fingerprint,
+        cache_records: usize,
+    ) -> Result<LmdbTable, StoreError> {
+        Self::open_with_map_size(path, layout, fingerprint, cache_records, INITIAL_MAP_BYTES)
+    }
+
+    /// As [`Self::open`], with the map starting at `initial_map_bytes`; it
+    /// still grows on demand. Small values exercise growth in tests.
+    pub fn open_with_map_size(
+        path: &Path,
+        layout: RecordLayout,
+        fingerprint: Fingerprint,
+        cache_records: usize,
+        initial_map_bytes: usize,
+    ) -> Result<LmdbTable, StoreError> {
+        let dir = StoreDir::lock(path)?;
+        let wanted = Manifest::new(Backend::Lmdb, layout, fingerprint);
+        let manifest = match dir.read_manifest()? {
+            Some(stored) => {
+                stored.check_compatible(&wanted, path)?;
+                stored
+            }
+            None => wanted,
+        };
+        let env_path: PathBuf = dir.file(LMDB_DIR);
+        std::fs::create_dir_all(&env_path).map_err(StoreError::io(&env_path))?;
+        let existing =
+            std::fs::metadata(env_path.join("data.mdb")).map_or(0, |meta| meta.len() as usize);
+        let map_bytes = (2 * existing)
+            .max(initial_map_bytes)
+            .next_multiple_of(1 << 20);
+        // SAFETY: see the module docs: the directory lock guarantees that no
+        // other process has this env open, and we open it exactly once.
+        #[allow(unsafe_code)]
+        let env = unsafe {
+            EnvOpenOptions::new()
+                .map_size(map_bytes)
+                .max_dbs(1)
+                .open(&env_path)
+        }
+        .map_err(lmdb_error(&env_path))?;
+        let mut transaction = env.write_txn().map_err(lmdb_error(&env_path))?;
+        let db: Database<Bytes, Bytes> = env
+            .create_database(&mut transaction, Some("records"))
+            .map_err(lmdb_error(&env_path))?;
+        transaction.commit().map_err(lmdb_error(&env_path))?;
+        let table = LmdbTable {
+            dir,
+            layout,
+            manifest,
+            env,
+            db,
+            gate: RwLock::new(()),
+            index: KeyIndex::new(MAX_SLOTS),
+            keys: ChunkedArena::new(),
+            cache: (0..CACHE_SHARDS).map(|_| Mutex::default()).collect(),
+            shard_capacity: (cache_records / CACHE_SHARDS).max(1),
+        };
+        table.load_index()?;
+        Ok(table)
+    }
+
+    /// Gives every stored key a slot, so that slot ids stay dense and
+    /// `len` counts what is stored. Only keys are held in memory.
+    fn load_index(&self) -> Result<(), StoreError> {
+        let env_path = self.dir.file(LMDB_DIR);
+        let transaction = self.env.read_txn().map_err(lmdb_error(&env_path))?;
+        for entry in self.db.iter(&transaction).map_err(lmdb_error(&env_path))? {
+            let (key, value) = entry.map_err(lmdb_error(&env_path))?;
+            let key: [u8; 16] = key.try_into().map_err(|_| StoreError::Corrupt {
+                path: env_path.clone(),
+                reason: format!("a key is {} bytes, not 16", key.len()),
+            })?;
+            if value.len() as u64 != self.layout.bytes() {
+                return Err(StoreError::Corrupt {
+                    path: env_path.clone(),
+                    reason: format!(
+                        "a record is {} bytes, not {}",
+                        value.len(),
+                        self.layout.bytes()
+                    ),
+                });
+            }
+            self.slot(Key::from_le_bytes(key))?;
+        }
+        Ok(())
+    }
+
+    fn key_of(&self, slot: SlotId) -> Key {
+        *self
+            .keys
+            .get(slot)
+            .get()
+            .expect("a slot's key is set before the slot is handed out")
+    }
+
+    fn stored(&self, key: Key) -> Record {
+        let _gate = self.gate.read().unwrap_or_else(PoisonError::into_inner);
+        let mut record = Record::default();
+        // A read error leaves the record fresh; writes report errors at flush.
+        if let Ok(transaction) = self.env.read_txn()
+            && let Ok(Some(bytes)) = self.db.get(&transaction, &key.to_le_bytes())
+        {
+            self.layout.decode(bytes, &mut record);
+        }
+        record
+    }
+
+    fn shard(&self, slot: SlotId) -> &Mutex<HashMap<u64, Record, FxBuildHasher>> {
+        &self.cache[slot.index() % CACHE_SHARDS]
+    }
+
+    /// Writes every dirty record of one shard in one transaction, growing
+    /// the map and retrying when it is full.
+    fn flush_shard(
+        &self,
+        shard: &mut HashMap<u64, Record, FxBuildHasher>,
+    ) -> Result<(), StoreError> {
+        if shard.is_empty() {
+            return Ok(());
+        }
+        let env_path = self.dir.file(LMDB_DIR);
+        let mut entries: Vec<(Key, Record)> = shard
+            .iter()
+            .map(|(&slot, record)| (self.key_of(SlotId(slot)), *record))
+            .collect();
+        entries.sort_unstable_by_key(|(key, _)| *key);
+        let mut encoded = vec![0u8; self.layout.bytes() as usize];
+        loop {
+            let attempt = (|| -> Result<(), heed::Error> {
+                let _gate = self.gate.read().unwrap_or_else(PoisonError::into_inner);
+                let mut transaction = self.env.write_txn()?;
+                for (key, record) in &entries {
+                    self.layout
+                        .encode(RecordLayout::key_check(*key), record, &mut encoded);
+                    self.db
+                        .put(&mut transaction, &key.to_le_bytes(), &encoded)?;
+                }
+                transaction.commit()
+            })();
+            match attempt {
+                Ok(()) => break,
+                Err(heed::Error::Mdb(heed::MdbError::MapFull)) => self.grow()?,
+                Err(error) => return Err(lmdb_error(&env_path)(error)),
+            }
+        }
+        shard.clear();
+        Ok(())
+    }
+
+    fn grow(&self) -> Result<(), StoreError> {
+        let _exclusive = self.gate.write().unwrap_or_else(PoisonError::into_inner);
+        let doubled = self.env.info().map_size * 2;
+        // SAFETY: holding the gate for writing means no transaction of this
+        // process is open, and no other process has the env (directory lock).
+        #[allow(unsafe_code)]
+        unsafe { self.env.resize(doubled) }.map_err(lmdb_error(&self.dir.file(LMDB_DIR)))
+    }
+}
+
+impl Table for LmdbTable {
+    fn slot(&self, key: Key) -> Result<SlotId, StoreError> {
+        self.index.resolve(key, |slot| {
+            self.keys.get_or_create(slot).set(key).ok();
+        })
+    }
+
+    fn find(&self, key: Key) -> Option<SlotId> {
+        self.index.find(key)
+    }
+
+    fn read(&self, slot: SlotId) -> Record {
+        if let Some(record) = self
+            .shard(slot)
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&slot.0)
+        {
+            return *record;
+        }
+        self.stored(self.key_of(slot))
+    }
+
+    fn update(&self, slot: SlotId, change: &mut dyn FnMut(&mut Record)) {
+        let mut shard = self
+            .shard(slot)
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let mut record = match shard.get(&slot.0) {
+            Some(record) => *record,
+            None => self.stored(self.key_of(slot)),
+        };
+        change(&mut record);
+        self.layout.quantise(&mut record);
+        shard.insert(slot.0, record);
+        if shard.len() > self.shard_capacity {
+            // A failed flush keeps the records cached; checkpoint reports it.
+            self.flush_shard(&mut shard).ok();
+        }
+    }
+
+    fn len(&self) -> u64 {
+        self.index.len()
+    }
+
+    fn for_each(&self, visit: &mut dyn FnMut(Key, &Record)) {
+        for slot in 0..self.len() {
+            let slot = SlotId(slot);
+            visit(self.key_of(slot), &self.read(slot));
+        }
+    }
+}
+
+impl DurableTable for LmdbTable {
+    fn checkpoint(&self) -> Result<(), StoreError> {
+        for shard in &self.cache {
+            self.flush_shard(&mut shard.lock().unwrap_or_else(PoisonError::into_inner))?;
+        }
+        self.env
+            .force_sync()
+            .map_err(lmdb_error(&self.dir.file(LMDB_DIR)))?;
+        let manifest = Manifest {
+            records: self.len(),
+            ..self.manifest.clone()
+        };
+        self.dir.write_manifest(&manifest)
+    }
+
+    fn disk_bytes(&self) -> u64 {
+        std::fs::metadata(self.dir.file(LMDB_DIR).join("data.mdb")).map_or(0, |meta| meta.len())
+    }
+}
