@@ -14,6 +14,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError, RwLock};
 
 use heed::types::Bytes;
@@ -44,6 +45,9 @@ pub struct LmdbTable {
     gate: RwLock<()>,
     index: KeyIndex,
     keys: ChunkedArena<OnceLock<Key>>,
+    /// Whether a slot's record has ever been written to LMDB. A cache miss
+    /// on a slot that never was needs no read transaction: it is fresh.
+    in_database: ChunkedArena<AtomicBool>,
     cache: Box<[Mutex<HashMap<u64, Record, FxBuildHasher>>]>,
     shard_capacity: usize,
 }
@@ -130,6 +134,7 @@ impl LmdbTable {
             gate: RwLock::new(()),
             index: KeyIndex::new(MAX_SLOTS),
             keys: ChunkedArena::new(),
+            in_database: ChunkedArena::new(),
             cache: (0..CACHE_SHARDS).map(|_| Mutex::default()).collect(),
             shard_capacity: (cache_records / CACHE_SHARDS).max(1),
         };
@@ -158,7 +163,8 @@ impl LmdbTable {
                     ),
                 });
             }
-            self.slot(Key::from_le_bytes(key))?;
+            let slot = self.slot(Key::from_le_bytes(key))?;
+            self.in_database.get(slot).store(true, Ordering::Relaxed);
         }
         Ok(())
     }
@@ -171,7 +177,11 @@ impl LmdbTable {
             .expect("a slot's key is set before the slot is handed out")
     }
 
-    fn stored(&self, key: Key) -> Record {
+    fn stored(&self, slot: SlotId) -> Record {
+        if !self.in_database.get(slot).load(Ordering::Acquire) {
+            return Record::default();
+        }
+        let key = self.key_of(slot);
         let _gate = self.gate.read().unwrap_or_else(PoisonError::into_inner);
         let mut record = Record::default();
         // A read error leaves the record fresh; writes report errors at flush.
@@ -187,27 +197,31 @@ impl LmdbTable {
         &self.cache[slot.index() % CACHE_SHARDS]
     }
 
-    /// Writes every dirty record of one shard in one transaction, growing
-    /// the map and retrying when it is full.
-    fn flush_shard(
+    /// Writes the dirty records of `shards` in one transaction (one commit,
+    /// one sync), in key order, growing the map and retrying when it is full.
+    fn flush(
         &self,
-        shard: &mut HashMap<u64, Record, FxBuildHasher>,
+        shards: &mut [&mut HashMap<u64, Record, FxBuildHasher>],
     ) -> Result<(), StoreError> {
-        if shard.is_empty() {
+        let mut entries: Vec<(Key, u64, Record)> = shards
+            .iter()
+            .flat_map(|shard| {
+                shard
+                    .iter()
+                    .map(|(&slot, record)| (self.key_of(SlotId(slot)), slot, *record))
+            })
+            .collect();
+        if entries.is_empty() {
             return Ok(());
         }
+        entries.sort_unstable_by_key(|(key, _, _)| *key);
         let env_path = self.dir.file(LMDB_DIR);
-        let mut entries: Vec<(Key, Record)> = shard
-            .iter()
-            .map(|(&slot, record)| (self.key_of(SlotId(slot)), *record))
-            .collect();
-        entries.sort_unstable_by_key(|(key, _)| *key);
         let mut encoded = vec![0u8; self.layout.bytes() as usize];
         loop {
             let attempt = (|| -> Result<(), heed::Error> {
                 let _gate = self.gate.read().unwrap_or_else(PoisonError::into_inner);
                 let mut transaction = self.env.write_txn()?;
-                for (key, record) in &entries {
+                for (key, _, record) in &entries {
                     self.layout
                         .encode(RecordLayout::key_check(*key), record, &mut encoded);
                     self.db
@@ -221,7 +235,14 @@ impl LmdbTable {
                 Err(error) => return Err(lmdb_error(&env_path)(error)),
             }
         }
-        shard.clear();
+        for (_, slot, _) in &entries {
+            self.in_database
+                .get(SlotId(*slot))
+                .store(true, Ordering::Release);
+        }
+        for shard in shards.iter_mut() {
+            shard.clear();
+        }
         Ok(())
     }
 
@@ -239,6 +260,7 @@ impl Table for LmdbTable {
     fn slot(&self, key: Key) -> Result<SlotId, StoreError> {
         self.index.resolve(key, |slot| {
             self.keys.get_or_create(slot).set(key).ok();
+            self.in_database.get_or_create(slot);
         })
     }
 
@@ -255,7 +277,7 @@ impl Table for LmdbTable {
         {
             return *record;
         }
-        self.stored(self.key_of(slot))
+        self.stored(slot)
     }
 
     fn update(&self, slot: SlotId, change: &mut dyn FnMut(&mut Record)) {
@@ -265,14 +287,14 @@ impl Table for LmdbTable {
             .unwrap_or_else(PoisonError::into_inner);
         let mut record = match shard.get(&slot.0) {
             Some(record) => *record,
-            None => self.stored(self.key_of(slot)),
+            None => self.stored(slot),
         };
         change(&mut record);
         self.layout.quantise(&mut record);
         shard.insert(slot.0, record);
         if shard.len() > self.shard_capacity {
             // A failed flush keeps the records cached; checkpoint reports it.
-            self.flush_shard(&mut shard).ok();
+            self.flush(&mut [&mut shard]).ok();
         }
     }
 
@@ -290,9 +312,16 @@ impl Table for LmdbTable {
 
 impl DurableTable for LmdbTable {
     fn checkpoint(&self) -> Result<(), StoreError> {
-        for shard in &self.cache {
-            self.flush_shard(&mut shard.lock().unwrap_or_else(PoisonError::into_inner))?;
-        }
+        let mut guards: Vec<_> = self
+            .cache
+            .iter()
+            .map(|shard| shard.lock().unwrap_or_else(PoisonError::into_inner))
+            .collect();
+        let mut shards: Vec<&mut HashMap<u64, Record, FxBuildHasher>> =
+            guards.iter_mut().map(|guard| &mut **guard).collect();
+        self.flush(&mut shards)?;
+        drop(shards);
+        drop(guards);
         self.env
             .force_sync()
             .map_err(lmdb_error(&self.dir.file(LMDB_DIR)))?;

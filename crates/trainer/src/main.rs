@@ -51,6 +51,23 @@ enum BenchTarget {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Store backends on the disk-backed euchre-bot workload: N random keys
+    /// (action sequences of length 6 to 19 over 32 actions), each looked up
+    /// and written back, in parallel. Each backend runs in a child process.
+    Store {
+        /// Infostates (keys) in the workload.
+        #[arg(long, default_value_t = 20_000_000)]
+        keys: u64,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Where the disk stores are built (removed afterwards).
+        #[arg(long, default_value = "runs/bench-store")]
+        dir: PathBuf,
+        /// Run only this backend, in this process (used by the parent run).
+        #[arg(long, value_enum, hide = true)]
+        only: Option<commands::bench_store::BenchBackend>,
+    },
     /// Solver speed and exploitability on Kuhn poker and Leduc hold'em.
     Cfr {
         /// External-sampling MCCFR iterations on Leduc.
@@ -82,6 +99,12 @@ fn main() -> anyhow::Result<()> {
         Command::Bench { target } => match target {
             BenchTarget::Game { hands, seed } => commands::bench_game::run(hands, seed),
             BenchTarget::Cfr { iterations, seed } => commands::bench_cfr::run(iterations, seed),
+            BenchTarget::Store {
+                keys,
+                threads,
+                dir,
+                only,
+            } => commands::bench_store::run(keys, threads, &dir, only),
         },
     }
 }

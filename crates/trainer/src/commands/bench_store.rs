@@ -1,0 +1,400 @@
+//! `trainer bench store`: the workload of the published comparison of
+//! disk-backed stores for a euchre bot, on every backend plus a
+//! `Mutex<HashMap>` baseline measured in the same run.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::Command;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use clap::ValueEnum;
+use rayon::prelude::*;
+use store::{
+    DurableTable, Fingerprint, Key, KeyUniverse, LmdbTable, MemoryTable, MmapTable, Record,
+    RecordEncoding, RecordLayout, Table,
+};
+
+use crate::format::{bytes, thousands};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum BenchBackend {
+    Baseline,
+    Memory,
+    Lmdb,
+    Mmap,
+}
+
+impl BenchBackend {
+    const ALL: [BenchBackend; 4] = [
+        BenchBackend::Baseline,
+        BenchBackend::Memory,
+        BenchBackend::Lmdb,
+        BenchBackend::Mmap,
+    ];
+
+    fn label(self) -> &'static str {
+        match self {
+            BenchBackend::Baseline => "Mutex<HashMap> (baseline)",
+            BenchBackend::Memory => "memory",
+            BenchBackend::Lmdb => "lmdb",
+            BenchBackend::Mmap => "mmap + phf",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workload_keys_are_distinct_sequences_of_six_to_nineteen_actions() {
+        let keys: std::collections::HashSet<Key> = (0..200_000).map(key_of).collect();
+        assert_eq!(keys.len(), 200_000);
+        for key in keys {
+            let length = (key >> 120) as u32;
+            assert!((6..=19).contains(&length));
+            assert_eq!(
+                key & !((1u128 << (5 * length)) - 1) & ((1u128 << 120) - 1),
+                0
+            );
+        }
+    }
+}
+
+/// Records of about five actions, as in the post.
+const LAYOUT: RecordLayout = RecordLayout {
+    max_actions: 5,
+    encoding: RecordEncoding::F32,
+};
+
+/// A bijection on `bits`-bit integers (xorshifts and odd multiplications
+/// modulo 2^bits), so that distinct inputs give distinct random-looking outputs.
+fn mix_bits(mut x: u128, bits: u32) -> u128 {
+    let mask = (1u128 << bits) - 1;
+    let shift = bits / 2;
+    for multiplier in [
+        0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835u128,
+        0xD6E8_FEB8_6659_FD93_A5A5_5A5A_C3C3_3C3Bu128 | 1,
+    ] {
+        x ^= x >> shift;
+        x = x.wrapping_mul(multiplier) & mask;
+    }
+    x ^ (x >> shift)
+}
+
+/// The `index`-th key: an action sequence of length 6 to 19 over 32
+/// actions, 5 bits an action, with the length in the top byte. Lengths
+/// cycle with the index, and the sequence is a bijective mix of the rest of
+/// the index, so keys look random, never repeat (a perfect hash needs a
+/// set), and are never held in memory as a list.
+fn key_of(index: u64) -> Key {
+    let length = 6 + (index % 14) as u32;
+    let sequence = mix_bits(u128::from(index / 14), 5 * length);
+    u128::from(length) << 120 | sequence
+}
+
+/// The workload's keys in chunks of index ranges, for the perfect hash.
+struct BenchUniverse(u64);
+
+/// Indices as `u32` because boomphf needs exact-size chunks, and ranges of
+/// `u64` do not promise that on 32-bit targets.
+#[derive(Clone)]
+struct IndexChunk(std::ops::Range<u32>);
+
+fn key_of_u32(index: u32) -> Key {
+    key_of(u64::from(index))
+}
+
+impl IntoIterator for IndexChunk {
+    type Item = Key;
+    type IntoIter = std::iter::Map<std::ops::Range<u32>, fn(u32) -> Key>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.map(key_of_u32 as fn(u32) -> Key)
+    }
+}
+
+impl KeyUniverse for BenchUniverse {
+    type Chunk = IndexChunk;
+
+    fn chunks(&self) -> Vec<IndexChunk> {
+        let step = 1u32 << 20;
+        let total = u32::try_from(self.0).unwrap_or(u32::MAX);
+        (0..total.div_ceil(step))
+            .map(|c| IndexChunk(c * step..(c.saturating_add(1).saturating_mul(step)).min(total)))
+            .collect()
+    }
+
+    fn len(&self) -> u64 {
+        self.0
+    }
+}
+
+/// The value written back at each step.
+fn touch(record: &mut Record, index: u64) {
+    for action in 0..5 {
+        record.regrets[action] += (index % 7) as f32 - 3.0;
+        record.strategy_sum[action] += 1.0;
+    }
+    record.last_iteration = 1;
+}
+
+fn run_steps(table: &dyn Table, keys: u64) -> anyhow::Result<()> {
+    (0..keys).into_par_iter().try_for_each(|index| {
+        let slot = table.slot(key_of(index))?;
+        table.update(slot, &mut |record| touch(record, index));
+        Ok::<(), store::StoreError>(())
+    })?;
+    Ok(())
+}
+
+/// Peak anonymous and file-backed resident memory, sampled every 20 ms.
+/// File-backed pages of the mmap are page cache the kernel can reclaim;
+/// anonymous memory is what the process truly holds.
+struct MemorySampler {
+    stop: std::sync::Arc<AtomicBool>,
+    peak_anon: std::sync::Arc<AtomicU64>,
+    peak_file: std::sync::Arc<AtomicU64>,
+    handle: Option<std::thread::JoinHandle<()>>,
+}
+
+fn status_kib(field: &str) -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find(|line| line.starts_with(field))
+        .and_then(|line| line.split_whitespace().nth(1))
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(0)
+}
+
+impl MemorySampler {
+    fn start() -> MemorySampler {
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let peak_anon = std::sync::Arc::new(AtomicU64::new(0));
+        let peak_file = std::sync::Arc::new(AtomicU64::new(0));
+        let (s, a, f) = (stop.clone(), peak_anon.clone(), peak_file.clone());
+        let handle = std::thread::spawn(move || {
+            while !s.load(Ordering::Relaxed) {
+                a.fetch_max(status_kib("RssAnon:") * 1024, Ordering::Relaxed);
+                f.fetch_max(status_kib("RssFile:") * 1024, Ordering::Relaxed);
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        });
+        MemorySampler {
+            stop,
+            peak_anon,
+            peak_file,
+            handle: Some(handle),
+        }
+    }
+
+    fn finish(mut self) -> (u64, u64) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(handle) = self.handle.take() {
+            handle.join().ok();
+        }
+        (
+            self.peak_anon.load(Ordering::Relaxed),
+            self.peak_file.load(Ordering::Relaxed),
+        )
+    }
+}
+
+/// One backend's figures, printed by the child as one parseable line.
+struct Measurement {
+    seconds: f64,
+    setup_seconds: f64,
+    peak_anon: u64,
+    peak_file: u64,
+    disk: u64,
+    index_bytes: u64,
+}
+
+fn fingerprint(keys: u64) -> Fingerprint {
+    Fingerprint {
+        digest: keys,
+        description: format!("bench store workload with {keys} keys"),
+    }
+}
+
+fn measure(backend: BenchBackend, keys: u64, dir: &Path) -> anyhow::Result<Measurement> {
+    let sampler = MemorySampler::start();
+    let setup = Instant::now();
+    let mut index_bytes = 0;
+    let mut disk = 0;
+    let seconds = match backend {
+        BenchBackend::Baseline => {
+            let map: Mutex<HashMap<Key, Record>> = Mutex::new(HashMap::new());
+            let started = Instant::now();
+            (0..keys).into_par_iter().for_each(|index| {
+                let mut map = map
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                touch(map.entry(key_of(index)).or_default(), index);
+            });
+            started.elapsed().as_secs_f64()
+        }
+        BenchBackend::Memory => {
+            let table = MemoryTable::new();
+            let started = Instant::now();
+            run_steps(&table, keys)?;
+            started.elapsed().as_secs_f64()
+        }
+        BenchBackend::Lmdb => {
+            let table = LmdbTable::open(&dir.join("lmdb"), LAYOUT, fingerprint(keys), 1 << 20)?;
+            let started = Instant::now();
+            run_steps(&table, keys)?;
+            table.checkpoint()?;
+            disk = table.disk_bytes();
+            started.elapsed().as_secs_f64()
+        }
+        BenchBackend::Mmap => {
+            let universe = BenchUniverse(keys);
+            let table = MmapTable::open(
+                &dir.join("mmap"),
+                LAYOUT,
+                fingerprint(keys),
+                &universe,
+                &mut |stage| {
+                    eprintln!("mmap: {stage}");
+                },
+            )?;
+            index_bytes = table.phf_bytes();
+            let started = Instant::now();
+            run_steps(&table, keys)?;
+            table.checkpoint()?;
+            disk = table.disk_bytes();
+            started.elapsed().as_secs_f64()
+        }
+    };
+    let setup_seconds = setup.elapsed().as_secs_f64() - seconds;
+    let (peak_anon, peak_file) = sampler.finish();
+    Ok(Measurement {
+        seconds,
+        setup_seconds,
+        peak_anon,
+        peak_file,
+        disk,
+        index_bytes,
+    })
+}
+
+pub(crate) fn run(
+    keys: u64,
+    threads: Option<usize>,
+    dir: &Path,
+    only: Option<BenchBackend>,
+) -> anyhow::Result<()> {
+    anyhow::ensure!(keys > 0, "--keys must be at least 1");
+    anyhow::ensure!(
+        keys <= u64::from(u32::MAX),
+        "--keys must be at most {}",
+        u32::MAX
+    );
+    if let Some(threads) = threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build_global()
+            .context("cannot start the thread pool")?;
+    }
+    if let Some(backend) = only {
+        let m = measure(backend, keys, dir)?;
+        println!(
+            "RESULT {} {} {} {} {} {}",
+            m.seconds, m.setup_seconds, m.peak_anon, m.peak_file, m.disk, m.index_bytes
+        );
+        return Ok(());
+    }
+    let exe = std::env::current_exe().context("cannot find the trainer executable")?;
+    let mut rows = Vec::new();
+    for backend in BenchBackend::ALL {
+        let run_dir = dir.join(format!("{backend:?}").to_lowercase());
+        std::fs::remove_dir_all(&run_dir).ok();
+        eprintln!(
+            "measuring {} on {} keys ...",
+            backend.label(),
+            thousands(keys)
+        );
+        let mut command = Command::new(&exe);
+        command
+            .args(["bench", "store", "--keys", &keys.to_string(), "--dir"])
+            .arg(&run_dir);
+        command.args(["--only", &format!("{backend:?}").to_lowercase()]);
+        if let Some(threads) = threads {
+            command.args(["--threads", &threads.to_string()]);
+        }
+        let output = command.output().context("cannot run the benchmark child")?;
+        std::fs::remove_dir_all(&run_dir).ok();
+        if !output.status.success() {
+            bail!(
+                "{} failed: {}",
+                backend.label(),
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        let text = String::from_utf8_lossy(&output.stdout);
+        let fields: Vec<f64> = text
+            .lines()
+            .find_map(|line| line.strip_prefix("RESULT "))
+            .context("the benchmark child printed no result")?
+            .split_whitespace()
+            .map(|value| value.parse().unwrap_or(0.0))
+            .collect();
+        anyhow::ensure!(fields.len() == 6, "malformed benchmark result: {text}");
+        rows.push((backend, fields));
+    }
+    let baseline = rows[0].1[0];
+    println!(
+        "{} keys (action sequences of 6-19 over 32 actions), records of {} actions ({} B), {} threads",
+        thousands(keys),
+        LAYOUT.max_actions,
+        LAYOUT.bytes(),
+        rayon::current_num_threads()
+    );
+    println!(
+        "{:<26} {:>9} {:>11} {:>10} {:>14} {:>14} {:>11} {:>10}",
+        "store",
+        "time (s)",
+        "vs baseline",
+        "setup (s)",
+        "peak anon RSS",
+        "peak file RSS",
+        "disk",
+        "phf"
+    );
+    for (backend, f) in &rows {
+        println!(
+            "{:<26} {:>9.2} {:>10.2}x {:>10.2} {:>14} {:>14} {:>11} {:>10}",
+            backend.label(),
+            f[0],
+            f[0] / baseline,
+            f[1],
+            bytes(f[2] as u64),
+            bytes(f[3] as u64),
+            if f[4] > 0.0 {
+                bytes(f[4] as u64)
+            } else {
+                "-".into()
+            },
+            if f[5] > 0.0 {
+                bytes(f[5] as u64)
+            } else {
+                "-".into()
+            },
+        );
+    }
+    println!(
+        "time: the look-up + write-back steps (LMDB and mmap include their final checkpoint);"
+    );
+    println!(
+        "setup: building the perfect hash and allocating files (mmap), opening the env (LMDB)."
+    );
+    println!(
+        "file RSS is mmap page cache, which the kernel reclaims under pressure; see the memcap run in the README."
+    );
+    Ok(())
+}
