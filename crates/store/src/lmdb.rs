@@ -4,13 +4,20 @@
 //! one batched write transaction. When LMDB's map is full, it is doubled
 //! and the write retried.
 //!
-//! Env flags: none beyond heed's defaults. In particular no `NO_SYNC`,
-//! `NO_META_SYNC` or `WRITE_MAP`: each committed transaction is durable and
-//! a crash cannot corrupt the database. Records not yet flushed from the
-//! cache are lost in a crash; `checkpoint` flushes every shard and syncs,
-//! which is the durability point the trainer relies on. Opening the env is
-//! `unsafe` in heed because two processes opening one env with different
-//! options is undefined behaviour; the directory lock rules that out.
+//! Env flags, and what each risks:
+//! - `NO_SYNC`: commits do not fsync. A killed *process* loses nothing that
+//!   was committed (the data is in the OS page cache); an OS crash or power
+//!   loss may lose commits since the last `checkpoint`, which calls
+//!   `force_sync`, and on a filesystem that reorders writes could damage
+//!   the database. The trainer only trusts checkpoints, and a checkpoint is
+//!   durable, so this trades nothing it relies on for one fsync per batch.
+//! - No `WRITE_MAP` or `MAP_ASYNC`: a stray write through the map could
+//!   corrupt the database, and with `NO_SYNC` it would lose ACI guarantees.
+//!
+//! Records not yet flushed from the cache live only in memory until the
+//! next batch or checkpoint. Opening the env is `unsafe` in heed because two
+//! processes opening one env with different options is undefined
+//! behaviour; the directory lock rules that out.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -18,7 +25,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError, RwLock};
 
 use heed::types::Bytes;
-use heed::{Database, Env, EnvOpenOptions};
+use heed::{Database, Env, EnvFlags, EnvOpenOptions};
 use rustc_hash::FxBuildHasher;
 
 use crate::dir::{Backend, Fingerprint, Manifest, StoreDir};
@@ -110,13 +117,15 @@ impl LmdbTable {
         let map_bytes = (2 * existing)
             .max(initial_map_bytes)
             .next_multiple_of(1 << 20);
-        // SAFETY: see the module docs: the directory lock guarantees that no
-        // other process has this env open, and we open it exactly once.
+        // SAFETY: the directory lock guarantees that no other process has
+        // this env open, and we open it exactly once; the flags are
+        // discussed in the module docs.
         #[allow(unsafe_code)]
         let env = unsafe {
             EnvOpenOptions::new()
                 .map_size(map_bytes)
                 .max_dbs(1)
+                .flags(EnvFlags::NO_SYNC)
                 .open(&env_path)
         }
         .map_err(lmdb_error(&env_path))?;
