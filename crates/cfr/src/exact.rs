@@ -186,3 +186,36 @@ impl Walk<'_> {
         }
     }
 }
+
+/// The result of [`solve`]: the average strategy's quality.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Solved {
+    pub iterations: u32,
+    pub exploitability: f64,
+    /// Each player's expected payoff under the average strategy.
+    pub values: Vec<f64>,
+    pub infosets: usize,
+    /// Time spent iterating, excluding tree building and measurement.
+    pub iterate_seconds: f64,
+}
+
+/// Runs `iterations` of exact CFR under `schedule` on a fresh memory table
+/// and measures the average strategy: the common case of tests and benches.
+pub fn solve<G: Game>(root: &G, schedule: Schedule, iterations: u32) -> Result<Solved, CfrError> {
+    let table = store::MemoryTable::new();
+    let mut solver = ExactSolver::new(root, &table, schedule)?;
+    let started = std::time::Instant::now();
+    for _ in 0..iterations {
+        solver.iterate();
+    }
+    let iterate_seconds = started.elapsed().as_secs_f64();
+    let policy = crate::policy::AveragePolicy(&table);
+    let tree = solver.tree();
+    Ok(Solved {
+        iterations,
+        exploitability: crate::best_response::exploitability(tree, &policy)?,
+        values: crate::best_response::expected_values(tree, &policy),
+        infosets: tree.infosets.len(),
+        iterate_seconds,
+    })
+}

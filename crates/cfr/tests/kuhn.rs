@@ -1,7 +1,7 @@
 //! Kuhn poker: known value -1/18 and a known equilibrium family.
 
 use cfr::best_response::{best_response_value, expected_values, exploitability};
-use cfr::exact::ExactSolver;
+use cfr::exact::solve;
 use cfr::games::kuhn::{Kuhn, equilibrium};
 use cfr::mccfr::ExternalSampling;
 use cfr::policy::{AveragePolicy, FnPolicy};
@@ -68,17 +68,8 @@ fn best_response_punishes_a_known_mistake() {
 }
 
 fn solve_exact(schedule: Schedule, iterations: u32) -> (f64, f64) {
-    let table = MemoryTable::new();
-    let mut solver = ExactSolver::new(&Kuhn::new(), &table, schedule).unwrap();
-    for _ in 0..iterations {
-        solver.iterate();
-    }
-    let policy = AveragePolicy(&table);
-    let tree = solver.tree();
-    (
-        exploitability(tree, &policy).unwrap(),
-        expected_values(tree, &policy)[0],
-    )
+    let solved = solve(&Kuhn::new(), schedule, iterations).unwrap();
+    (solved.exploitability, solved.values[0])
 }
 
 #[test]

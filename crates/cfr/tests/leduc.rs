@@ -2,27 +2,17 @@
 //! reaches on this kind of machine, and the known game value.
 
 use cfr::Schedule;
-use cfr::best_response::{expected_values, exploitability};
-use cfr::exact::ExactSolver;
+use cfr::best_response::exploitability;
+use cfr::exact::solve;
 use cfr::games::leduc::Leduc;
 use cfr::mccfr::ExternalSampling;
 use cfr::policy::AveragePolicy;
 use cfr::tree::Tree;
-use store::{MemoryTable, Table};
+use store::MemoryTable;
 
-fn exact_run(schedule: Schedule, iterations: u32) -> (f64, f64, u64) {
-    let table = MemoryTable::new();
-    let mut solver = ExactSolver::new(&Leduc::new(), &table, schedule).unwrap();
-    for _ in 0..iterations {
-        solver.iterate();
-    }
-    let policy = AveragePolicy(&table);
-    let tree = solver.tree();
-    (
-        exploitability(tree, &policy).unwrap(),
-        expected_values(tree, &policy)[0],
-        table.len(),
-    )
+fn exact_run(schedule: Schedule, iterations: u32) -> (f64, f64, usize) {
+    let solved = solve(&Leduc::new(), schedule, iterations).unwrap();
+    (solved.exploitability, solved.values[0], solved.infosets)
 }
 
 #[test]

@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use cfr::Schedule;
 use cfr::best_response::exploitability;
-use cfr::exact::ExactSolver;
+use cfr::exact::solve;
 use cfr::games::kuhn::Kuhn;
 use cfr::games::leduc::Leduc;
 use cfr::mccfr::ExternalSampling;
@@ -30,18 +30,13 @@ fn exact<G: cfr::Game>(
     schedule: Schedule,
     iterations: u32,
 ) -> anyhow::Result<Row> {
-    let table = MemoryTable::new();
-    let mut solver = ExactSolver::new(root, &table, schedule)?;
-    let started = Instant::now();
-    for _ in 0..iterations {
-        solver.iterate();
-    }
-    let seconds = started.elapsed().as_secs_f64();
+    let solved = solve(root, schedule, iterations)?;
+    let seconds = solved.iterate_seconds;
     Ok(Row {
         game,
         algorithm: name.to_string(),
         iterations: u64::from(iterations),
-        exploitability: exploitability(solver.tree(), &AveragePolicy(&table))?,
+        exploitability: solved.exploitability,
         seconds,
         threads: 1,
     })
