@@ -395,10 +395,12 @@ fn check_header(
     Ok(())
 }
 
-/// Writes keys to their slots in a file of 16-byte entries.
+/// Writes keys to their slots in a file of 16-byte entries, remembering
+/// the first failed write so that `finish` reports it.
 struct KeysWriter {
     file: File,
     path: std::path::PathBuf,
+    failure: Option<std::io::Error>,
 }
 
 impl KeysWriter {
@@ -407,17 +409,23 @@ impl KeysWriter {
         Ok(KeysWriter {
             file,
             path: path.to_path_buf(),
+            failure: None,
         })
     }
 
     fn put(&mut self, slot: u64, key: Key) {
         use std::os::unix::fs::FileExt;
-        // Errors surface at `finish` through sync_all; a failed positional
-        // write on preallocated space is not expected.
-        self.file.write_all_at(&key.to_le_bytes(), slot * 16).ok();
+        if self.failure.is_none()
+            && let Err(error) = self.file.write_all_at(&key.to_le_bytes(), slot * 16)
+        {
+            self.failure = Some(error);
+        }
     }
 
     fn finish(self) -> Result<(), StoreError> {
+        if let Some(source) = self.failure {
+            return Err(classify_write_error(&self.path, 16, source));
+        }
         self.file.sync_all().map_err(StoreError::io(&self.path))
     }
 }
@@ -472,13 +480,20 @@ impl Table for MmapTable {
         self.records
     }
 
+    /// Streams the keys file in blocks, so that exporting never holds the
+    /// key universe in memory.
     fn for_each(&self, visit: &mut dyn FnMut(Key, &Record)) {
-        let Ok(keys) = std::fs::read(self.dir.file(KEYS_FILE)) else {
+        use std::io::Read;
+        let Ok(file) = File::open(self.dir.file(KEYS_FILE)) else {
             return;
         };
-        for (slot, key) in keys.chunks_exact(16).enumerate() {
-            let key = Key::from_le_bytes(key.try_into().unwrap_or([0; 16]));
-            visit(key, &self.read(SlotId(slot as u64)));
+        let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
+        let mut entry = [0u8; 16];
+        for slot in 0..self.records {
+            if reader.read_exact(&mut entry).is_err() {
+                return;
+            }
+            visit(Key::from_le_bytes(entry), &self.read(SlotId(slot)));
         }
     }
 }

@@ -15,10 +15,3 @@ pub struct Record {
     /// discounting catches the values up from here when next touched.
     pub last_iteration: u32,
 }
-
-impl Record {
-    /// Whether any value differs from a fresh record.
-    pub fn is_touched(&self) -> bool {
-        self.last_iteration != 0 || *self != Record::default()
-    }
-}
