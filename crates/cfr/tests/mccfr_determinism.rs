@@ -10,7 +10,9 @@ use store::{Key, MemoryTable, Record, Table};
 
 fn snapshot(table: &MemoryTable) -> Vec<(Key, Record)> {
     let mut rows = Vec::new();
-    table.for_each(&mut |key, record| rows.push((key, *record)));
+    table
+        .for_each(&mut |key, record| rows.push((key, *record)))
+        .unwrap();
     rows.sort_by_key(|(key, _)| *key);
     rows
 }
@@ -93,13 +95,15 @@ fn two_threads_lose_no_update() {
     // Without discounting, every strategy update adds a distribution summing
     // to 1: the table's total mass must equal the number of updates.
     let mut mass = 0.0f64;
-    table.for_each(&mut |_, record| {
-        mass += record
-            .strategy_sum
-            .iter()
-            .map(|&s| f64::from(s))
-            .sum::<f64>();
-    });
+    table
+        .for_each(&mut |_, record| {
+            mass += record
+                .strategy_sum
+                .iter()
+                .map(|&s| f64::from(s))
+                .sum::<f64>();
+        })
+        .unwrap();
     let expected = stats.strategy_updates as f64;
     assert!(
         (mass - expected).abs() / expected < 1e-4,

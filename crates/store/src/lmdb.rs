@@ -311,11 +311,12 @@ impl Table for LmdbTable {
         self.index.len()
     }
 
-    fn for_each(&self, visit: &mut dyn FnMut(Key, &Record)) {
+    fn for_each(&self, visit: &mut dyn FnMut(Key, &Record)) -> Result<(), StoreError> {
         for slot in 0..self.len() {
             let slot = SlotId(slot);
             visit(self.key_of(slot), &self.read(slot));
         }
+        Ok(())
     }
 }
 

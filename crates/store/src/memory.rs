@@ -100,11 +100,12 @@ impl Table for MemoryTable {
 
     /// Slots created while this runs may be skipped; call it when no
     /// training thread is inserting.
-    fn for_each(&self, visit: &mut dyn FnMut(Key, &Record)) {
+    fn for_each(&self, visit: &mut dyn FnMut(Key, &Record)) -> Result<(), StoreError> {
         for slot in 0..self.len() {
             let entry = self.entry(SlotId(slot));
             visit(entry.key, &entry.record);
         }
+        Ok(())
     }
 }
 
@@ -153,11 +154,13 @@ mod tests {
         });
         assert_eq!(table.len(), 64);
         let mut total = 0.0;
-        table.for_each(&mut |key, record| {
-            assert!(keys.contains(&key));
-            assert_eq!(record.strategy_sum[1], 2.0 * record.regrets[0]);
-            total += f64::from(record.regrets[0]);
-        });
+        table
+            .for_each(&mut |key, record| {
+                assert!(keys.contains(&key));
+                assert_eq!(record.strategy_sum[1], 2.0 * record.regrets[0]);
+                total += f64::from(record.regrets[0]);
+            })
+            .unwrap();
         assert_eq!(total, 200_000.0);
     }
 }

@@ -482,19 +482,32 @@ impl Table for MmapTable {
 
     /// Streams the keys file in blocks, so that exporting never holds the
     /// key universe in memory.
-    fn for_each(&self, visit: &mut dyn FnMut(Key, &Record)) {
+    fn for_each(&self, visit: &mut dyn FnMut(Key, &Record)) -> Result<(), StoreError> {
         use std::io::Read;
-        let Ok(file) = File::open(self.dir.file(KEYS_FILE)) else {
-            return;
-        };
+        let path = self.dir.file(KEYS_FILE);
+        let file = File::open(&path).map_err(|source| match source.kind() {
+            std::io::ErrorKind::NotFound => StoreError::Missing {
+                path: path.clone(),
+                hint: "the keys file is needed to export; restore it or start a new run directory"
+                    .into(),
+            },
+            _ => StoreError::Io {
+                path: path.clone(),
+                source,
+            },
+        })?;
         let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
         let mut entry = [0u8; 16];
         for slot in 0..self.records {
-            if reader.read_exact(&mut entry).is_err() {
-                return;
-            }
+            reader
+                .read_exact(&mut entry)
+                .map_err(|source| StoreError::Corrupt {
+                    path: path.clone(),
+                    reason: format!("it ends after {slot} of {} keys ({source})", self.records),
+                })?;
             visit(Key::from_le_bytes(entry), &self.read(SlotId(slot)));
         }
+        Ok(())
     }
 }
 

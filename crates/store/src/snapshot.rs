@@ -133,8 +133,8 @@ impl Table for SnapshotTable {
         self.table.len()
     }
 
-    fn for_each(&self, visit: &mut dyn FnMut(Key, &Record)) {
-        self.table.for_each(visit);
+    fn for_each(&self, visit: &mut dyn FnMut(Key, &Record)) -> Result<(), StoreError> {
+        self.table.for_each(visit)
     }
 }
 
@@ -150,7 +150,7 @@ impl DurableTable for SnapshotTable {
             self.layout
                 .encode(RecordLayout::key_check(key), record, &mut encoded);
             bytes.extend_from_slice(&encoded);
-        });
+        })?;
         write_atomically(&self.dir.file(SNAPSHOT_FILE), &bytes)?;
         let manifest = Manifest {
             records: (bytes.len() / entry) as u64,

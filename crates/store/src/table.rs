@@ -43,6 +43,7 @@ pub trait Table: Send + Sync {
         self.len() == 0
     }
 
-    /// Calls `visit` with every key and its record, in slot order.
-    fn for_each(&self, visit: &mut dyn FnMut(Key, &Record));
+    /// Calls `visit` with every key and its record, in slot order. Fails,
+    /// rather than visiting fewer records, when the keys cannot be read.
+    fn for_each(&self, visit: &mut dyn FnMut(Key, &Record)) -> Result<(), StoreError>;
 }

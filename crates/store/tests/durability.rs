@@ -159,10 +159,12 @@ fn all_backends_hold_byte_identical_records_across_reopen() {
         apply_updates_from(&table, &keys, 4, 6);
         assert_eq!(encoded(&table, layout, &keys), expected, "mmap, {layout:?}");
         let mut visited = 0;
-        table.for_each(&mut |key, record| {
-            visited += 1;
-            assert_eq!(*record, table.read(table.find(key).unwrap()));
-        });
+        table
+            .for_each(&mut |key, record| {
+                visited += 1;
+                assert_eq!(*record, table.read(table.find(key).unwrap()));
+            })
+            .unwrap();
         assert_eq!(visited, keys.len());
     }
 }
@@ -356,6 +358,31 @@ fn damaged_files_are_named_never_loaded() {
         std::fs::write(dir.join(PHF_FILE), b"not a hash").unwrap();
     });
     assert!(matches!(error, StoreError::Corrupt { .. }), "{error}");
+
+    // Export needs the keys file: a missing or short one is an error, never
+    // an export with fewer records.
+    let dir = TempDir::new("keys-file");
+    let table = MmapTable::open(
+        &dir.0,
+        F32,
+        fingerprint(9),
+        &universe(300),
+        &mut no_progress,
+    )
+    .unwrap();
+    truncate(&dir.0.join(store::mmap::KEYS_FILE), 16);
+    let mut visited = 0;
+    let error = table.for_each(&mut |_, _| visited += 1).unwrap_err();
+    assert!(
+        matches!(&error, StoreError::Corrupt { reason, .. } if reason.contains("299 of 300")),
+        "{error}"
+    );
+    std::fs::remove_file(dir.0.join(store::mmap::KEYS_FILE)).unwrap();
+    assert!(matches!(
+        table.for_each(&mut |_, _| {}),
+        Err(StoreError::Missing { .. })
+    ));
+    drop(table);
 
     let error = corrupt_after("missing-records", true, |dir| {
         std::fs::remove_file(dir.join(RECORDS_FILE)).unwrap();
