@@ -1,5 +1,6 @@
 pub mod action;
 pub mod card;
+pub mod double_dummy;
 pub mod enumerate;
 pub mod error;
 pub mod infoset;

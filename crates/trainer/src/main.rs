@@ -68,6 +68,13 @@ enum BenchTarget {
         #[arg(long, value_enum, hide = true)]
         only: Option<commands::bench_store::BenchBackend>,
     },
+    /// The open-hand (double-dummy) solver: full 20-card positions per second.
+    Dd {
+        #[arg(long, default_value_t = 20_000)]
+        positions: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// Solver speed and exploitability on Kuhn poker and Leduc hold'em.
     Cfr {
         /// External-sampling MCCFR iterations on Leduc.
@@ -98,6 +105,7 @@ fn main() -> anyhow::Result<()> {
         Command::Replay => commands::replay::run(std::io::stdin().lock(), std::io::stdout().lock()),
         Command::Bench { target } => match target {
             BenchTarget::Game { hands, seed } => commands::bench_game::run(hands, seed),
+            BenchTarget::Dd { positions, seed } => commands::bench_dd::run(positions, seed),
             BenchTarget::Cfr { iterations, seed } => commands::bench_cfr::run(iterations, seed),
             BenchTarget::Store {
                 keys,

@@ -1,4 +1,5 @@
 pub(crate) mod bench_cfr;
+pub(crate) mod bench_dd;
 pub(crate) mod bench_game;
 pub(crate) mod bench_store;
 pub(crate) mod enumerate;
