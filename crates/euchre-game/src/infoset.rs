@@ -211,3 +211,10 @@ pub fn canonical_order(mut actions: ActionList, perm: &SuitPerm) -> ActionList {
         .sort_unstable_by_key(|&action: &Action| perm.action(action).id());
     actions
 }
+
+/// The decision at `state` under the full key: perfect recall through
+/// bidding, the rank-compressed key for card play. `None` once the hand is
+/// over.
+pub fn decision(state: &GameState) -> Option<Decision> {
+    bidding_decision(state).or_else(|| crate::play_key::play_decision(state))
+}

@@ -4,6 +4,7 @@ pub mod double_dummy;
 pub mod enumerate;
 pub mod error;
 pub mod infoset;
+pub mod play_key;
 pub mod replay;
 pub mod rules;
 pub mod seat;

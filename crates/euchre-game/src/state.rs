@@ -148,6 +148,26 @@ impl Outcome {
     }
 }
 
+/// The points for a hand that ended with `tricks` taken by each team: the
+/// makers score 1 for three or four tricks and 2 for all five (4 alone);
+/// euchred makers give the defenders 2 (4 against a lone defender). A hand
+/// passed out scores nothing.
+pub fn score(contract: Option<Contract>, lone_defender: bool, tricks: [u8; 2]) -> Outcome {
+    let mut points = [0u8; 2];
+    if let Some(contract) = contract {
+        let makers = contract.maker.team();
+        let maker_tricks = tricks[makers.index()];
+        if maker_tricks == 5 {
+            points[makers.index()] = if contract.alone { 4 } else { 2 };
+        } else if maker_tricks >= 3 {
+            points[makers.index()] = 1;
+        } else {
+            points[makers.other().index()] = if lone_defender { 4 } else { 2 };
+        }
+    }
+    Outcome { points, tricks }
+}
+
 /// A hand in progress.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct GameState {
@@ -479,21 +499,10 @@ impl GameState {
         if self.stage != Stage::Finished {
             return None;
         }
-        let mut points = [0u8; 2];
-        if let Some(contract) = self.contract {
-            let makers = contract.maker.team();
-            let maker_tricks = self.tricks_won[makers.index()];
-            if maker_tricks == 5 {
-                points[makers.index()] = if contract.alone { 4 } else { 2 };
-            } else if maker_tricks >= 3 {
-                points[makers.index()] = 1;
-            } else {
-                points[makers.other().index()] = if self.lone_defender.is_some() { 4 } else { 2 };
-            }
-        }
-        Some(Outcome {
-            points,
-            tricks: self.tricks_won,
-        })
+        Some(score(
+            self.contract,
+            self.lone_defender.is_some(),
+            self.tricks_won,
+        ))
     }
 }

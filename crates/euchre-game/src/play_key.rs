@@ -1,0 +1,257 @@
+//! The rank-compressed card-play key.
+//!
+//! Perfect recall over card play has about 5.6e23 infostates; this key has
+//! about 7.7e7. It keeps what the unordered-set key knows about the rest of
+//! the hand, and drops what a player can rarely use.
+//!
+//! **Kept.** Once trump is set the suits are *trump* (seven cards, both
+//! bowers), *next* (trump's colour, five cards) and two *off* suits (six
+//! each). For each suit, its live cards from strongest down, each labelled
+//! *mine*, *unseen* or *winning the current trick*. A card is dead once it
+//! sits in a completed trick, or in the current trick without winning it:
+//! it can never take a trick again. Then the led suit, which side is
+//! winning the trick, tricks won by each side, whether the actor's side
+//! made trump, and who is alone. How far into the trick play is, and so who
+//! plays after the actor, follows from the count of live cards.
+//!
+//! **Lost.** Which card each dead card was: two live cards with only dead
+//! cards between them are the same card for every purpose that remains
+//! (the rank equivalence of bridge double-dummy solvers). The order of
+//! play and who played what, so also which players have shown a void. The
+//! seat of the maker within a side, the upcard and the dealer's discard.
+//!
+//! **Symmetry.** The two off suits may swap; the key is the smaller of the
+//! two encodings, and actions are ordered consistently with it.
+
+use crate::action::{Action, ActionList};
+use crate::card::{Card, Suit};
+use crate::infoset::{Decision, InfoKey};
+use crate::seat::Seat;
+use crate::state::{GameState, Stage};
+use crate::trump::{effective_suit, trump_order};
+
+/// The key's top byte for card-play decisions; bidding kinds use 1 to 4.
+pub const PLAY_KIND: u8 = 5;
+
+/// A live card's label.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Label {
+    Mine = 1,
+    Unseen = 2,
+    Winning = 3,
+}
+
+impl Label {
+    pub fn from_bits(bits: u8) -> Option<Label> {
+        match bits {
+            1 => Some(Label::Mine),
+            2 => Some(Label::Unseen),
+            3 => Some(Label::Winning),
+            _ => None,
+        }
+    }
+}
+
+/// One suit's live cards, strongest first, two bits per label.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct SuitLabels {
+    pub len: u8,
+    pub bits: u16,
+}
+
+impl SuitLabels {
+    pub fn push(&mut self, label: Label) {
+        self.bits |= (label as u16) << (2 * self.len);
+        self.len += 1;
+    }
+
+    pub fn get(&self, position: u8) -> Option<Label> {
+        (position < self.len).then(|| Label::from_bits((self.bits >> (2 * position)) as u8 & 3))?
+    }
+
+    fn code(&self) -> u128 {
+        u128::from(self.len) | u128::from(self.bits) << 3
+    }
+}
+
+/// Suit slots in the key: trump, next, and the two off suits.
+pub const TRUMP_SLOT: usize = 0;
+pub const NEXT_SLOT: usize = 1;
+
+/// Everything the play key holds, before canonicalisation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PlayView {
+    /// Indexed by slot; the off suits in the deal's suit order.
+    pub suits: [SuitLabels; 4],
+    /// The led suit's slot, `None` when the actor leads.
+    pub led: Option<u8>,
+    pub partner_winning: bool,
+    pub tricks_ours: u8,
+    pub tricks_theirs: u8,
+    pub we_made_trump: bool,
+    pub maker_alone: bool,
+    pub defender_alone: bool,
+}
+
+/// The four suits in slot order for a trump suit.
+pub fn slot_suits(trump: Suit) -> [Suit; 4] {
+    let next = trump.same_colour();
+    let mut off = Suit::ALL.into_iter().filter(|&s| s != trump && s != next);
+    let first = off.next().unwrap_or(trump);
+    let second = off.next().unwrap_or(trump);
+    [trump, next, first, second]
+}
+
+/// A card's strength within its effective suit, higher is stronger.
+fn strength_in_suit(card: Card, trump: Suit) -> u8 {
+    if effective_suit(card, trump) == trump {
+        trump_order(card, trump)
+    } else {
+        card.rank() as u8
+    }
+}
+
+/// Where a card sits: its slot and its position among that slot's live
+/// cards, strongest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Place {
+    slot: u8,
+    position: u8,
+}
+
+impl PlayView {
+    /// The actor's view at a card-play decision, and where each of the
+    /// actor's playable cards sits; `None` outside card play.
+    fn build(state: &GameState) -> Option<(PlayView, [(Card, Place); 5], usize)> {
+        if state.stage() != Stage::Play {
+            return None;
+        }
+        let actor = state.to_act()?;
+        let contract = state.contract()?;
+        let trump = contract.trump;
+        let trick = state.trick();
+        let winner: Option<Seat> = trick.winner(trump);
+        let winning_card = winner.map(|seat| trick.cards[seat.index()]);
+        let hand = state.hand(actor);
+        let playable = state.playable_cards();
+        // Dead: every played card except the one winning the current trick.
+        let mut dead = state.played();
+        if let Some(card) = winning_card {
+            dead = dead.without(card);
+        }
+        let suits = slot_suits(trump);
+        let mut view = PlayView {
+            suits: [SuitLabels::default(); 4],
+            led: None,
+            partner_winning: winner.is_some_and(|seat| seat == actor.partner()),
+            tricks_ours: state.tricks_won(actor.team()),
+            tricks_theirs: state.tricks_won(actor.team().other()),
+            we_made_trump: contract.maker.team() == actor.team(),
+            maker_alone: contract.alone,
+            defender_alone: state.lone_defender().is_some(),
+        };
+        if trick.played_mask != 0 {
+            view.led = suits.iter().position(|&s| s == trick.led).map(|i| i as u8);
+        }
+        let mut places = [(
+            Card::ALL[0],
+            Place {
+                slot: 0,
+                position: 0,
+            },
+        ); 5];
+        let mut count = 0;
+        for (slot, &suit) in suits.iter().enumerate() {
+            let mut cards: [Card; 7] = [Card::ALL[0]; 7];
+            let mut n = 0;
+            for card in Card::ALL {
+                if effective_suit(card, trump) == suit && !dead.contains(card) {
+                    cards[n] = card;
+                    n += 1;
+                }
+            }
+            cards[..n]
+                .sort_unstable_by_key(|&card| std::cmp::Reverse(strength_in_suit(card, trump)));
+            for (position, &card) in cards[..n].iter().enumerate() {
+                let label = if Some(card) == winning_card {
+                    Label::Winning
+                } else if hand.contains(card) {
+                    Label::Mine
+                } else {
+                    Label::Unseen
+                };
+                view.suits[slot].push(label);
+                if playable.contains(card) && count < places.len() {
+                    places[count] = (
+                        card,
+                        Place {
+                            slot: slot as u8,
+                            position: position as u8,
+                        },
+                    );
+                    count += 1;
+                }
+            }
+        }
+        Some((view, places, count))
+    }
+
+    /// The actor's view at a card-play decision; `None` outside card play.
+    pub fn of_state(state: &GameState) -> Option<PlayView> {
+        PlayView::build(state).map(|(view, _, _)| view)
+    }
+
+    /// The encoding with the off suits in the order `off_order` gives
+    /// (`[2, 3]` as dealt, `[3, 2]` swapped).
+    pub fn encode(&self, off_order: [usize; 2]) -> u128 {
+        let order = [TRUMP_SLOT, NEXT_SLOT, off_order[0], off_order[1]];
+        let mut code = 0u128;
+        for (place, &slot) in order.iter().enumerate() {
+            code |= self.suits[slot].code() << (17 * place);
+        }
+        let led = self.led.map_or(0, |slot| {
+            order.iter().position(|&s| s == slot as usize).unwrap_or(0) as u128 + 1
+        });
+        code | led << 68
+            | u128::from(self.partner_winning) << 71
+            | u128::from(self.tricks_ours) << 72
+            | u128::from(self.tricks_theirs) << 75
+            | u128::from(self.we_made_trump) << 78
+            | u128::from(self.maker_alone) << 79
+            | u128::from(self.defender_alone) << 80
+            | u128::from(PLAY_KIND) << 120
+    }
+
+    /// The canonical key and the off-suit order that gives it.
+    pub fn canonical(&self) -> (InfoKey, [usize; 2]) {
+        let dealt = self.encode([2, 3]);
+        let swapped = self.encode([3, 2]);
+        if swapped < dealt {
+            (InfoKey(swapped), [3, 2])
+        } else {
+            (InfoKey(dealt), [2, 3])
+        }
+    }
+}
+
+/// The card-play decision at `state`: the canonical key, and the playable
+/// cards ordered by (slot, position) in the canonical suit order. `None`
+/// outside card play.
+pub fn play_decision(state: &GameState) -> Option<Decision> {
+    let (view, places, count) = PlayView::build(state)?;
+    let (key, off_order) = view.canonical();
+    let canonical_slot = |slot: u8| match slot as usize {
+        s if s == off_order[0] => 2,
+        s if s == off_order[1] => 3,
+        s => s,
+    };
+    let mut ordered = places;
+    ordered[..count]
+        .sort_unstable_by_key(|(_, place)| (canonical_slot(place.slot), place.position));
+    let mut actions = ActionList::new();
+    for &(card, _) in &ordered[..count] {
+        actions.push(Action::Play(card));
+    }
+    Some(Decision { key, actions })
+}
