@@ -5,6 +5,7 @@
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
 
@@ -59,6 +60,13 @@ pub struct Manifest {
     pub records: u64,
     /// CRC-32 of the snapshot or data file, where the backend keeps one.
     pub checksum: Option<u32>,
+    /// How many checkpoints have committed; names the undo journal's epoch.
+    #[serde(default)]
+    pub checkpoints: u64,
+    /// The caller's own progress, opaque to the store, committed in the
+    /// same atomic rename as the records it describes.
+    #[serde(default)]
+    pub client_state: String,
 }
 
 impl Manifest {
@@ -73,6 +81,8 @@ impl Manifest {
             fingerprint,
             records: 0,
             checksum: None,
+            checkpoints: 0,
+            client_state: String::new(),
         }
     }
 
@@ -259,5 +269,41 @@ pub fn classify_write_error(path: &Path, needed: u64, source: std::io::Error) ->
             path: path.to_path_buf(),
             source,
         }
+    }
+}
+
+/// The manifest as last committed. Checkpoints replace it whole, so the
+/// records and the caller's state they describe commit in one rename.
+#[derive(Debug)]
+pub(crate) struct Committed(Mutex<Manifest>);
+
+impl Committed {
+    pub(crate) fn new(manifest: Manifest) -> Committed {
+        Committed(Mutex::new(manifest))
+    }
+
+    pub(crate) fn get(&self) -> Manifest {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Writes the next manifest: `change` fills in backend fields, and the
+    /// checkpoint count and `client_state` advance with it.
+    pub(crate) fn commit(
+        &self,
+        dir: &StoreDir,
+        client_state: &str,
+        change: impl FnOnce(&mut Manifest),
+    ) -> Result<(), StoreError> {
+        let mut current = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut next = current.clone();
+        change(&mut next);
+        next.checkpoints += 1;
+        next.client_state = client_state.to_string();
+        dir.write_manifest(&next)?;
+        *current = next;
+        Ok(())
     }
 }

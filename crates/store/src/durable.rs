@@ -7,7 +7,14 @@ use crate::table::Table;
 /// returns is on disk when it returns; a crash afterwards loses only what
 /// came later.
 pub trait DurableTable: Table {
-    fn checkpoint(&self) -> Result<(), StoreError>;
+    /// Makes every update so far durable, together with `client_state`: an
+    /// opaque string (the trainer's iteration count and settings) that
+    /// [`Self::committed_state`] returns after a reopen. Both commit in one
+    /// atomic step, so they can never disagree.
+    fn checkpoint(&self, client_state: &str) -> Result<(), StoreError>;
+
+    /// The `client_state` of the last checkpoint; empty before the first.
+    fn committed_state(&self) -> String;
 
     /// Bytes the store occupies on disk now.
     fn disk_bytes(&self) -> u64;

@@ -28,7 +28,7 @@ use heed::types::Bytes;
 use heed::{Database, Env, EnvFlags, EnvOpenOptions};
 use rustc_hash::FxBuildHasher;
 
-use crate::dir::{Backend, Fingerprint, Manifest, StoreDir};
+use crate::dir::{Backend, Committed, Fingerprint, Manifest, StoreDir};
 use crate::durable::DurableTable;
 use crate::error::StoreError;
 use crate::index::{ChunkedArena, KeyIndex, MAX_SLOTS};
@@ -44,7 +44,7 @@ const INITIAL_MAP_BYTES: usize = 1 << 30;
 pub struct LmdbTable {
     dir: StoreDir,
     layout: RecordLayout,
-    manifest: Manifest,
+    manifest: Committed,
     env: Env,
     db: Database<Bytes, Bytes>,
     /// Held for reading by every transaction, for writing by a resize:
@@ -137,7 +137,7 @@ impl LmdbTable {
         let table = LmdbTable {
             dir,
             layout,
-            manifest,
+            manifest: Committed::new(manifest),
             env,
             db,
             gate: RwLock::new(()),
@@ -321,7 +321,7 @@ impl Table for LmdbTable {
 }
 
 impl DurableTable for LmdbTable {
-    fn checkpoint(&self) -> Result<(), StoreError> {
+    fn checkpoint(&self, client_state: &str) -> Result<(), StoreError> {
         let mut guards: Vec<_> = self
             .cache
             .iter()
@@ -335,11 +335,14 @@ impl DurableTable for LmdbTable {
         self.env
             .force_sync()
             .map_err(lmdb_error(&self.dir.file(LMDB_DIR)))?;
-        let manifest = Manifest {
-            records: self.len(),
-            ..self.manifest.clone()
-        };
-        self.dir.write_manifest(&manifest)
+        let records = self.len();
+        self.manifest.commit(&self.dir, client_state, |manifest| {
+            manifest.records = records;
+        })
+    }
+
+    fn committed_state(&self) -> String {
+        self.manifest.get().client_state
     }
 
     fn disk_bytes(&self) -> u64 {

@@ -21,7 +21,7 @@ use boomphf::Mphf;
 use memmap2::{Advice, MmapOptions, MmapRaw};
 
 use crate::dir::{
-    Backend, Fingerprint, Manifest, StoreDir, classify_write_error, write_atomically,
+    Backend, Committed, Fingerprint, Manifest, StoreDir, classify_write_error, write_atomically,
 };
 use crate::durable::DurableTable;
 use crate::error::StoreError;
@@ -44,7 +44,7 @@ const GAMMA: f64 = 1.7;
 pub struct MmapTable {
     dir: StoreDir,
     layout: RecordLayout,
-    manifest: Manifest,
+    manifest: Committed,
     phf: Mphf<Key>,
     map: MmapRaw,
     records: u64,
@@ -183,7 +183,7 @@ impl MmapTable {
         Ok(MmapTable {
             dir,
             layout,
-            manifest,
+            manifest: Committed::new(manifest),
             phf,
             map,
             records: count,
@@ -257,7 +257,7 @@ impl MmapTable {
             dir,
             layout,
             records: manifest.records,
-            manifest,
+            manifest: Committed::new(manifest),
             phf,
             map,
             stripes: (0..STRIPES).map(|_| Mutex::new(())).collect(),
@@ -512,11 +512,15 @@ impl Table for MmapTable {
 }
 
 impl DurableTable for MmapTable {
-    fn checkpoint(&self) -> Result<(), StoreError> {
+    fn checkpoint(&self, client_state: &str) -> Result<(), StoreError> {
         self.map
             .flush()
             .map_err(StoreError::io(self.dir.file(RECORDS_FILE)))?;
-        self.dir.write_manifest(&self.manifest)
+        self.manifest.commit(&self.dir, client_state, |_| {})
+    }
+
+    fn committed_state(&self) -> String {
+        self.manifest.get().client_state
     }
 
     fn disk_bytes(&self) -> u64 {

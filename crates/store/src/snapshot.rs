@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::dir::{Backend, Fingerprint, Manifest, StoreDir, write_atomically};
+use crate::dir::{Backend, Committed, Fingerprint, Manifest, StoreDir, write_atomically};
 use crate::durable::DurableTable;
 use crate::error::StoreError;
 use crate::layout::RecordLayout;
@@ -19,7 +19,7 @@ pub const SNAPSHOT_FILE: &str = "memory-snapshot.bin";
 pub struct SnapshotTable {
     dir: StoreDir,
     layout: RecordLayout,
-    manifest: Manifest,
+    manifest: Committed,
     table: MemoryTable,
 }
 
@@ -45,7 +45,7 @@ impl SnapshotTable {
         Ok(SnapshotTable {
             dir,
             layout,
-            manifest,
+            manifest: Committed::new(manifest),
             table,
         })
     }
@@ -141,7 +141,7 @@ impl Table for SnapshotTable {
 impl DurableTable for SnapshotTable {
     /// Call between batches: records updated while this runs may be
     /// written before or after their update.
-    fn checkpoint(&self) -> Result<(), StoreError> {
+    fn checkpoint(&self, client_state: &str) -> Result<(), StoreError> {
         let entry = entry_bytes(self.layout);
         let mut bytes = Vec::with_capacity(self.table.len() as usize * entry);
         let mut encoded = vec![0u8; self.layout.bytes() as usize];
@@ -152,12 +152,14 @@ impl DurableTable for SnapshotTable {
             bytes.extend_from_slice(&encoded);
         })?;
         write_atomically(&self.dir.file(SNAPSHOT_FILE), &bytes)?;
-        let manifest = Manifest {
-            records: (bytes.len() / entry) as u64,
-            checksum: Some(crc32fast::hash(&bytes)),
-            ..self.manifest.clone()
-        };
-        self.dir.write_manifest(&manifest)
+        self.manifest.commit(&self.dir, client_state, |manifest| {
+            manifest.records = (bytes.len() / entry) as u64;
+            manifest.checksum = Some(crc32fast::hash(&bytes));
+        })
+    }
+
+    fn committed_state(&self) -> String {
+        self.manifest.get().client_state
     }
 
     fn disk_bytes(&self) -> u64 {

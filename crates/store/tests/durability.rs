@@ -97,14 +97,16 @@ fn all_backends_hold_byte_identical_records_across_reopen() {
         {
             let table = SnapshotTable::open(&memory_dir.0, layout, fingerprint(1)).unwrap();
             apply_updates(&table, &keys, 3);
-            table.checkpoint().unwrap();
+            table.checkpoint("").unwrap();
         }
         {
             let table = SnapshotTable::open(&memory_dir.0, layout, fingerprint(1)).unwrap();
+            assert_eq!(table.committed_state(), "");
             apply_updates_from(&table, &keys, 4, 6);
-            table.checkpoint().unwrap();
+            table.checkpoint("{\"iterations\":6}").unwrap();
         }
         let reopened = SnapshotTable::open(&memory_dir.0, layout, fingerprint(1)).unwrap();
+        assert_eq!(reopened.committed_state(), "{\"iterations\":6}");
         assert_eq!(
             encoded(&reopened, layout, &keys),
             expected,
@@ -116,7 +118,7 @@ fn all_backends_hold_byte_identical_records_across_reopen() {
             // A cache of 256 records forces many batched flushes mid-run.
             let table = LmdbTable::open(&lmdb_dir.0, layout, fingerprint(1), 256).unwrap();
             apply_updates(&table, &keys, 3);
-            table.checkpoint().unwrap();
+            table.checkpoint("").unwrap();
         }
         {
             let table = LmdbTable::open(&lmdb_dir.0, layout, fingerprint(1), 256).unwrap();
@@ -126,9 +128,10 @@ fn all_backends_hold_byte_identical_records_across_reopen() {
                 "reopen indexes every stored key"
             );
             apply_updates_from(&table, &keys, 4, 6);
-            table.checkpoint().unwrap();
+            table.checkpoint("lmdb at 6").unwrap();
         }
         let reopened = LmdbTable::open(&lmdb_dir.0, layout, fingerprint(1), 256).unwrap();
+        assert_eq!(reopened.committed_state(), "lmdb at 6");
         assert_eq!(
             encoded(&reopened, layout, &keys),
             expected,
@@ -146,7 +149,7 @@ fn all_backends_hold_byte_identical_records_across_reopen() {
             )
             .unwrap();
             apply_updates(&table, &keys, 3);
-            table.checkpoint().unwrap();
+            table.checkpoint("").unwrap();
         }
         let table = MmapTable::open(
             &mmap_dir.0,
@@ -187,7 +190,7 @@ fn lmdb_grows_its_map_when_full() {
         let table =
             LmdbTable::open_with_map_size(&dir.0, F32, fingerprint(8), 4096, 1 << 20).unwrap();
         touch_all(&table);
-        table.checkpoint().unwrap();
+        table.checkpoint("").unwrap();
         assert!(
             table.disk_bytes() > 2 << 20,
             "{} bytes on disk",
@@ -236,7 +239,7 @@ fn reopening_with_other_settings_names_what_differs() {
     let dir = TempDir::new("mismatch");
     SnapshotTable::open(&dir.0, F32, fingerprint(3))
         .unwrap()
-        .checkpoint()
+        .checkpoint("")
         .unwrap();
     expect_mismatch(
         SnapshotTable::open(&dir.0, I16, fingerprint(3)),
@@ -280,11 +283,11 @@ fn corrupt_after<F: FnOnce(&Path)>(name: &str, mmap: bool, damage: F) -> StoreEr
         let table =
             MmapTable::open(&dir.0, F32, fingerprint(5), &chunks, &mut no_progress).unwrap();
         apply_updates(&table, &chunks.concat(), 2);
-        table.checkpoint().unwrap();
+        table.checkpoint("").unwrap();
     } else {
         let table = SnapshotTable::open(&dir.0, F32, fingerprint(5)).unwrap();
         apply_updates(&table, &chunks.concat(), 2);
-        table.checkpoint().unwrap();
+        table.checkpoint("").unwrap();
     }
     damage(&dir.0);
     if mmap {

@@ -248,7 +248,7 @@ fn measure(backend: BenchBackend, keys: u64, dir: &Path) -> anyhow::Result<Measu
             let table = LmdbTable::open(&dir.join("lmdb"), LAYOUT, fingerprint(keys), 1 << 20)?;
             let started = Instant::now();
             run_steps(&table, keys)?;
-            table.checkpoint()?;
+            table.checkpoint("")?;
             disk = table.disk_bytes();
             started.elapsed().as_secs_f64()
         }
@@ -266,7 +266,7 @@ fn measure(backend: BenchBackend, keys: u64, dir: &Path) -> anyhow::Result<Measu
             index_bytes = table.phf_bytes();
             let started = Instant::now();
             run_steps(&table, keys)?;
-            table.checkpoint()?;
+            table.checkpoint("")?;
             disk = table.disk_bytes();
             started.elapsed().as_secs_f64()
         }
