@@ -175,6 +175,35 @@ impl BiddingView {
         (InfoKey(best.0), best.1)
     }
 
+    /// The view a key encodes (in the key's own, canonical suits); `None`
+    /// for a key that is not a bidding key.
+    pub fn decode(key: InfoKey) -> Option<BiddingView> {
+        let code = key.0;
+        let decision = key.decision_kind()?;
+        let field = |shift: u32, bits: u32| ((code >> shift) & ((1 << bits) - 1)) as u8;
+        let card = |index: u8| Card::from_index(index);
+        let own_discard = match field(DISCARD_SHIFT, 5) {
+            0 => None,
+            index => Some(card(index - 1)?),
+        };
+        let contract = match field(TRUMP_SHIFT, 3) {
+            0 => None,
+            suit => Some(PublicContract {
+                maker_offset: field(MAKER_SHIFT, 2),
+                trump: Suit::from_index(suit - 1),
+                alone: field(ALONE_SHIFT, 1) == 1,
+            }),
+        };
+        Some(BiddingView {
+            decision,
+            actor_offset: field(ACTOR_SHIFT, 2),
+            hand: CardSet::from_bits((code >> HAND_SHIFT) as u32 & 0xFF_FFFF),
+            upcard: card(field(UPCARD_SHIFT, 5))?,
+            own_discard,
+            contract,
+        })
+    }
+
     /// Whether this view is the representative of its symmetry class, i.e.
     /// no renaming encodes smaller.
     pub fn is_canonical(&self) -> bool {

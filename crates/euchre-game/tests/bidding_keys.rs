@@ -221,3 +221,18 @@ fn non_colour_preserving_renamings_change_keys() {
     );
     assert_ne!(bidding_decision(&other).unwrap().key, key);
 }
+
+#[test]
+fn every_enumerated_key_decodes_to_its_view() {
+    let rules = Rules {
+        lone_defender: true,
+        ..Rules::default()
+    };
+    for (view, key) in euchre_game::enumerate::bidding_keys(rules).step_by(7) {
+        assert_eq!(euchre_game::infoset::BiddingView::decode(key), Some(view));
+    }
+    assert_eq!(
+        euchre_game::infoset::BiddingView::decode(euchre_game::infoset::InfoKey(5 << 120)),
+        None
+    );
+}

@@ -160,8 +160,14 @@ pub struct StoreDir {
 impl StoreDir {
     /// Creates `path` if needed and takes its lock.
     pub fn lock(path: &Path) -> Result<StoreDir, StoreError> {
+        StoreDir::lock_with(path, LOCK_FILE)
+    }
+
+    /// As [`Self::lock`], with the lock in the file `lock_file`: lets a
+    /// directory that holds a store directory carry its own lock.
+    pub fn lock_with(path: &Path, lock_file: &str) -> Result<StoreDir, StoreError> {
         std::fs::create_dir_all(path).map_err(StoreError::io(path))?;
-        let lock_path = path.join(LOCK_FILE);
+        let lock_path = path.join(lock_file);
         let mut lock = OpenOptions::new()
             .read(true)
             .write(true)

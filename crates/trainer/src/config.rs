@@ -1,18 +1,176 @@
-//! Run profiles in TOML. Unknown keys are errors that name the key, so a
-//! typo never silently falls back to a default.
+//! Run profiles in TOML, and the settings a run is made with.
+//!
+//! A profile (see `configs/`) may set any field; flags on the command line
+//! override it; defaults fill the rest. Unknown keys are errors that name
+//! the key, so a typo never silently falls back to a default.
 
+use std::fmt;
 use std::path::Path;
+use std::str::FromStr;
+use std::time::Duration;
 
-use anyhow::Context;
+use anyhow::{Context, bail};
+use cfr::Schedule;
 use euchre_game::rules::Rules;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+use store::RecordEncoding;
 
-/// The parts of a run profile the trainer reads so far.
+use crate::phase::Phase;
+
+/// The store backend, as named in profiles and flags.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum StoreKind {
+    Memory,
+    Lmdb,
+    Mmap,
+}
+
+impl fmt::Display for StoreKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            StoreKind::Memory => "memory",
+            StoreKind::Lmdb => "lmdb",
+            StoreKind::Mmap => "mmap",
+        })
+    }
+}
+
+/// How regrets and the average are weighted over iterations.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub(crate) struct SolverSettings {
+    /// `dcfr`, `linear`, `cfr+` or `vanilla`.
+    pub(crate) schedule: ScheduleName,
+    /// DCFR exponents; read only with `schedule = "dcfr"`.
+    pub(crate) alpha: f64,
+    pub(crate) beta: f64,
+    pub(crate) gamma: f64,
+}
+
+impl Default for SolverSettings {
+    fn default() -> SolverSettings {
+        SolverSettings {
+            schedule: ScheduleName::Dcfr,
+            alpha: 1.5,
+            beta: 0.0,
+            gamma: 2.0,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum ScheduleName {
+    #[serde(rename = "dcfr")]
+    Dcfr,
+    #[serde(rename = "linear")]
+    Linear,
+    #[serde(rename = "cfr+")]
+    CfrPlus,
+    #[serde(rename = "vanilla")]
+    Vanilla,
+}
+
+impl SolverSettings {
+    pub(crate) fn schedule(&self) -> Schedule {
+        match self.schedule {
+            ScheduleName::Dcfr => Schedule::dcfr(self.alpha, self.beta, self.gamma),
+            ScheduleName::Linear => Schedule::LINEAR,
+            ScheduleName::CfrPlus => Schedule::CFR_PLUS,
+            ScheduleName::Vanilla => Schedule::VANILLA,
+        }
+    }
+}
+
+/// Store options beyond the choice of backend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub(crate) struct StoreSettings {
+    /// `f32`, or `i16` with one scale per infostate (half the disk).
+    pub(crate) encoding: EncodingName,
+    /// LMDB only: dirty records held before a batched write transaction.
+    pub(crate) lmdb_cache_records: usize,
+}
+
+impl Default for StoreSettings {
+    fn default() -> StoreSettings {
+        StoreSettings {
+            encoding: EncodingName::F32,
+            lmdb_cache_records: 1 << 20,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum EncodingName {
+    F32,
+    I16,
+}
+
+impl EncodingName {
+    pub(crate) fn encoding(self) -> RecordEncoding {
+        match self {
+            EncodingName::F32 => RecordEncoding::F32,
+            EncodingName::I16 => RecordEncoding::I16Scaled,
+        }
+    }
+}
+
+/// A run profile as written in TOML: every field optional.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RunProfile {
     #[serde(default)]
+    pub(crate) run: RunSection,
+    #[serde(default)]
     pub(crate) rules: Rules,
+    #[serde(default)]
+    pub(crate) solver: SolverSettings,
+    #[serde(default)]
+    pub(crate) store: StoreSettings,
+    #[serde(default)]
+    pub(crate) log: LogSettings,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RunSection {
+    /// The run directory; by default `runs/<phase>-<store>`.
+    pub(crate) dir: Option<std::path::PathBuf>,
+    /// Export the policy at the end of each session.
+    pub(crate) export: Option<bool>,
+    pub(crate) phase: Option<Phase>,
+    pub(crate) store: Option<StoreKind>,
+    pub(crate) threads: Option<usize>,
+    pub(crate) iterations: Option<u64>,
+    #[serde(rename = "for")]
+    pub(crate) duration: Option<String>,
+    pub(crate) seed: Option<u64>,
+    pub(crate) checkpoint_every_iterations: Option<u64>,
+    pub(crate) checkpoint_every_minutes: Option<f64>,
+    pub(crate) batch: Option<u64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub(crate) struct LogSettings {
+    /// `error`, `warn`, `info`, `debug` or `trace`.
+    pub(crate) level: String,
+    /// Also log to `train.log` in the run directory.
+    pub(crate) file: bool,
+    /// Draw a progress bar when stderr is a terminal.
+    pub(crate) progress: bool,
+}
+
+impl Default for LogSettings {
+    fn default() -> LogSettings {
+        LogSettings {
+            level: "info".into(),
+            file: true,
+            progress: true,
+        }
+    }
 }
 
 pub(crate) fn parse_profile(text: &str, origin: &str) -> anyhow::Result<RunProfile> {
@@ -20,14 +178,213 @@ pub(crate) fn parse_profile(text: &str, origin: &str) -> anyhow::Result<RunProfi
         .with_context(|| format!("{origin} is not a valid run profile (see configs/example.toml)"))
 }
 
-/// The rules from `path`'s `[rules]` table, or the defaults without a file.
-pub(crate) fn load_rules(path: Option<&Path>) -> anyhow::Result<Rules> {
+pub(crate) fn load_profile(path: Option<&Path>) -> anyhow::Result<RunProfile> {
     let Some(path) = path else {
-        return Ok(Rules::default());
+        return Ok(RunProfile::default());
     };
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read the config file {}", path.display()))?;
-    Ok(parse_profile(&text, &path.display().to_string())?.rules)
+    parse_profile(&text, &path.display().to_string())
+}
+
+/// The rules from `path`'s `[rules]` table, or the defaults without a file.
+pub(crate) fn load_rules(path: Option<&Path>) -> anyhow::Result<Rules> {
+    Ok(load_profile(path)?.rules)
+}
+
+/// What a run is, fixed when it starts: resuming with any of these changed
+/// would mix two different trainings in one store.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Identity {
+    pub(crate) phase: Phase,
+    pub(crate) store: StoreKind,
+    pub(crate) rules: Rules,
+    pub(crate) solver: SolverSettings,
+    pub(crate) encoding: EncodingName,
+    pub(crate) seed: u64,
+}
+
+impl Identity {
+    /// Each setting that differs from `other`, as "name: ours vs theirs".
+    pub(crate) fn differences(&self, saved: &Identity) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut check = |name: &str, now: String, then: String| {
+            if now != then {
+                out.push(format!(
+                    "{name}: the run has {then}, this command asks for {now}"
+                ));
+            }
+        };
+        check("phase", self.phase.to_string(), saved.phase.to_string());
+        check("store", self.store.to_string(), saved.store.to_string());
+        check(
+            "rules",
+            crate::phase::describe_rules(self.rules),
+            crate::phase::describe_rules(saved.rules),
+        );
+        check(
+            "solver",
+            format!("{:?}", self.solver),
+            format!("{:?}", saved.solver),
+        );
+        check(
+            "store encoding",
+            format!("{:?}", self.encoding),
+            format!("{:?}", saved.encoding),
+        );
+        check("seed", self.seed.to_string(), saved.seed.to_string());
+        out
+    }
+}
+
+/// How a session runs: free to change between sessions of one run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SessionSettings {
+    /// Worker threads; 0 means every core.
+    pub(crate) threads: usize,
+    /// Iterations to run in this session; `None` for no limit.
+    pub(crate) iterations: Option<u64>,
+    /// Stop once the run's total reaches this many iterations.
+    pub(crate) until: Option<u64>,
+    /// Wall-clock budget for this session.
+    pub(crate) duration: Option<Duration>,
+    pub(crate) checkpoint_every_iterations: u64,
+    pub(crate) checkpoint_every_minutes: f64,
+    /// Iterations between progress updates and stop checks.
+    pub(crate) batch: u64,
+    pub(crate) lmdb_cache_records: usize,
+    /// Export the policy and say what it learned when the session ends.
+    pub(crate) export: bool,
+    pub(crate) log: LogSettings,
+}
+
+/// The budget when neither a profile nor a flag gives one.
+pub(crate) const DEFAULT_ITERATIONS: u64 = 20_000;
+
+/// Command-line values that override a profile.
+#[derive(Debug, Default)]
+pub(crate) struct Overrides {
+    pub(crate) phase: Option<Phase>,
+    pub(crate) store: Option<StoreKind>,
+    pub(crate) threads: Option<usize>,
+    pub(crate) iterations: Option<u64>,
+    pub(crate) until: Option<u64>,
+    pub(crate) duration: Option<Duration>,
+    pub(crate) seed: Option<u64>,
+    pub(crate) checkpoint_every_iterations: Option<u64>,
+    pub(crate) export: bool,
+}
+
+/// Resolves a profile and flags into the run's identity and this session's
+/// settings.
+pub(crate) fn resolve(
+    profile: RunProfile,
+    flags: Overrides,
+) -> anyhow::Result<(Identity, SessionSettings, Option<std::path::PathBuf>)> {
+    let run = profile.run;
+    let dir = run.dir.clone();
+    let identity = Identity {
+        phase: flags.phase.or(run.phase).unwrap_or(Phase::Bidding),
+        store: flags.store.or(run.store).unwrap_or(StoreKind::Memory),
+        rules: profile.rules,
+        solver: profile.solver,
+        encoding: profile.store.encoding,
+        seed: flags.seed.or(run.seed).unwrap_or(1),
+    };
+    identity
+        .solver
+        .schedule()
+        .validate()
+        .context("the [solver] table is not a valid discount schedule")?;
+    let duration = match flags.duration {
+        Some(duration) => Some(duration),
+        None => run
+            .duration
+            .as_deref()
+            .map(parse_duration)
+            .transpose()
+            .context("[run] for")?,
+    };
+    let mut iterations = flags.iterations.or(run.iterations);
+    if iterations == Some(0) {
+        bail!("an iteration budget of 0 trains nothing: give at least 1, or use --for 2h");
+    }
+    if iterations.is_none() && duration.is_none() && flags.until.is_none() {
+        iterations = Some(DEFAULT_ITERATIONS);
+    }
+    let batch = run.batch.unwrap_or(1000);
+    if batch == 0 {
+        bail!("[run] batch must be at least 1");
+    }
+    let minutes = run.checkpoint_every_minutes.unwrap_or(10.0);
+    if !(minutes > 0.0 && minutes.is_finite()) {
+        bail!("[run] checkpoint_every_minutes must be a positive number of minutes, not {minutes}");
+    }
+    let session = SessionSettings {
+        threads: flags.threads.or(run.threads).unwrap_or(0),
+        iterations,
+        until: flags.until,
+        duration,
+        checkpoint_every_iterations: flags
+            .checkpoint_every_iterations
+            .or(run.checkpoint_every_iterations)
+            .unwrap_or(1_000_000)
+            .max(1),
+        checkpoint_every_minutes: minutes,
+        batch,
+        lmdb_cache_records: profile.store.lmdb_cache_records.max(1024),
+        export: flags.export || run.export.unwrap_or(false),
+        log: profile.log,
+    };
+    if !["error", "warn", "info", "debug", "trace"].contains(&session.log.level.as_str()) {
+        bail!(
+            "[log] level '{}' is not one of error, warn, info, debug, trace",
+            session.log.level
+        );
+    }
+    Ok((identity, session, dir))
+}
+
+/// Parses `90s`, `45m`, `2h`, `1h30m` or `1d`.
+pub(crate) fn parse_duration(text: &str) -> anyhow::Result<Duration> {
+    let mut seconds = 0u64;
+    let mut digits = String::new();
+    let mut any = false;
+    for c in text.trim().chars() {
+        if c.is_ascii_digit() {
+            digits.push(c);
+            continue;
+        }
+        let unit = match c {
+            's' => 1,
+            'm' => 60,
+            'h' => 3600,
+            'd' => 86_400,
+            _ => bail!(
+                "'{text}' is not a duration: use a number with s, m, h or d, like 90s, 45m or 2h"
+            ),
+        };
+        let value: u64 = digits.parse().map_err(|_| {
+            anyhow::anyhow!("'{text}' is not a duration: put a number before each unit, like 1h30m")
+        })?;
+        seconds += value * unit;
+        digits.clear();
+        any = true;
+    }
+    if !digits.is_empty() || !any || seconds == 0 {
+        bail!("'{text}' is not a duration: use a number with s, m, h or d, like 90s, 45m or 2h");
+    }
+    Ok(Duration::from_secs(seconds))
+}
+
+impl FromStr for StoreKind {
+    type Err = String;
+    fn from_str(text: &str) -> Result<StoreKind, String> {
+        <StoreKind as clap::ValueEnum>::from_str(text, false)
+            .map_err(|_| format!("unknown store '{text}': use memory, lmdb or mmap"))
+    }
 }
 
 #[cfg(test)]
@@ -35,10 +392,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_example_profile_parses() {
-        let text = include_str!("../../../configs/example.toml");
-        let profile = parse_profile(text, "configs/example.toml").unwrap();
-        assert_eq!(profile.rules, Rules::default());
+    fn every_shipped_profile_parses() {
+        for (name, text) in [
+            ("example", include_str!("../../../configs/example.toml")),
+            ("quick", include_str!("../../../configs/quick.toml")),
+            ("bidding", include_str!("../../../configs/bidding.toml")),
+            ("play-2", include_str!("../../../configs/play-2.toml")),
+            ("full-play", include_str!("../../../configs/full-play.toml")),
+        ] {
+            let profile = parse_profile(text, name).unwrap();
+            resolve(profile, Overrides::default()).unwrap();
+        }
     }
 
     #[test]
@@ -51,5 +415,52 @@ mod tests {
         assert!(format!("{error:#}").contains("rulez"));
         let error = parse_profile("[rules]\nlone_defender = 3\n", "test.toml").unwrap_err();
         assert!(format!("{error:#}").contains("lone_defender"));
+        let error = parse_profile("[run]\nphase = \"play-40\"\n", "test.toml").unwrap_err();
+        assert!(format!("{error:#}").contains("play-N"), "{error:#}");
+        let error = parse_profile("[run]\nstore = \"redis\"\n", "test.toml").unwrap_err();
+        assert!(format!("{error:#}").contains("redis"), "{error:#}");
+        let error = parse_profile("[solver]\nschedule = \"dcfr\"\nalpa = 1\n", "t").unwrap_err();
+        assert!(format!("{error:#}").contains("alpa"), "{error:#}");
+    }
+
+    #[test]
+    fn flags_override_the_profile() {
+        let profile = parse_profile(
+            "[run]\nphase = \"play-2\"\nstore = \"lmdb\"\nthreads = 2\nseed = 5\n",
+            "t",
+        )
+        .unwrap();
+        let flags = Overrides {
+            store: Some(StoreKind::Mmap),
+            seed: Some(9),
+            ..Overrides::default()
+        };
+        let (identity, session, _) = resolve(profile, flags).unwrap();
+        assert_eq!(identity.phase, Phase::Play(2));
+        assert_eq!(identity.store, StoreKind::Mmap);
+        assert_eq!(identity.seed, 9);
+        assert_eq!(session.threads, 2);
+    }
+
+    #[test]
+    fn bad_values_are_explained() {
+        let bad = |text: &str| {
+            let profile = parse_profile(text, "t").unwrap();
+            format!("{:#}", resolve(profile, Overrides::default()).unwrap_err())
+        };
+        assert!(bad("[solver]\nalpha = -3\n").contains("schedule"));
+        assert!(bad("[run]\nfor = \"soon\"\n").contains("duration"));
+        assert!(bad("[run]\niterations = 0\n").contains("at least 1"));
+        assert!(bad("[log]\nlevel = \"loud\"\n").contains("loud"));
+    }
+
+    #[test]
+    fn durations_parse() {
+        assert_eq!(parse_duration("90s").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse_duration("1h30m").unwrap(), Duration::from_secs(5400));
+        assert_eq!(parse_duration("2d").unwrap(), Duration::from_secs(172_800));
+        for bad in ["", "5", "h", "3x", "0s"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -3,26 +3,149 @@
 mod commands;
 mod config;
 mod format;
+mod game;
+mod meter;
+mod phase;
+mod policy_file;
+mod report;
+mod training;
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
 
 /// Train and inspect euchre bots built with counterfactual regret minimisation.
+///
+/// With no subcommand, `trainer` means `trainer train`: for example
+/// `trainer --phase full-play --store mmap` trains, and running the same
+/// command again resumes from the last checkpoint.
 #[derive(Debug, Parser)]
-#[command(name = "trainer", version, about, long_about = None)]
+#[command(
+    name = "trainer",
+    version,
+    about,
+    long_about,
+    args_conflicts_with_subcommands = true
+)]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+    #[command(flatten)]
+    train: TrainArgs,
+}
+
+/// How much to train in one session; the first limit reached ends it.
+#[derive(Debug, Default, clap::Args)]
+struct BudgetArgs {
+    /// Worker threads (default: every core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Iterations to run in this session (default 20,000 without --for or --until).
+    #[arg(long)]
+    iterations: Option<u64>,
+    /// Stop once the run's total reaches this many iterations.
+    #[arg(long, value_name = "TOTAL")]
+    until: Option<u64>,
+    /// Wall-clock budget for this session, like 90s, 45m, 2h or 1h30m.
+    #[arg(long = "for", value_name = "DURATION", value_parser = parse_duration)]
+    duration: Option<std::time::Duration>,
+    /// Checkpoint every N iterations (also every 10 minutes, and on Ctrl-C).
+    #[arg(long, value_name = "N")]
+    checkpoint_every: Option<u64>,
+    /// Export the policy at the end and print what the bot learned.
+    #[arg(long)]
+    export: bool,
+}
+
+fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    config::parse_duration(text).map_err(|error| error.to_string())
+}
+
+#[derive(Debug, Default, clap::Args)]
+struct TrainArgs {
+    /// bidding, play-N (the solver owns the first N cards, 1 to 19; the rest
+    /// is valued open-handed) or full-play (every decision).
+    #[arg(long, value_parser = parse_phase)]
+    phase: Option<phase::Phase>,
+    /// Where regrets live: memory (snapshot at checkpoints), lmdb, or mmap
+    /// (a perfect hash over the key universe; runs with files larger than RAM).
+    #[arg(long, value_enum)]
+    store: Option<config::StoreKind>,
+    /// A run profile (see configs/); flags override it.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// The run directory (default runs/<phase>-<store>).
+    #[arg(long)]
+    run_dir: Option<PathBuf>,
+    /// The seed of the run's random stream.
+    #[arg(long)]
+    seed: Option<u64>,
+    #[command(flatten)]
+    budget: BudgetArgs,
+}
+
+fn parse_phase(text: &str) -> Result<phase::Phase, String> {
+    text.parse()
+}
+
+impl TrainArgs {
+    fn overrides(&self) -> config::Overrides {
+        config::Overrides {
+            phase: self.phase,
+            store: self.store,
+            seed: self.seed,
+            ..self.budget.overrides()
+        }
+    }
+}
+
+impl BudgetArgs {
+    fn overrides(&self) -> config::Overrides {
+        config::Overrides {
+            threads: self.threads,
+            iterations: self.iterations,
+            until: self.until,
+            duration: self.duration,
+            checkpoint_every_iterations: self.checkpoint_every,
+            export: self.export,
+            ..config::Overrides::default()
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Train, or resume the run in the run directory if its settings match.
+    Train(TrainArgs),
+    /// Continue a run with the settings it was made with.
+    Resume {
+        #[arg(long)]
+        run_dir: PathBuf,
+        #[command(flatten)]
+        budget: BudgetArgs,
+    },
+    /// Write a run's average strategy to a compact policy file.
+    Export {
+        #[arg(long)]
+        run_dir: PathBuf,
+        /// Where to write it (default <run-dir>/policy.bin).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Where a run stands: iterations, checkpoints, store size.
+    Status {
+        #[arg(long)]
+        run_dir: PathBuf,
+        /// Also read every record and print a digest of the trained values
+        /// (equal across backends for equal training).
+        #[arg(long)]
+        digest: bool,
+    },
     /// Count every infostate of a phase, and what storing them would take.
     Enumerate {
         /// Which part of the hand the key universe covers.
-        #[arg(long, value_enum, default_value_t = Phase::Bidding)]
-        phase: Phase,
+        #[arg(long, value_parser = parse_phase, default_value = "bidding")]
+        phase: phase::Phase,
         /// A run profile whose [rules] table sets the rule options
         /// (see configs/example.toml). Defaults apply without one.
         #[arg(long)]
@@ -85,21 +208,29 @@ enum BenchTarget {
     },
 }
 
-/// A training phase: which decisions the solver owns.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum Phase {
-    /// Round 1 and 2 bids, the dealer's discard and defending alone, with
-    /// perfect recall. Card play is valued by an evaluator.
-    Bidding,
-}
-
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
-    match cli.command {
+    let Some(command) = cli.command else {
+        let overrides = cli.train.overrides();
+        return commands::train::train(cli.train.config.as_deref(), cli.train.run_dir, overrides);
+    };
+    match command {
+        Command::Train(args) => {
+            let overrides = args.overrides();
+            commands::train::train(args.config.as_deref(), args.run_dir, overrides)
+        }
+        Command::Resume { run_dir, budget } => {
+            commands::train::resume(&run_dir, budget.overrides())
+        }
+        Command::Export { run_dir, out } => commands::train::export(&run_dir, out),
+        Command::Status { run_dir, digest } => commands::train::status(&run_dir, digest),
         Command::Enumerate { phase, config } => {
             let rules = config::load_rules(config.as_deref())?;
             match phase {
-                Phase::Bidding => commands::enumerate::bidding(rules),
+                phase::Phase::Bidding => commands::enumerate::bidding(rules),
+                other => anyhow::bail!(
+                    "enumerate supports --phase bidding so far; {other} keys are enumerated by the full-play issue"
+                ),
             }
         }
         Command::Replay => commands::replay::run(std::io::stdin().lock(), std::io::stdout().lock()),

@@ -4,3 +4,4 @@ pub(crate) mod bench_game;
 pub(crate) mod bench_store;
 pub(crate) mod enumerate;
 pub(crate) mod replay;
+pub(crate) mod train;

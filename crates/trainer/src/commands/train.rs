@@ -1,0 +1,271 @@
+//! `trainer train`, `trainer resume`, `trainer status` and `trainer export`.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use store::dir::MANIFEST_FILE;
+
+use crate::config::{self, Identity, Overrides, SessionSettings};
+use crate::format::{bytes, thousands};
+use crate::phase::Phase;
+use crate::policy_file::{self, PolicyFile, PolicyMeta};
+use crate::report::BiddingReport;
+use crate::training::backend;
+use crate::training::run_dir::{
+    self, POLICY_FILE, Progress, RunDir, SETTINGS_FILE, STORE_DIR, read_settings,
+};
+use crate::training::session::{self, Ending, Summary};
+
+/// `trainer train`: start a run, or resume the one in the run directory
+/// when its settings match.
+pub(crate) fn train(
+    config: Option<&Path>,
+    run_dir: Option<PathBuf>,
+    flags: Overrides,
+) -> anyhow::Result<()> {
+    let profile = config::load_profile(config)?;
+    let (identity, session, profile_dir) = config::resolve(profile, flags)?;
+    let dir = run_dir
+        .or(profile_dir)
+        .unwrap_or_else(|| run_dir::default_path(identity.phase, identity.store));
+    run_session(&dir, &identity, &session)
+}
+
+/// `trainer resume`: continue a run with the settings it was made with;
+/// flags change only this session's budget and threads.
+pub(crate) fn resume(dir: &Path, flags: Overrides) -> anyhow::Result<()> {
+    let Some(saved) = read_settings(dir)? else {
+        bail!(
+            "{} holds no run (no {SETTINGS_FILE}); start one with `trainer train --run-dir {}`",
+            dir.display(),
+            dir.display()
+        );
+    };
+    let mut session = saved.session;
+    if let Some(threads) = flags.threads {
+        session.threads = threads;
+    }
+    if flags.iterations.is_some() || flags.until.is_some() || flags.duration.is_some() {
+        session.iterations = flags.iterations;
+        session.until = flags.until;
+        session.duration = flags.duration;
+    }
+    if let Some(every) = flags.checkpoint_every_iterations {
+        session.checkpoint_every_iterations = every.max(1);
+    }
+    session.export |= flags.export;
+    run_session(dir, &saved.identity, &session)
+}
+
+fn run_session(dir: &Path, identity: &Identity, session: &SessionSettings) -> anyhow::Result<()> {
+    let summary = session::run(dir, identity, session)?;
+    print_summary(&summary);
+    if session.export {
+        export(dir, None)?;
+    }
+    Ok(())
+}
+
+fn print_summary(summary: &Summary) {
+    let ended = match summary.ending {
+        Ending::Budget => "finished its budget",
+        Ending::Interrupted => "stopped on interrupt",
+    };
+    if summary.resumed_from > 0 {
+        println!(
+            "resumed {} at iteration {}",
+            summary.run_dir.display(),
+            thousands(summary.resumed_from)
+        );
+    }
+    let rate = summary.session_iterations as f64 / summary.session_seconds.max(1e-9);
+    println!(
+        "session {ended}: {} iterations in {:.1} s ({} it/s); run total {} iterations",
+        thousands(summary.session_iterations),
+        summary.session_seconds,
+        thousands(rate as u64),
+        thousands(summary.progress.iterations)
+    );
+    let updates = summary.progress.regret_updates + summary.progress.strategy_updates;
+    println!(
+        "{} infostates, {} updates in all; checkpoint in {} ({} on disk)",
+        thousands(summary.infostates),
+        thousands(updates),
+        summary.run_dir.join(STORE_DIR).display(),
+        bytes(summary.disk_bytes)
+    );
+}
+
+/// `trainer export`: write the average strategy to a policy file.
+pub(crate) fn export(dir: &Path, out: Option<PathBuf>) -> anyhow::Result<()> {
+    let Some(saved) = read_settings(dir)? else {
+        bail!(
+            "{} holds no run (no {SETTINGS_FILE}); train one first with `trainer train`",
+            dir.display()
+        );
+    };
+    let run = RunDir::lock(dir)?;
+    let store_dir = run.file(STORE_DIR);
+    if !store_dir.join(MANIFEST_FILE).exists() {
+        bail!(
+            "{} has no checkpoint yet; train until one is written, then export",
+            dir.display()
+        );
+    }
+    let table = backend::open(&saved.identity, &store_dir, 1 << 16, &mut |_| {})?;
+    let progress = Progress::parse(&table.committed_state(), dir)?;
+    let meta = PolicyMeta {
+        phase: saved.identity.phase,
+        rules: saved.identity.rules,
+        iterations: progress.iterations,
+    };
+    let path = out.unwrap_or_else(|| run.file(POLICY_FILE));
+    let written = policy_file::export(
+        table.as_ref(),
+        &meta,
+        usize::from(Phase::MAX_ACTIONS),
+        &path,
+    )?;
+    let mut current = BiddingReport::default();
+    let mut strategy = [0.0; 3];
+    table.for_each(&mut |key, record| {
+        let regrets = [0, 1, 2].map(|action| f64::from(record.regrets[action]));
+        cfr::regret::regret_matching(&regrets, &mut strategy);
+        current.add(key, &strategy);
+    })?;
+    drop(table);
+    let size = std::fs::metadata(&path).map_or(0, |m| m.len());
+    println!(
+        "exported {} infostates (iteration {}) to {} ({})",
+        thousands(written),
+        thousands(progress.iterations),
+        path.display(),
+        bytes(size)
+    );
+    let policy = PolicyFile::load(&path).context("reading back the exported policy")?;
+    anyhow::ensure!(
+        policy.meta == meta && policy.len() as u64 == written,
+        "{} does not read back as written; the disk may be failing",
+        path.display()
+    );
+    println!("What the bot learned: the chance of ordering the upcard up in round 1, by seat.");
+    println!("Averages over the distinct hands trained; the count of hands is in brackets.");
+    BiddingReport::from_policy(&policy).print("\nThe exported policy (average strategy):");
+    current.print(
+        "\nThe current strategy (regret matching), which moves first; the average follows it:",
+    );
+    println!(
+        "\nOrdering up hands the upcard to the dealer: with the right bower turned up it should be common for the dealer's partner and rare for the opponents."
+    );
+    Ok(())
+}
+
+/// A digest of every trained record, in key order: equal for two runs
+/// exactly when they trained the same values, whatever their backend.
+/// Untouched records (all zero, as an mmap store preallocates them) are
+/// skipped, so backends that only hold touched keys compare equal.
+fn records_digest(dir: &Path) -> anyhow::Result<(u64, u32)> {
+    let Some(saved) = read_settings(dir)? else {
+        bail!("{} holds no run (no {SETTINGS_FILE})", dir.display());
+    };
+    let run = RunDir::lock(dir)?;
+    let table = backend::open(&saved.identity, &run.file(STORE_DIR), 1 << 16, &mut |_| {})?;
+    let mut records = Vec::new();
+    table.for_each(&mut |key, record| {
+        if *record != store::Record::default() {
+            records.push((key, *record));
+        }
+    })?;
+    records.sort_unstable_by_key(|(key, _)| *key);
+    let mut hasher = crc32fast::Hasher::new();
+    for (key, record) in &records {
+        hasher.update(&key.to_le_bytes());
+        for value in record.regrets.iter().chain(&record.strategy_sum) {
+            hasher.update(&value.to_bits().to_le_bytes());
+        }
+        hasher.update(&record.last_iteration.to_le_bytes());
+    }
+    Ok((records.len() as u64, hasher.finalize()))
+}
+
+/// `trainer status`: where a run stands, without disturbing a trainer
+/// that may be working in it. `digest` also reads every record (this
+/// needs the run's lock) and prints a digest of them.
+pub(crate) fn status(dir: &Path, digest: bool) -> anyhow::Result<()> {
+    let Some(saved) = read_settings(dir)? else {
+        bail!("{} holds no run (no {SETTINGS_FILE})", dir.display());
+    };
+    let identity = &saved.identity;
+    println!("run        {}", dir.display());
+    println!(
+        "settings   phase {}, store {}, seed {}, {:?} schedule, {:?} records",
+        identity.phase, identity.store, identity.seed, identity.solver.schedule, identity.encoding
+    );
+    let manifest_path = dir.join(STORE_DIR).join(MANIFEST_FILE);
+    match std::fs::read_to_string(&manifest_path) {
+        Ok(text) => {
+            let manifest: store::Manifest = serde_json::from_str(&text)
+                .with_context(|| format!("{} does not parse", manifest_path.display()))?;
+            let progress = Progress::parse(&manifest.client_state, dir)?;
+            let age = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |now| now.as_secs())
+                .saturating_sub(progress.checkpoint_unix);
+            println!(
+                "checkpoint iteration {} ({} checkpoints, the last {} ago)",
+                thousands(progress.iterations),
+                manifest.checkpoints,
+                human_age(age)
+            );
+            let rate = progress.iterations as f64 / progress.train_seconds.max(1e-9);
+            println!(
+                "training   {:.0} s in all, {} it/s on average, {} record updates",
+                progress.train_seconds,
+                thousands(rate as u64),
+                thousands(progress.regret_updates + progress.strategy_updates)
+            );
+            println!(
+                "store      {} records in {} on disk",
+                thousands(manifest.records),
+                bytes(dir_bytes(&dir.join(STORE_DIR)))
+            );
+        }
+        Err(_) => println!("checkpoint none yet"),
+    }
+    let policy = dir.join(POLICY_FILE);
+    if let Ok(meta) = std::fs::metadata(&policy) {
+        println!("policy     {} ({})", policy.display(), bytes(meta.len()));
+    }
+    match RunDir::lock(dir) {
+        Ok(_) => println!("trainer    none running"),
+        Err(error) => println!("trainer    {error:#}"),
+    }
+    if digest {
+        let (count, crc) = records_digest(dir)?;
+        println!("records    {} trained, digest {crc:08x}", thousands(count));
+    }
+    Ok(())
+}
+
+fn human_age(seconds: u64) -> String {
+    match seconds {
+        0..120 => format!("{seconds} s"),
+        120..7200 => format!("{} min", seconds / 60),
+        7200..172_800 => format!("{} h", seconds / 3600),
+        _ => format!("{} days", seconds / 86_400),
+    }
+}
+
+fn dir_bytes(path: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|entry| match entry.metadata() {
+            Ok(meta) if meta.is_dir() => dir_bytes(&entry.path()),
+            Ok(meta) => meta.len(),
+            Err(_) => 0,
+        })
+        .sum()
+}

@@ -1,0 +1,272 @@
+//! Euchre as the solver sees it: a [`cfr::Game`] over the engine, with the
+//! phase deciding where the solver stops and the open-hand evaluator
+//! values the position.
+//!
+//! - The root is a chance node whose outcome is a 64-bit deal seed; the
+//!   dealer is always North, which loses nothing because every key is
+//!   relative to the dealer or to the actor.
+//! - Players are the four seats; a seat's payoff is its team's points minus
+//!   the other team's, so the game is zero-sum between teams and one
+//!   seat-relative table serves all four seats.
+//! - Decisions use the canonical keys of `euchre_game`: perfect recall in
+//!   bidding, the rank-compressed key in play. Actions are in the key's
+//!   canonical order, so action `i` means the same at every state of a key.
+//! - Exact solvers cannot walk this tree (the deal is one outcome among
+//!   2^64); it is meant for sampling solvers such as external-sampling MCCFR.
+
+use std::cell::RefCell;
+
+use cfr::{Game, Node};
+use euchre_game::double_dummy::DoubleDummy;
+use euchre_game::infoset::{Decision, decision};
+use euchre_game::rules::Rules;
+use euchre_game::seat::{Seat, Team};
+use euchre_game::state::{Deal, GameState, Stage, score};
+use rand::rngs::SmallRng;
+use rand::{Rng, RngExt, SeedableRng};
+use rustc_hash::FxHashMap;
+
+use crate::phase::Phase;
+
+/// A hand in progress, or the deal still to come.
+#[derive(Clone, Debug)]
+pub(crate) struct EuchreGame {
+    rules: Rules,
+    /// Cards of play the solver owns; `None` for all of them.
+    horizon: Option<u32>,
+    state: Option<GameState>,
+    /// The decision at `state`, computed once per state change.
+    decision: Option<Decision>,
+    /// Each team's payoff once the hand is over or its leaf is valued.
+    payoffs: Option<[i8; 2]>,
+}
+
+impl EuchreGame {
+    pub(crate) fn root(rules: Rules, phase: Phase) -> EuchreGame {
+        EuchreGame {
+            rules,
+            horizon: phase.horizon(),
+            state: None,
+            decision: None,
+            payoffs: None,
+        }
+    }
+
+    /// The deal a chance outcome stands for.
+    pub(crate) fn deal(outcome: u64) -> Deal {
+        Deal::random(Seat::North, &mut SmallRng::seed_from_u64(outcome))
+    }
+
+    fn settle(&mut self, state: GameState) {
+        self.state = Some(state);
+        self.decision = None;
+        if let Some(outcome) = state.outcome() {
+            self.payoffs = Some(team_payoffs(|team| outcome.payoff(team)));
+        } else if state.stage() == Stage::Play
+            && self
+                .horizon
+                .is_some_and(|cards| state.played().len() >= cards)
+        {
+            self.payoffs = Some(evaluate_open_handed(&state));
+        } else {
+            self.decision = decision(&state);
+        }
+    }
+}
+
+fn team_payoffs(payoff: impl Fn(Team) -> i32) -> [i8; 2] {
+    [payoff(Team::NorthSouth) as i8, payoff(Team::EastWest) as i8]
+}
+
+/// Positions already solved on this thread, keyed at trick boundaries.
+/// Many leaves of one traversal share a position: whoever orders up, the
+/// hands and trump are the same.
+struct LeafCache {
+    solver: DoubleDummy,
+    tricks: FxHashMap<u128, [u8; 2]>,
+}
+
+const LEAF_CACHE_LIMIT: usize = 1 << 16;
+
+thread_local! {
+    static LEAVES: RefCell<LeafCache> = RefCell::new(LeafCache {
+        solver: DoubleDummy::new(),
+        tricks: FxHashMap::default(),
+    });
+}
+
+/// Team payoffs with the rest of the hand played perfectly open-handed.
+fn evaluate_open_handed(state: &GameState) -> [i8; 2] {
+    let Some(contract) = state.contract() else {
+        return [0, 0];
+    };
+    let tricks = LEAVES.with_borrow_mut(|cache| {
+        let key = boundary_key(state);
+        if let Some(key) = key
+            && let Some(&tricks) = cache.tricks.get(&key)
+        {
+            return tricks;
+        }
+        let tricks = cache.solver.solve(state).unwrap_or_else(|| {
+            [
+                state.tricks_won(Team::NorthSouth),
+                state.tricks_won(Team::EastWest),
+            ]
+        });
+        if let Some(key) = key {
+            if cache.tricks.len() >= LEAF_CACHE_LIMIT {
+                cache.tricks.clear();
+            }
+            cache.tricks.insert(key, tricks);
+        }
+        tricks
+    });
+    let outcome = score(Some(contract), state.lone_defender().is_some(), tricks);
+    team_payoffs(|team| outcome.payoff(team))
+}
+
+/// Everything the open-hand value of a trick-boundary position depends on;
+/// `None` mid-trick. The tricks already won are added in, so two positions
+/// with the same key also agree on the trick count.
+fn boundary_key(state: &GameState) -> Option<u128> {
+    if state.trick().played_mask != 0 {
+        return None;
+    }
+    let contract = state.contract()?;
+    let mut key = 0u128;
+    for seat in Seat::ALL {
+        key = key << 24 | u128::from(state.hand(seat).bits());
+        key = key << 1 | u128::from(state.sits_out(seat));
+    }
+    key = key << 2 | contract.trump.index() as u128;
+    key = key << 2 | state.trick().leader.index() as u128;
+    key = key << 3 | u128::from(state.tricks_won(Team::NorthSouth));
+    Some(key << 3 | u128::from(state.tricks_won(Team::EastWest)))
+}
+
+impl Game for EuchreGame {
+    fn num_players(&self) -> usize {
+        4
+    }
+
+    fn node(&self) -> Node {
+        match (&self.state, &self.decision) {
+            (None, _) => Node::Chance,
+            (Some(state), Some(_)) => Node::Decision(state.to_act().map_or(0, Seat::index)),
+            (Some(_), None) => Node::Terminal,
+        }
+    }
+
+    fn num_actions(&self) -> usize {
+        match (&self.state, &self.decision) {
+            (None, _) => usize::MAX,
+            (_, Some(decision)) => decision.actions.len(),
+            _ => 0,
+        }
+    }
+
+    /// Deals are uniform over 2^64 seeds; no solver enumerates them.
+    fn chance_probability(&self, _outcome: usize) -> f64 {
+        0.0
+    }
+
+    fn apply(&mut self, action: usize) {
+        match (self.state, self.decision) {
+            (None, _) => {
+                let state = GameState::new(EuchreGame::deal(action as u64), self.rules);
+                self.settle(state);
+            }
+            (Some(mut state), Some(decision)) => {
+                state.apply(decision.actions[action]);
+                self.settle(state);
+            }
+            (Some(_), None) => debug_assert!(false, "apply at a terminal state"),
+        }
+    }
+
+    fn info_key(&self) -> u128 {
+        self.decision.map_or(0, |decision| decision.key.0)
+    }
+
+    fn payoff(&self, player: usize) -> f64 {
+        let team = Seat::from_index(player as u8).team();
+        self.payoffs
+            .map_or(0.0, |payoffs| f64::from(payoffs[team.index()]))
+    }
+
+    fn sample_chance<R: Rng + ?Sized>(&self, rng: &mut R) -> usize {
+        rng.random::<u64>() as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn walk_randomly(phase: Phase, seed: u64) -> (EuchreGame, u32) {
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let mut game = EuchreGame::root(Rules::default(), phase);
+        let mut decisions = 0;
+        loop {
+            match game.node() {
+                Node::Chance => {
+                    let outcome = game.sample_chance(&mut rng);
+                    game.apply(outcome);
+                }
+                Node::Decision(_) => {
+                    decisions += 1;
+                    let count = game.num_actions();
+                    assert!((1..=7).contains(&count));
+                    game.apply(rng.random_range(0..count));
+                }
+                Node::Terminal => return (game, decisions),
+            }
+        }
+    }
+
+    #[test]
+    fn payoffs_are_zero_sum_between_teams() {
+        for phase in [Phase::Bidding, Phase::Play(3), Phase::FullPlay] {
+            for seed in 0..300 {
+                let (game, _) = walk_randomly(phase, seed);
+                for seat in 0..4 {
+                    let partner = (seat + 2) % 4;
+                    let opponent = (seat + 1) % 4;
+                    assert_eq!(game.payoff(seat), game.payoff(partner));
+                    assert_eq!(game.payoff(seat), -game.payoff(opponent));
+                }
+                assert!(game.payoff(0).abs() <= 4.0);
+            }
+        }
+    }
+
+    #[test]
+    fn the_phase_sets_where_the_solver_stops() {
+        for seed in 0..200 {
+            let (bidding, _) = walk_randomly(Phase::Bidding, seed);
+            let state = bidding.state.expect("dealt");
+            assert!(state.played().is_empty() || state.is_finished());
+            let (play, _) = walk_randomly(Phase::Play(3), seed);
+            let state = play.state.expect("dealt");
+            assert!(state.played().len() == 3 || state.is_finished());
+            let (full, _) = walk_randomly(Phase::FullPlay, seed);
+            assert!(full.state.expect("dealt").is_finished());
+        }
+    }
+
+    #[test]
+    fn open_handed_leaves_match_a_fresh_solve() {
+        // The cache must never return another position's value.
+        for seed in 0..300 {
+            let (game, _) = walk_randomly(Phase::Play(4), seed);
+            let state = game.state.expect("dealt");
+            if state.is_finished() {
+                continue;
+            }
+            let tricks = DoubleDummy::new().solve(&state).expect("in play");
+            let contract = state.contract().expect("in play");
+            let outcome = score(Some(contract), state.lone_defender().is_some(), tricks);
+            assert_eq!(game.payoff(0), f64::from(outcome.payoff(Team::NorthSouth)));
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! Which decisions the solver owns, and what values the rest.
+
+use std::fmt;
+use std::str::FromStr;
+
+use euchre_game::rules::Rules;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use store::Fingerprint;
+
+/// A training phase. Spelled `bidding`, `play-N` (N from 1 to 19) or
+/// `full-play` on the command line and in profiles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Phase {
+    /// Bidding with perfect recall; card play valued open-handed.
+    Bidding,
+    /// Bidding plus the first N cards of play; the rest valued open-handed.
+    Play(u8),
+    /// Every decision through the twentieth card.
+    FullPlay,
+}
+
+/// Bumped when the keys or the game the solver sees change meaning, so an
+/// old store is refused instead of misread.
+const KEY_VERSION: u64 = 1;
+
+impl Phase {
+    /// Cards the solver plays before the open-hand evaluator takes over;
+    /// `None` means it plays to the end.
+    pub(crate) fn horizon(self) -> Option<u32> {
+        match self {
+            Phase::Bidding => Some(0),
+            Phase::Play(cards) => Some(u32::from(cards)),
+            Phase::FullPlay => None,
+        }
+    }
+
+    /// The widest decision of any phase: round 2 with going alone.
+    pub(crate) const MAX_ACTIONS: u8 = 7;
+
+    /// What the store's keys mean: rules, phase and key abstraction.
+    pub(crate) fn fingerprint(self, rules: Rules) -> Fingerprint {
+        let phase_code = match self {
+            Phase::Bidding => 0,
+            Phase::Play(cards) => u64::from(cards),
+            Phase::FullPlay => 20,
+        };
+        Fingerprint {
+            digest: KEY_VERSION << 32 | phase_code << 8 | rules.fingerprint(),
+            description: format!(
+                "phase {self}, rules {}, key version {KEY_VERSION} (perfect-recall bidding, rank-compressed play)",
+                describe_rules(rules)
+            ),
+        }
+    }
+}
+
+pub(crate) fn describe_rules(rules: Rules) -> String {
+    format!(
+        "stick_the_dealer={} lone_defender={} dealer_may_discard_upcard={}",
+        rules.stick_the_dealer, rules.lone_defender, rules.dealer_may_discard_upcard
+    )
+}
+
+impl fmt::Display for Phase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Phase::Bidding => f.write_str("bidding"),
+            Phase::Play(cards) => write!(f, "play-{cards}"),
+            Phase::FullPlay => f.write_str("full-play"),
+        }
+    }
+}
+
+impl FromStr for Phase {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Phase, String> {
+        match text {
+            "bidding" => Ok(Phase::Bidding),
+            "full-play" => Ok(Phase::FullPlay),
+            _ => {
+                let cards = text
+                    .strip_prefix("play-")
+                    .and_then(|n| n.parse::<u8>().ok())
+                    .filter(|n| (1..=19).contains(n));
+                cards.map(Phase::Play).ok_or_else(|| {
+                    format!(
+                        "unknown phase '{text}': use bidding, play-N with N from 1 to 19 (cards of play the solver owns), or full-play"
+                    )
+                })
+            }
+        }
+    }
+}
+
+impl Serialize for Phase {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Phase {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Phase, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn phases_round_trip_and_bad_ones_say_why() {
+        for phase in [
+            Phase::Bidding,
+            Phase::Play(1),
+            Phase::Play(19),
+            Phase::FullPlay,
+        ] {
+            assert_eq!(phase.to_string().parse::<Phase>(), Ok(phase));
+        }
+        for bad in ["play-0", "play-20", "play-x", "full", ""] {
+            let error = bad.parse::<Phase>().unwrap_err();
+            assert!(error.contains("play-N"), "{error}");
+        }
+    }
+
+    #[test]
+    fn fingerprints_tell_phases_and_rules_apart() {
+        let rules = Rules::default();
+        let other = Rules {
+            lone_defender: true,
+            ..rules
+        };
+        let digests = [
+            Phase::Bidding.fingerprint(rules).digest,
+            Phase::Play(2).fingerprint(rules).digest,
+            Phase::FullPlay.fingerprint(rules).digest,
+            Phase::Bidding.fingerprint(other).digest,
+        ];
+        for (i, a) in digests.iter().enumerate() {
+            for b in &digests[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+    }
+}

@@ -1,0 +1,304 @@
+//! The exported policy: the average strategy of every trained infostate in
+//! a compact, versioned, checksummed file that bots load without the
+//! training store.
+//!
+//! Layout, little-endian:
+//! - `EUCHREPOLICY` magic (12 bytes), format version (u32);
+//! - metadata length (u32) and metadata (JSON: phase, rules, iterations);
+//! - entry count (u64), actions per entry (u8);
+//! - entries sorted by key: key (u128), then one u16 per action, the
+//!   probability times 65535;
+//! - CRC-32 of everything before it (u32).
+//!
+//! An infostate whose strategy sums are all zero was never averaged (only
+//! the traverser reached it); it is left out, and a reader treats it like
+//! any key it has never seen: see [`PolicyFile::probabilities`].
+
+use std::path::Path;
+
+use anyhow::{Context, bail, ensure};
+use euchre_game::rules::Rules;
+use serde::{Deserialize, Serialize};
+use store::{Key, Record, Table};
+
+use crate::phase::Phase;
+
+const MAGIC: &[u8; 12] = b"EUCHREPOLICY";
+const VERSION: u32 = 1;
+const SCALE: f64 = 65535.0;
+
+/// What a policy file was trained as.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct PolicyMeta {
+    pub(crate) phase: Phase,
+    pub(crate) rules: Rules,
+    pub(crate) iterations: u64,
+}
+
+/// A loaded policy.
+#[derive(Debug)]
+pub(crate) struct PolicyFile {
+    pub(crate) meta: PolicyMeta,
+    actions: usize,
+    keys: Vec<Key>,
+    probabilities: Vec<u16>,
+}
+
+/// Writes the average strategy in `table` to `path`; returns the entries
+/// written.
+pub(crate) fn export(
+    table: &dyn Table,
+    meta: &PolicyMeta,
+    actions: usize,
+    path: &Path,
+) -> anyhow::Result<u64> {
+    let mut entries: Vec<(Key, Record)> = Vec::with_capacity(table.len() as usize);
+    table.for_each(&mut |key, record| {
+        if record.strategy_sum[..actions].iter().any(|&s| s > 0.0) {
+            entries.push((key, *record));
+        }
+    })?;
+    entries.sort_unstable_by_key(|(key, _)| *key);
+    let meta_json = serde_json::to_vec(meta)?;
+    let mut bytes = Vec::with_capacity(32 + meta_json.len() + entries.len() * (16 + 2 * actions));
+    bytes.extend_from_slice(MAGIC);
+    bytes.extend_from_slice(&VERSION.to_le_bytes());
+    bytes.extend_from_slice(&(meta_json.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(&meta_json);
+    bytes.extend_from_slice(&(entries.len() as u64).to_le_bytes());
+    bytes.push(actions as u8);
+    let mut probabilities = vec![0.0f64; actions];
+    for (key, record) in &entries {
+        bytes.extend_from_slice(&key.to_le_bytes());
+        cfr::policy::average_strategy(record, &mut probabilities);
+        for &p in &probabilities {
+            bytes.extend_from_slice(&((p * SCALE).round() as u16).to_le_bytes());
+        }
+    }
+    let crc = crc32(&bytes);
+    bytes.extend_from_slice(&crc.to_le_bytes());
+    store::dir::write_atomically(path, &bytes)?;
+    Ok(entries.len() as u64)
+}
+
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut hasher = crc32fast::Hasher::new();
+    hasher.update(bytes);
+    hasher.finalize()
+}
+
+/// A cursor over the file's bytes that reports truncation clearly.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    path: &'a Path,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, count: usize) -> anyhow::Result<&'a [u8]> {
+        let end = self
+            .at
+            .checked_add(count)
+            .filter(|&end| end <= self.bytes.len());
+        let Some(end) = end else {
+            bail!(
+                "{} is truncated ({} bytes); export the policy again",
+                self.path.display(),
+                self.bytes.len()
+            );
+        };
+        let slice = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(slice)
+    }
+
+    fn array<const N: usize>(&mut self) -> anyhow::Result<[u8; N]> {
+        let mut out = [0u8; N];
+        out.copy_from_slice(self.take(N)?);
+        Ok(out)
+    }
+}
+
+impl PolicyFile {
+    pub(crate) fn load(path: &Path) -> anyhow::Result<PolicyFile> {
+        let bytes = std::fs::read(path).with_context(|| {
+            format!(
+                "cannot read the policy file {}; make one with `trainer export --run-dir runs/NAME`",
+                path.display()
+            )
+        })?;
+        let mut reader = Reader {
+            bytes: &bytes,
+            at: 0,
+            path,
+        };
+        let magic: [u8; 12] = reader.array()?;
+        ensure!(
+            &magic == MAGIC,
+            "{} is not a policy file (it does not start with {:?})",
+            path.display(),
+            std::str::from_utf8(MAGIC).unwrap_or_default()
+        );
+        let version = u32::from_le_bytes(reader.array()?);
+        ensure!(
+            version == VERSION,
+            "{} is policy format version {version}, but this trainer reads version {VERSION}; export it again with this trainer",
+            path.display()
+        );
+        ensure!(bytes.len() >= 4, "{} is truncated", path.display());
+        let (body, tail) = bytes.split_at(bytes.len() - 4);
+        let stored_crc = u32::from_le_bytes(tail.try_into().unwrap_or_default());
+        ensure!(
+            crc32(body) == stored_crc,
+            "{} is corrupt or truncated (its checksum does not match); export the policy again",
+            path.display()
+        );
+        let meta_len = u32::from_le_bytes(reader.array()?) as usize;
+        let meta: PolicyMeta = serde_json::from_slice(reader.take(meta_len)?)
+            .with_context(|| format!("{}: the metadata does not parse", path.display()))?;
+        let count = u64::from_le_bytes(reader.array()?) as usize;
+        let actions = usize::from(reader.array::<1>()?[0]);
+        ensure!(
+            (1..=8).contains(&actions),
+            "{}: {actions} actions per entry is not valid",
+            path.display()
+        );
+        let expected = reader.at + count * (16 + 2 * actions) + 4;
+        ensure!(
+            expected == bytes.len(),
+            "{} should be {expected} bytes for {count} entries but is {}; export the policy again",
+            path.display(),
+            bytes.len()
+        );
+        let mut keys = Vec::with_capacity(count);
+        let mut probabilities = Vec::with_capacity(count * actions);
+        for _ in 0..count {
+            keys.push(u128::from_le_bytes(reader.array()?));
+            for _ in 0..actions {
+                probabilities.push(u16::from_le_bytes(reader.array()?));
+            }
+        }
+        ensure!(
+            keys.windows(2).all(|pair| pair[0] < pair[1]),
+            "{}: entries are not sorted; the file was not written by `trainer export`",
+            path.display()
+        );
+        Ok(PolicyFile {
+            meta,
+            actions,
+            keys,
+            probabilities,
+        })
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Every entry: its key and its probabilities, scaled to 65535.
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (Key, &[u16])> {
+        self.keys
+            .iter()
+            .copied()
+            .zip(self.probabilities.chunks_exact(self.actions))
+    }
+
+    /// Fills `out` (one entry per legal action) with the policy at `key`.
+    /// Returns `false`, leaving `out` uniform, for a key the policy has
+    /// never averaged: the caller decides what unseen means and counts it.
+    pub(crate) fn probabilities(&self, key: Key, out: &mut [f64]) -> bool {
+        let uniform = 1.0 / out.len() as f64;
+        let Ok(index) = self.keys.binary_search(&key) else {
+            out.fill(uniform);
+            return false;
+        };
+        let row = &self.probabilities[index * self.actions..(index + 1) * self.actions];
+        let width = out.len().min(self.actions);
+        let total: f64 = row[..width].iter().map(|&p| f64::from(p)).sum();
+        if total <= 0.0 {
+            out.fill(uniform);
+            return false;
+        }
+        for (slot, &p) in out.iter_mut().zip(&row[..width]) {
+            *slot = f64::from(p) / total;
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use store::MemoryTable;
+
+    fn sample_table() -> MemoryTable {
+        let table = MemoryTable::new();
+        for key in [7u128, 3, 1 << 100] {
+            let slot = table.slot(key).unwrap();
+            table.update(slot, &mut |record| {
+                record.strategy_sum[0] = 1.0;
+                record.strategy_sum[1] = 3.0;
+            });
+        }
+        // Reached only as the traverser: never averaged, so not exported.
+        let slot = table.slot(99).unwrap();
+        table.update(slot, &mut |record| record.regrets[0] = 2.0);
+        table
+    }
+
+    fn meta() -> PolicyMeta {
+        PolicyMeta {
+            phase: Phase::Bidding,
+            rules: Rules::default(),
+            iterations: 12,
+        }
+    }
+
+    fn temp(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("policy-file-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join(name)
+    }
+
+    #[test]
+    fn a_policy_round_trips_and_unseen_keys_are_reported() {
+        let path = temp("round-trip.bin");
+        let written = export(&sample_table(), &meta(), 7, &path).unwrap();
+        assert_eq!(written, 3);
+        let policy = PolicyFile::load(&path).unwrap();
+        assert_eq!(policy.meta, meta());
+        assert_eq!(policy.len(), 3);
+        let mut out = [0.0; 2];
+        assert!(policy.probabilities(7, &mut out));
+        assert!(
+            (out[0] - 0.25).abs() < 1e-4 && (out[1] - 0.75).abs() < 1e-4,
+            "{out:?}"
+        );
+        assert!(!policy.probabilities(99, &mut out));
+        assert_eq!(out, [0.5, 0.5]);
+    }
+
+    #[test]
+    fn damaged_policy_files_are_refused_with_a_reason() {
+        let path = temp("damaged.bin");
+        export(&sample_table(), &meta(), 7, &path).unwrap();
+        let good = std::fs::read(&path).unwrap();
+        let check = |bytes: &[u8], expected: &str| {
+            std::fs::write(&path, bytes).unwrap();
+            let error = format!("{:#}", PolicyFile::load(&path).unwrap_err());
+            assert!(error.contains(expected), "{expected}: {error}");
+        };
+        check(&good[..good.len() - 10], "checksum");
+        check(&good[..8], "truncated");
+        let mut flipped = good.clone();
+        flipped[40] ^= 1;
+        check(&flipped, "checksum");
+        let mut version = good.clone();
+        version[12] = 9;
+        check(&version, "version 9");
+        check(b"not a policy at all", "not a policy file");
+        let missing = temp("missing.bin");
+        let error = format!("{:#}", PolicyFile::load(&missing).unwrap_err());
+        assert!(error.contains("trainer export"), "{error}");
+    }
+}

@@ -1,0 +1,136 @@
+//! A run directory holds everything about one training run:
+//!
+//! - `settings.toml`: the run's identity (phase, store, rules, solver,
+//!   seed), written when the run starts and checked on every resume;
+//! - `store/`: the store, whose manifest also commits the run's progress;
+//! - `train.log`: the log of every session;
+//! - `policy.bin`: the exported average strategy;
+//! - `run.lock`: held by the one trainer working in the directory.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use serde::{Deserialize, Serialize};
+use store::StoreDir;
+
+use crate::config::{Identity, SessionSettings, StoreKind};
+use crate::phase::Phase;
+
+pub(crate) const SETTINGS_FILE: &str = "settings.toml";
+pub(crate) const STORE_DIR: &str = "store";
+pub(crate) const LOG_FILE: &str = "train.log";
+pub(crate) const POLICY_FILE: &str = "policy.bin";
+const LOCK_FILE: &str = "run.lock";
+
+/// The default directory of a run: `runs/<phase>-<store>`.
+pub(crate) fn default_path(phase: Phase, store: StoreKind) -> PathBuf {
+    PathBuf::from("runs").join(format!("{phase}-{store}"))
+}
+
+/// What `settings.toml` holds: the run's fixed identity, and the session
+/// settings last used, which `trainer resume` starts from.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SavedSettings {
+    pub(crate) identity: Identity,
+    pub(crate) session: SessionSettings,
+}
+
+/// A locked run directory.
+#[derive(Debug)]
+pub(crate) struct RunDir {
+    lock: StoreDir,
+}
+
+/// How far a run has got, committed with the store at each checkpoint.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Progress {
+    pub(crate) iterations: u64,
+    pub(crate) regret_updates: u64,
+    pub(crate) strategy_updates: u64,
+    /// Seconds spent iterating over all sessions.
+    pub(crate) train_seconds: f64,
+    /// When the checkpoint was taken, in seconds since the Unix epoch.
+    pub(crate) checkpoint_unix: u64,
+}
+
+impl Progress {
+    pub(crate) fn parse(text: &str, dir: &Path) -> anyhow::Result<Progress> {
+        if text.is_empty() {
+            return Ok(Progress::default());
+        }
+        serde_json::from_str(text).with_context(|| {
+            format!(
+                "the progress recorded in {}'s store manifest does not parse; the manifest was edited or damaged",
+                dir.display()
+            )
+        })
+    }
+
+    pub(crate) fn to_json(self) -> String {
+        serde_json::to_string(&self).unwrap_or_default()
+    }
+}
+
+impl RunDir {
+    /// Takes the directory's lock, creating it if needed.
+    pub(crate) fn lock(path: &Path) -> anyhow::Result<RunDir> {
+        let lock = StoreDir::lock_with(path, LOCK_FILE)?;
+        Ok(RunDir { lock })
+    }
+
+    pub(crate) fn path(&self) -> &Path {
+        self.lock.path()
+    }
+
+    pub(crate) fn file(&self, name: &str) -> PathBuf {
+        self.lock.file(name)
+    }
+
+    /// Saves `identity` for a new run, or checks it against the saved one,
+    /// naming every setting that differs; then records `session` as the
+    /// latest session settings.
+    pub(crate) fn adopt(
+        &self,
+        identity: &Identity,
+        session: &SessionSettings,
+    ) -> anyhow::Result<()> {
+        if let Some(saved) = read_settings(self.path())? {
+            let differences = identity.differences(&saved.identity);
+            if !differences.is_empty() {
+                bail!(
+                    "{} holds a run made with other settings:\n  - {}\nUse `trainer resume --run-dir {}` to continue it as it was, or pick a new --run-dir",
+                    self.path().display(),
+                    differences.join("\n  - "),
+                    self.path().display()
+                );
+            }
+        }
+        let saved = SavedSettings {
+            identity: identity.clone(),
+            session: session.clone(),
+        };
+        let text = toml::to_string_pretty(&saved).context("serialising the settings")?;
+        store::dir::write_atomically(&self.file(SETTINGS_FILE), text.as_bytes())?;
+        Ok(())
+    }
+}
+
+/// Reads a run's saved settings without taking its lock; `None` for a
+/// directory that holds no run.
+pub(crate) fn read_settings(dir: &Path) -> anyhow::Result<Option<SavedSettings>> {
+    let path = dir.join(SETTINGS_FILE);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => {
+            return Err(error).with_context(|| format!("cannot read {}", path.display()));
+        }
+    };
+    toml::from_str(&text).map(Some).with_context(|| {
+        format!(
+            "{} does not parse: it was edited or damaged; restore it or start a new run directory",
+            path.display()
+        )
+    })
+}
