@@ -143,8 +143,13 @@ pub(crate) fn export(dir: &Path, out: Option<PathBuf>) -> anyhow::Result<()> {
         bytes(size)
     );
     let policy = PolicyFile::load(&path).context("reading back the exported policy")?;
+    let mut first = [0.0; Phase::MAX_ACTIONS as usize];
+    let first_reads = policy
+        .entries()
+        .next()
+        .is_none_or(|(key, _)| policy.probabilities(key, &mut first));
     anyhow::ensure!(
-        policy.meta == meta && policy.len() as u64 == written,
+        policy.meta == meta && policy.len() as u64 == written && first_reads,
         "{} does not read back as written; the disk may be failing",
         path.display()
     );

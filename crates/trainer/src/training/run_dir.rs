@@ -87,14 +87,9 @@ impl RunDir {
         self.lock.file(name)
     }
 
-    /// Saves `identity` for a new run, or checks it against the saved one,
-    /// naming every setting that differs; then records `session` as the
-    /// latest session settings.
-    pub(crate) fn adopt(
-        &self,
-        identity: &Identity,
-        session: &SessionSettings,
-    ) -> anyhow::Result<()> {
+    /// Checks `identity` against the run's saved one, naming every setting
+    /// that differs. A directory with no run passes.
+    pub(crate) fn check(&self, identity: &Identity) -> anyhow::Result<()> {
         if let Some(saved) = read_settings(self.path())? {
             let differences = identity.differences(&saved.identity);
             if !differences.is_empty() {
@@ -106,6 +101,17 @@ impl RunDir {
                 );
             }
         }
+        Ok(())
+    }
+
+    /// Records the run's identity and this session's settings; called once
+    /// the store has opened, so a run that never started leaves no settings
+    /// to trip over.
+    pub(crate) fn save(
+        &self,
+        identity: &Identity,
+        session: &SessionSettings,
+    ) -> anyhow::Result<()> {
         let saved = SavedSettings {
             identity: identity.clone(),
             session: session.clone(),

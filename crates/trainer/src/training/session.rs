@@ -94,15 +94,15 @@ fn progress_bar(enabled: bool, length: Option<u64>) -> ProgressBar {
     bar
 }
 
-/// Runs one session in `run_dir`. `identity` must already be adopted by
-/// the directory (see [`RunDir::adopt`]).
+/// Runs one session in `run_dir`. `identity` is checked against the run's
+/// saved settings, and saved for a new run.
 pub(crate) fn run(
     run_dir: &Path,
     identity: &Identity,
     session: &SessionSettings,
 ) -> anyhow::Result<Summary> {
     let dir = RunDir::lock(run_dir)?;
-    dir.adopt(identity, session)?;
+    dir.check(identity)?;
 
     let budget = Budget {
         iterations: session.iterations,
@@ -136,6 +136,7 @@ pub(crate) fn run(
             run_dir.display()
         )
     })?;
+    dir.save(identity, session)?;
     let mut progress = Progress::parse(&table.committed_state(), run_dir)?;
     let resumed_from = progress.iterations;
     if resumed_from > 0 {

@@ -1,0 +1,326 @@
+//! Training end to end, through real `trainer` processes: resume equals one
+//! long run on every backend, backends agree, kill -9 and Ctrl-C never cost
+//! more than the work since the last checkpoint, and bad requests are
+//! refused with a reason.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn trainer(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_trainer"))
+        .args(args)
+        .env("RUST_BACKTRACE", "0")
+        .stdin(Stdio::null())
+        .output()
+        .expect("the trainer binary runs")
+}
+
+fn spawn(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_trainer"))
+        .args(args)
+        .env("RUST_BACKTRACE", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the trainer binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn ok(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        output.status,
+        text(&output.stdout),
+        text(&output.stderr)
+    );
+    text(&output.stdout)
+}
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let path =
+            std::env::temp_dir().join(format!("trainer-training-{name}-{}", std::process::id()));
+        std::fs::remove_dir_all(&path).ok();
+        TempDir(path)
+    }
+
+    fn run(&self, name: &str) -> String {
+        self.0.join(name).to_string_lossy().into_owned()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        std::fs::remove_dir_all(&self.0).ok();
+    }
+}
+
+/// The digest line of `status --digest`: the trained records, backend-free.
+fn digest(run: &str) -> String {
+    let stdout = ok(&trainer(&["status", "--run-dir", run, "--digest"]));
+    stdout
+        .lines()
+        .find(|line| line.starts_with("records"))
+        .unwrap_or_else(|| panic!("no digest in {stdout}"))
+        .to_string()
+}
+
+fn train(run: &str, store: &str, extra: &[&str]) -> String {
+    let mut args = vec![
+        "train",
+        "--phase",
+        "bidding",
+        "--store",
+        store,
+        "--threads",
+        "1",
+        "--seed",
+        "7",
+        "--run-dir",
+        run,
+    ];
+    args.extend_from_slice(extra);
+    ok(&trainer(&args))
+}
+
+#[test]
+fn resuming_equals_one_long_run_and_every_backend_agrees() {
+    let temp = TempDir::new("resume");
+    let mut digests = Vec::new();
+    for store in ["memory", "lmdb", "mmap"] {
+        let whole = temp.run(&format!("whole-{store}"));
+        train(&whole, store, &["--iterations", "400"]);
+        let halves = temp.run(&format!("halves-{store}"));
+        train(&halves, store, &["--iterations", "200"]);
+        let resumed = ok(&trainer(&[
+            "resume",
+            "--run-dir",
+            &halves,
+            "--iterations",
+            "200",
+        ]));
+        assert!(
+            resumed.contains("resumed") && resumed.contains("at iteration 200"),
+            "{resumed}"
+        );
+        let (one, two) = (digest(&whole), digest(&halves));
+        assert_eq!(one, two, "{store}: 400 in one go vs 200 + 200");
+        digests.push(one);
+    }
+    assert_eq!(digests[0], digests[1], "memory vs lmdb");
+    assert_eq!(digests[0], digests[2], "memory vs mmap");
+}
+
+#[test]
+fn the_same_command_again_resumes_and_other_settings_are_named() {
+    let temp = TempDir::new("again");
+    let run = temp.run("run");
+    train(&run, "memory", &["--iterations", "50"]);
+    let again = train(&run, "memory", &["--iterations", "50"]);
+    assert!(again.contains("resumed"), "{again}");
+    assert!(again.contains("run total 100 iterations"), "{again}");
+
+    let output = trainer(&[
+        "train",
+        "--phase",
+        "play-2",
+        "--store",
+        "lmdb",
+        "--seed",
+        "8",
+        "--run-dir",
+        &run,
+    ]);
+    assert!(!output.status.success());
+    let error = text(&output.stderr);
+    for setting in ["phase", "store", "seed", "trainer resume"] {
+        assert!(error.contains(setting), "{setting}: {error}");
+    }
+}
+
+/// Polls the run's status until its checkpoint reaches `iterations`.
+fn wait_for_checkpoint(run: &str, iterations: u64, child: &mut Child) {
+    let started = Instant::now();
+    loop {
+        let manifest = Path::new(run).join("store").join("store-manifest.json");
+        if let Ok(text) = std::fs::read_to_string(&manifest) {
+            let value: serde_json::Value = serde_json::from_str(&text).expect("a manifest");
+            let state = value["client_state"].as_str().unwrap_or("");
+            if let Ok(progress) = serde_json::from_str::<serde_json::Value>(state)
+                && progress["iterations"].as_u64().unwrap_or(0) >= iterations
+            {
+                return;
+            }
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("the trainer exited early with {status}");
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "no checkpoint came"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn kill_9_at_any_moment_resumes_from_the_last_checkpoint() {
+    let temp = TempDir::new("kill");
+    let reference = temp.run("reference");
+    train(&reference, "memory", &["--until", "1500"]);
+    let expected = digest(&reference);
+    for (attempt, delay_ms) in [0u64, 37, 113].into_iter().enumerate() {
+        let run = temp.run(&format!("killed-{attempt}"));
+        let mut child = spawn(&[
+            "train",
+            "--phase",
+            "bidding",
+            "--store",
+            "memory",
+            "--threads",
+            "1",
+            "--seed",
+            "7",
+            "--run-dir",
+            &run,
+            "--until",
+            "1500",
+            "--checkpoint-every",
+            "100",
+        ]);
+        wait_for_checkpoint(&run, 100, &mut child);
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        child.kill().expect("SIGKILL");
+        child.wait().ok();
+        let resumed = ok(&trainer(&["resume", "--run-dir", &run, "--until", "1500"]));
+        assert!(resumed.contains("resumed"), "{resumed}");
+        assert_eq!(digest(&run), expected, "killed after {delay_ms} ms");
+    }
+}
+
+#[test]
+fn ctrl_c_checkpoints_and_exits_cleanly() {
+    let temp = TempDir::new("sigint");
+    let run = temp.run("run");
+    let mut child = spawn(&[
+        "train",
+        "--phase",
+        "bidding",
+        "--store",
+        "memory",
+        "--threads",
+        "1",
+        "--run-dir",
+        &run,
+        "--iterations",
+        "100000000",
+        "--checkpoint-every",
+        "200",
+    ]);
+    wait_for_checkpoint(&run, 200, &mut child);
+    let pid = child.id().to_string();
+    let signalled = Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .expect("kill runs");
+    assert!(signalled.success());
+    let output = child.wait_with_output().expect("the trainer exits");
+    let stdout = ok(&output);
+    assert!(stdout.contains("stopped on interrupt"), "{stdout}");
+    let status = ok(&trainer(&["status", "--run-dir", &run]));
+    let total = stdout
+        .split("run total ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .expect("a run total");
+    assert!(
+        status.contains(&format!("checkpoint iteration {total}")),
+        "{status}\n{stdout}"
+    );
+}
+
+#[test]
+fn a_second_trainer_on_one_directory_is_refused_with_the_pid() {
+    let temp = TempDir::new("second");
+    let run = temp.run("run");
+    let mut first = spawn(&[
+        "train",
+        "--phase",
+        "bidding",
+        "--store",
+        "memory",
+        "--threads",
+        "1",
+        "--run-dir",
+        &run,
+        "--iterations",
+        "100000000",
+        "--checkpoint-every",
+        "100",
+    ]);
+    wait_for_checkpoint(&run, 100, &mut first);
+    let output = trainer(&[
+        "train",
+        "--phase",
+        "bidding",
+        "--store",
+        "memory",
+        "--run-dir",
+        &run,
+    ]);
+    first.kill().ok();
+    first.wait().ok();
+    assert!(!output.status.success());
+    let error = text(&output.stderr);
+    assert!(error.contains(&first.id().to_string()), "{error}");
+    assert!(error.contains("another trainer"), "{error}");
+}
+
+#[test]
+fn bad_requests_are_explained() {
+    let temp = TempDir::new("bad");
+    let cases: [(&[&str], &str); 6] = [
+        (&["--phase", "play-40"], "play-N"),
+        (&["--store", "redis"], "redis"),
+        (&["train", "--for", "soon"], "duration"),
+        (
+            &["train", "--iterations", "0", "--run-dir", &temp.run("zero")],
+            "at least 1",
+        ),
+        (
+            &["resume", "--run-dir", &temp.run("nothing")],
+            "holds no run",
+        ),
+        (
+            &["export", "--run-dir", &temp.run("nothing")],
+            "holds no run",
+        ),
+    ];
+    for (args, expected) in cases {
+        let output = trainer(args);
+        assert!(!output.status.success(), "{args:?} succeeded");
+        let error = text(&output.stderr);
+        assert!(error.contains(expected), "{args:?}: {error}");
+        assert!(!error.contains("panicked"), "{args:?}: {error}");
+    }
+}
+
+#[test]
+fn export_writes_a_policy_and_says_what_was_learned() {
+    let temp = TempDir::new("export");
+    let run = temp.run("run");
+    train(&run, "memory", &["--iterations", "300"]);
+    let out = temp.run("policy.bin");
+    let stdout = ok(&trainer(&["export", "--run-dir", &run, "--out", &out]));
+    assert!(stdout.contains("exported"), "{stdout}");
+    assert!(stdout.contains("right bower turned up"), "{stdout}");
+    assert!(std::fs::metadata(&out).expect("a policy file").len() > 1000);
+}
