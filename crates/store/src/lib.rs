@@ -20,6 +20,7 @@ pub mod mmap;
 pub mod record;
 pub mod snapshot;
 pub mod table;
+mod undo;
 
 pub use dir::{Backend, Fingerprint, Manifest, StoreDir};
 pub use durable::DurableTable;

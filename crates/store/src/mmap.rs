@@ -28,10 +28,12 @@ use crate::error::StoreError;
 use crate::layout::RecordLayout;
 use crate::record::Record;
 use crate::table::{Key, SlotId, Table};
+use crate::undo::{PAGE, UndoJournal};
 
 pub const PHF_FILE: &str = "mmap-phf.bin";
 pub const RECORDS_FILE: &str = "mmap-records.dat";
 pub const KEYS_FILE: &str = "mmap-keys.dat";
+pub const UNDO_FILE: &str = "mmap-undo.dat";
 const HEADER_BYTES: u64 = 4096;
 const HEADER_MAGIC: &[u8; 8] = b"ECFRMMAP";
 /// Updates of slots in one stripe exclude each other; 64 Ki stripes make two
@@ -49,6 +51,7 @@ pub struct MmapTable {
     map: MmapRaw,
     records: u64,
     stripes: Box<[Mutex<()>]>,
+    undo: UndoJournal,
 }
 
 impl std::fmt::Debug for MmapTable {
@@ -180,6 +183,7 @@ impl MmapTable {
         dir.write_manifest(&manifest)?;
         map.advise(Advice::Random)
             .map_err(StoreError::io(&records_path))?;
+        let (undo, _) = open_undo(&dir, &map, file_bytes, manifest.checkpoints)?;
         Ok(MmapTable {
             dir,
             layout,
@@ -188,6 +192,7 @@ impl MmapTable {
             map,
             records: count,
             stripes: (0..STRIPES).map(|_| Mutex::new(())).collect(),
+            undo,
         })
     }
 
@@ -253,6 +258,7 @@ impl MmapTable {
         check_header(&map, layout, manifest.records, &records_path)?;
         map.advise(Advice::Random)
             .map_err(StoreError::io(&records_path))?;
+        let (undo, _rolled_back) = open_undo(&dir, &map, expected, manifest.checkpoints)?;
         Ok(MmapTable {
             dir,
             layout,
@@ -261,6 +267,7 @@ impl MmapTable {
             phf,
             map,
             stripes: (0..STRIPES).map(|_| Mutex::new(())).collect(),
+            undo,
         })
     }
 
@@ -300,6 +307,11 @@ impl MmapTable {
     }
 
     #[inline]
+    /// Copies one page of the records file out, for the undo journal.
+    fn read_page(&self, page: u64, out: &mut [u8]) {
+        read_mapped(&self.map, page * PAGE, out);
+    }
+
     fn store_bytes(&self, slot: SlotId, bytes: &[u8]) {
         // SAFETY: as for `load_bytes`; the stripe lock makes this the only
         // access to these bytes.
@@ -308,6 +320,49 @@ impl MmapTable {
             std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.record_pointer(slot), bytes.len());
         }
     }
+}
+
+fn read_mapped(map: &MmapRaw, offset: u64, out: &mut [u8]) {
+    debug_assert!(offset as usize + out.len() <= map.len());
+    // SAFETY: callers pass ranges within the file, which the mapping
+    // covers; bytes are only copied out.
+    #[allow(unsafe_code)]
+    unsafe {
+        std::ptr::copy_nonoverlapping(
+            map.as_ptr().add(offset as usize),
+            out.as_mut_ptr(),
+            out.len(),
+        );
+    }
+}
+
+/// Opens the records file's undo journal, first rolling the records back
+/// to checkpoint `epoch` if a killed process left changes after it.
+fn open_undo(
+    dir: &StoreDir,
+    map: &MmapRaw,
+    file_bytes: u64,
+    epoch: u64,
+) -> Result<(UndoJournal, u64), StoreError> {
+    let records_path = dir.file(RECORDS_FILE);
+    UndoJournal::open(
+        &dir.file(UNDO_FILE),
+        file_bytes,
+        epoch,
+        &mut |page, bytes| {
+            // SAFETY: the journal only holds pages within the file, and no
+            // other thread has the table yet.
+            #[allow(unsafe_code)]
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    bytes.as_ptr(),
+                    map.as_mut_ptr().add((page * PAGE) as usize),
+                    bytes.len(),
+                );
+            }
+        },
+        &mut || map.flush().map_err(StoreError::io(&records_path)),
+    )
 }
 
 // SAFETY: the raw mapping is only touched through `load_bytes` and
@@ -467,6 +522,16 @@ impl Table for MmapTable {
     fn update(&self, slot: SlotId, change: &mut dyn FnMut(&mut Record)) {
         let mut bytes = [0u8; 64];
         let length = self.layout.bytes() as usize;
+        let offset = HEADER_BYTES + slot.0 * self.layout.bytes();
+        if !self.undo.protect(offset, length as u64, &|page, out| {
+            self.read_page(page, out)
+        }) {
+            // The journal cannot take the page's old bytes (a full disk):
+            // the change is dropped, and the next checkpoint fails, so the
+            // store reopens at its last checkpoint instead of committing a
+            // run with holes in it.
+            return;
+        }
         let _guard = self.stripe(slot);
         self.load_bytes(slot, &mut bytes[..length]);
         let mut record = Record::default();
@@ -512,11 +577,14 @@ impl Table for MmapTable {
 }
 
 impl DurableTable for MmapTable {
+    /// Call between batches, with no update in flight.
     fn checkpoint(&self, client_state: &str) -> Result<(), StoreError> {
+        self.undo.check()?;
         self.map
             .flush()
             .map_err(StoreError::io(self.dir.file(RECORDS_FILE)))?;
-        self.manifest.commit(&self.dir, client_state, |_| {})
+        self.manifest.commit(&self.dir, client_state, |_| {})?;
+        self.undo.reset(self.manifest.get().checkpoints)
     }
 
     fn committed_state(&self) -> String {
@@ -524,7 +592,7 @@ impl DurableTable for MmapTable {
     }
 
     fn disk_bytes(&self) -> u64 {
-        [RECORDS_FILE, PHF_FILE, KEYS_FILE]
+        [RECORDS_FILE, PHF_FILE, KEYS_FILE, UNDO_FILE]
             .iter()
             .map(|name| std::fs::metadata(self.dir.file(name)).map_or(0, |meta| meta.len()))
             .sum()

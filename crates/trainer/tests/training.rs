@@ -177,14 +177,21 @@ fn kill_9_at_any_moment_resumes_from_the_last_checkpoint() {
     let reference = temp.run("reference");
     train(&reference, "memory", &["--until", "1500"]);
     let expected = digest(&reference);
-    for (attempt, delay_ms) in [0u64, 37, 113].into_iter().enumerate() {
+    let attempts = [
+        ("memory", 0u64),
+        ("memory", 113),
+        ("mmap", 0),
+        ("mmap", 61),
+        ("mmap", 173),
+    ];
+    for (attempt, (backend, delay_ms)) in attempts.into_iter().enumerate() {
         let run = temp.run(&format!("killed-{attempt}"));
         let mut child = spawn(&[
             "train",
             "--phase",
             "bidding",
             "--store",
-            "memory",
+            backend,
             "--threads",
             "1",
             "--seed",
@@ -202,7 +209,11 @@ fn kill_9_at_any_moment_resumes_from_the_last_checkpoint() {
         child.wait().ok();
         let resumed = ok(&trainer(&["resume", "--run-dir", &run, "--until", "1500"]));
         assert!(resumed.contains("resumed"), "{resumed}");
-        assert_eq!(digest(&run), expected, "killed after {delay_ms} ms");
+        assert_eq!(
+            digest(&run),
+            expected,
+            "{backend} killed {delay_ms} ms after a checkpoint"
+        );
     }
 }
 
