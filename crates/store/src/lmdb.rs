@@ -15,7 +15,14 @@
 //!   corrupt the database, and with `NO_SYNC` it would lose ACI guarantees.
 //!
 //! Records not yet flushed from the cache live only in memory until the
-//! next batch or checkpoint. Opening the env is `unsafe` in heed because two
+//! next batch or checkpoint.
+//!
+//! A batch flushed between checkpoints would let a killed process reopen
+//! with records newer than its checkpoint. So the same transaction that
+//! overwrites a record for the first time since the checkpoint also saves
+//! its old bytes (or its absence) in an `undo` database, tagged with the
+//! checkpoint's number. Opening rolls those back when the tag matches the
+//! manifest; a checkpoint empties it under the new number. Opening the env is `unsafe` in heed because two
 //! processes opening one env with different options is undefined
 //! behaviour; the directory lock rules that out.
 
@@ -37,6 +44,36 @@ use crate::record::Record;
 use crate::table::{Key, SlotId, Table};
 
 pub const LMDB_DIR: &str = "lmdb";
+/// The undo database's checkpoint tag: one byte, so no 16-byte key meets it.
+const EPOCH_KEY: &[u8] = &[0xEC];
+
+/// Restores the records saved in `undo` if they belong to checkpoint
+/// `epoch`, then empties it under that tag.
+fn roll_back(
+    transaction: &mut heed::RwTxn<'_>,
+    db: Database<Bytes, Bytes>,
+    undo: Database<Bytes, Bytes>,
+    epoch: u64,
+) -> Result<(), heed::Error> {
+    let tag = undo.get(transaction, EPOCH_KEY)?.map(<[u8]>::to_vec);
+    if tag.as_deref() == Some(&epoch.to_le_bytes()[..]) {
+        let saved: Vec<(Vec<u8>, Vec<u8>)> = undo
+            .iter(transaction)?
+            .filter_map(Result::ok)
+            .filter(|(key, _)| key.len() == 16)
+            .map(|(key, value)| (key.to_vec(), value.to_vec()))
+            .collect();
+        for (key, old) in saved {
+            if old.is_empty() {
+                db.delete(transaction, &key)?;
+            } else {
+                db.put(transaction, &key, &old)?;
+            }
+        }
+    }
+    undo.clear(transaction)?;
+    undo.put(transaction, EPOCH_KEY, &epoch.to_le_bytes())
+}
 const CACHE_SHARDS: usize = 64;
 const INITIAL_MAP_BYTES: usize = 1 << 30;
 
@@ -47,6 +84,8 @@ pub struct LmdbTable {
     manifest: Committed,
     env: Env,
     db: Database<Bytes, Bytes>,
+    /// Old bytes of records overwritten since the last checkpoint.
+    undo: Database<Bytes, Bytes>,
     /// Held for reading by every transaction, for writing by a resize:
     /// LMDB may only resize its map while no transaction is open.
     gate: RwLock<()>,
@@ -124,7 +163,7 @@ impl LmdbTable {
         let env = unsafe {
             EnvOpenOptions::new()
                 .map_size(map_bytes)
-                .max_dbs(1)
+                .max_dbs(2)
                 .flags(EnvFlags::NO_SYNC)
                 .open(&env_path)
         }
@@ -133,6 +172,11 @@ impl LmdbTable {
         let db: Database<Bytes, Bytes> = env
             .create_database(&mut transaction, Some("records"))
             .map_err(lmdb_error(&env_path))?;
+        let undo: Database<Bytes, Bytes> = env
+            .create_database(&mut transaction, Some("undo"))
+            .map_err(lmdb_error(&env_path))?;
+        roll_back(&mut transaction, db, undo, manifest.checkpoints)
+            .map_err(lmdb_error(&env_path))?;
         transaction.commit().map_err(lmdb_error(&env_path))?;
         let table = LmdbTable {
             dir,
@@ -140,6 +184,7 @@ impl LmdbTable {
             manifest: Committed::new(manifest),
             env,
             db,
+            undo,
             gate: RwLock::new(()),
             index: KeyIndex::new(MAX_SLOTS),
             keys: ChunkedArena::new(),
@@ -231,6 +276,15 @@ impl LmdbTable {
                 let _gate = self.gate.read().unwrap_or_else(PoisonError::into_inner);
                 let mut transaction = self.env.write_txn()?;
                 for (key, _, record) in &entries {
+                    let key_bytes = key.to_le_bytes();
+                    if self.undo.get(&transaction, &key_bytes)?.is_none() {
+                        let old = self.db.get(&transaction, &key_bytes)?.map(<[u8]>::to_vec);
+                        self.undo.put(
+                            &mut transaction,
+                            &key_bytes,
+                            old.as_deref().unwrap_or(&[]),
+                        )?;
+                    }
                     self.layout
                         .encode(RecordLayout::key_check(*key), record, &mut encoded);
                     self.db
@@ -338,7 +392,22 @@ impl DurableTable for LmdbTable {
         let records = self.len();
         self.manifest.commit(&self.dir, client_state, |manifest| {
             manifest.records = records;
-        })
+        })?;
+        // The records as committed are the new restore point.
+        let env_path = self.dir.file(LMDB_DIR);
+        let _gate = self.gate.read().unwrap_or_else(PoisonError::into_inner);
+        let mut transaction = self.env.write_txn().map_err(lmdb_error(&env_path))?;
+        self.undo
+            .clear(&mut transaction)
+            .and_then(|()| {
+                self.undo.put(
+                    &mut transaction,
+                    EPOCH_KEY,
+                    &self.manifest.get().checkpoints.to_le_bytes(),
+                )
+            })
+            .map_err(lmdb_error(&env_path))?;
+        transaction.commit().map_err(lmdb_error(&env_path))
     }
 
     fn committed_state(&self) -> String {

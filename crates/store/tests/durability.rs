@@ -463,3 +463,80 @@ fn a_full_disk_is_a_clear_error() {
         "{error}"
     );
 }
+
+/// Reads every key of `keys` that the table holds, missing ones as `None`.
+fn snapshot_of(table: &dyn Table, layout: RecordLayout, keys: &[Key]) -> Vec<Option<Vec<u8>>> {
+    keys.iter()
+        .map(|&key| {
+            table.find(key).map(|slot| {
+                let mut bytes = vec![0u8; layout.bytes() as usize];
+                layout.encode(RecordLayout::key_check(key), &table.read(slot), &mut bytes);
+                bytes
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn a_crash_between_checkpoints_reopens_at_the_last_checkpoint() {
+    // Dropping a table without a checkpoint is what a killed process
+    // leaves: the mmap's changed pages and LMDB's flushed batches are in
+    // the files, the manifest is the last checkpoint's.
+    let chunks = universe(4_000);
+    let keys: Vec<Key> = chunks.concat();
+    let (early, late) = keys.split_at(2_500);
+
+    let mmap_dir = TempDir::new("crash-mmap");
+    let open_mmap =
+        || MmapTable::open(&mmap_dir.0, F32, fingerprint(1), &chunks, &mut no_progress).unwrap();
+    let expected = {
+        let table = open_mmap();
+        apply_updates(&table, &keys, 2);
+        table.checkpoint("two rounds").unwrap();
+        let expected = snapshot_of(&table, F32, &keys);
+        apply_updates_from(&table, &keys, 3, 5);
+        expected
+    };
+    for _ in 0..2 {
+        // Twice: a second crash after the roll back must roll back again.
+        let table = open_mmap();
+        assert_eq!(table.committed_state(), "two rounds");
+        assert_eq!(
+            snapshot_of(&table, F32, &keys),
+            expected,
+            "mmap after a crash"
+        );
+        apply_updates_from(&table, &keys, 3, 4);
+    }
+
+    let lmdb_dir = TempDir::new("crash-lmdb");
+    let expected = {
+        // A 64-record cache flushes many batches before the crash.
+        let table = LmdbTable::open(&lmdb_dir.0, F32, fingerprint(1), 64).unwrap();
+        apply_updates(&table, early, 2);
+        table.checkpoint("early keys").unwrap();
+        let expected = snapshot_of(&table, F32, &keys);
+        apply_updates_from(&table, early, 3, 4);
+        apply_updates(&table, late, 2);
+        expected
+    };
+    assert!(
+        expected[2_600].is_none(),
+        "late keys were not in the checkpoint"
+    );
+    for _ in 0..2 {
+        let table = LmdbTable::open(&lmdb_dir.0, F32, fingerprint(1), 64).unwrap();
+        assert_eq!(table.committed_state(), "early keys");
+        assert_eq!(
+            table.len(),
+            early.len() as u64,
+            "keys added after the checkpoint are gone"
+        );
+        assert_eq!(
+            snapshot_of(&table, F32, &keys),
+            expected,
+            "lmdb after a crash"
+        );
+        apply_updates(&table, late, 1);
+    }
+}

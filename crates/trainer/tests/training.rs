@@ -183,6 +183,8 @@ fn kill_9_at_any_moment_resumes_from_the_last_checkpoint() {
         ("mmap", 0),
         ("mmap", 61),
         ("mmap", 173),
+        ("lmdb", 0),
+        ("lmdb", 97),
     ];
     for (attempt, (backend, delay_ms)) in attempts.into_iter().enumerate() {
         let run = temp.run(&format!("killed-{attempt}"));
