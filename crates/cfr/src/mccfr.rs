@@ -6,6 +6,12 @@
 //! regrets update its records; each other player's visited record adds its
 //! current strategy to its strategy sum.
 //!
+//! Chance is shared within an iteration: every traverser's walk replays the
+//! same stream of chance outcomes (in euchre, the same deal), while the
+//! other players' sampled actions stay independent. Each walk is still an
+//! unbiased sample for its traverser, and a game can reuse work across the
+//! walks of one iteration (euchre caches open-hand leaf values per deal).
+//!
 //! Parallelism: iterations run concurrently on a rayon pool, all threads
 //! sharing one table. There is no global lock. Each record update is atomic
 //! for its slot (the table guarantees it), so no update is ever lost or
@@ -129,7 +135,9 @@ impl<'t, G: Game, T: Table + ?Sized> ExternalSampling<'t, G, T> {
     /// One iteration: a traversal for each player.
     pub fn iteration(&self, iteration: u64) -> Result<BatchStats, CfrError> {
         let mut rng = iteration_rng(self.seed, iteration);
+        let chance = SmallRng::from_rng(&mut rng);
         let mut walk = Traversal {
+            chance: chance.clone(),
             table: self.table,
             discounter: &self.discounter,
             now: iteration as u32,
@@ -142,6 +150,7 @@ impl<'t, G: Game, T: Table + ?Sized> ExternalSampling<'t, G, T> {
         };
         for traverser in 0..self.root.num_players() {
             walk.traverser = traverser;
+            walk.chance = chance.clone();
             walk.visit(&self.root)?;
         }
         Ok(walk.stats)
@@ -152,6 +161,9 @@ struct Traversal<'a, T: Table + ?Sized> {
     table: &'a T,
     discounter: &'a Discounter,
     now: u32,
+    /// Chance outcomes, replayed identically for every traverser.
+    chance: SmallRng,
+    /// The other players' sampled actions.
     rng: SmallRng,
     stats: BatchStats,
     traverser: usize,
@@ -162,7 +174,7 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
         match state.node() {
             Node::Terminal => Ok(state.payoff(self.traverser)),
             Node::Chance => {
-                let outcome = state.sample_chance(&mut self.rng);
+                let outcome = state.sample_chance(&mut self.chance);
                 let mut next = state.clone();
                 next.apply(outcome);
                 self.visit(&next)

@@ -95,6 +95,11 @@ thread_local! {
     });
 }
 
+/// Forgets this thread's solved leaves, so that a benchmark starts cold.
+pub(crate) fn clear_leaf_cache() {
+    LEAVES.with_borrow_mut(|cache| cache.tricks.clear());
+}
+
 /// Team payoffs with the rest of the hand played perfectly open-handed.
 fn evaluate_open_handed(state: &GameState) -> [i8; 2] {
     let Some(contract) = state.contract() else {

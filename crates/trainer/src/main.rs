@@ -198,6 +198,18 @@ enum BenchTarget {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Training speed: iterations/s and updates/s for each phase and store,
+    /// on 1 and 2 threads.
+    Train {
+        #[arg(long, default_value_t = 4000)]
+        iterations: u64,
+        /// Phases to measure, comma-separated.
+        #[arg(long, value_delimiter = ',', value_parser = parse_phase, default_value = "bidding,play-2,full-play")]
+        phases: Vec<phase::Phase>,
+        /// Where the disk stores are built (removed afterwards).
+        #[arg(long, default_value = "runs/bench-train")]
+        dir: PathBuf,
+    },
     /// Solver speed and exploitability on Kuhn poker and Leduc hold'em.
     Cfr {
         /// External-sampling MCCFR iterations on Leduc.
@@ -236,6 +248,11 @@ fn main() -> anyhow::Result<()> {
         Command::Replay => commands::replay::run(std::io::stdin().lock(), std::io::stdout().lock()),
         Command::Bench { target } => match target {
             BenchTarget::Game { hands, seed } => commands::bench_game::run(hands, seed),
+            BenchTarget::Train {
+                iterations,
+                phases,
+                dir,
+            } => commands::bench_train::run(iterations, &phases, &dir),
             BenchTarget::Dd { positions, seed } => commands::bench_dd::run(positions, seed),
             BenchTarget::Cfr { iterations, seed } => commands::bench_cfr::run(iterations, seed),
             BenchTarget::Store {
