@@ -120,10 +120,16 @@ struct Place {
     position: u8,
 }
 
+/// The actor's playable cards and where each sits in the view.
+struct PlayablePlaces {
+    places: [(Card, Place); 5],
+    count: usize,
+}
+
 impl PlayView {
     /// The actor's view at a card-play decision, and where each of the
     /// actor's playable cards sits; `None` outside card play.
-    fn build(state: &GameState) -> Option<(PlayView, [(Card, Place); 5], usize)> {
+    fn build(state: &GameState) -> Option<(PlayView, PlayablePlaces)> {
         if state.stage() != Stage::Play {
             return None;
         }
@@ -194,12 +200,12 @@ impl PlayView {
                 }
             }
         }
-        Some((view, places, count))
+        Some((view, PlayablePlaces { places, count }))
     }
 
     /// The actor's view at a card-play decision; `None` outside card play.
     pub fn of_state(state: &GameState) -> Option<PlayView> {
-        PlayView::build(state).map(|(view, _, _)| view)
+        PlayView::build(state).map(|(view, _)| view)
     }
 
     /// The encoding with the off suits in the order `off_order` gives
@@ -239,7 +245,7 @@ impl PlayView {
 /// cards ordered by (slot, position) in the canonical suit order. `None`
 /// outside card play.
 pub fn play_decision(state: &GameState) -> Option<Decision> {
-    let (view, places, count) = PlayView::build(state)?;
+    let (view, PlayablePlaces { places, count }) = PlayView::build(state)?;
     let (key, off_order) = view.canonical();
     let canonical_slot = |slot: u8| match slot as usize {
         s if s == off_order[0] => 2,

@@ -228,11 +228,8 @@ fn every_enumerated_key_decodes_to_its_view() {
         lone_defender: true,
         ..Rules::default()
     };
-    for (view, key) in euchre_game::enumerate::bidding_keys(rules).step_by(7) {
-        assert_eq!(euchre_game::infoset::BiddingView::decode(key), Some(view));
+    for (view, key) in bidding_keys(rules).step_by(7) {
+        assert_eq!(BiddingView::decode(key), Some(view));
     }
-    assert_eq!(
-        euchre_game::infoset::BiddingView::decode(euchre_game::infoset::InfoKey(5 << 120)),
-        None
-    );
+    assert_eq!(BiddingView::decode(InfoKey(5 << 120)), None);
 }

@@ -524,7 +524,7 @@ impl Table for MmapTable {
         let length = self.layout.bytes() as usize;
         let offset = HEADER_BYTES + slot.0 * self.layout.bytes();
         if !self.undo.protect(offset, length as u64, &|page, out| {
-            self.read_page(page, out)
+            self.read_page(page, out);
         }) {
             // The journal cannot take the page's old bytes (a full disk):
             // the change is dropped, and the next checkpoint fails, so the
