@@ -12,7 +12,14 @@ use crate::memory::MemoryTable;
 use crate::record::Record;
 use crate::table::{Key, SlotId, Table};
 
-pub const SNAPSHOT_FILE: &str = "memory-snapshot.bin";
+/// The snapshot of checkpoint `checkpoint`. Each checkpoint writes a new
+/// file and removes the old one only after the manifest names the new one,
+/// so a process killed at any moment leaves the snapshot its manifest names.
+pub fn snapshot_file(checkpoint: u64) -> String {
+    format!("memory-snapshot-{checkpoint}.bin")
+}
+
+const SNAPSHOT_PREFIX: &str = "memory-snapshot-";
 
 /// A [`MemoryTable`] that checkpoints to a directory.
 #[derive(Debug)]
@@ -61,7 +68,7 @@ fn load(
     layout: RecordLayout,
     table: &MemoryTable,
 ) -> Result<(), StoreError> {
-    let path = dir.file(SNAPSHOT_FILE);
+    let path = dir.file(&snapshot_file(manifest.checkpoints));
     let bytes = match std::fs::read(&path) {
         Ok(bytes) => bytes,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
@@ -103,7 +110,7 @@ fn load(
         let slot = table.slot(key)?;
         if slot != SlotId(index as u64) {
             return Err(StoreError::Corrupt {
-                path: dir.file(SNAPSHOT_FILE),
+                path: dir.file(&snapshot_file(manifest.checkpoints)),
                 reason: format!("key {key:#x} appears twice"),
             });
         }
@@ -151,11 +158,25 @@ impl DurableTable for SnapshotTable {
                 .encode(RecordLayout::key_check(key), record, &mut encoded);
             bytes.extend_from_slice(&encoded);
         })?;
-        write_atomically(&self.dir.file(SNAPSHOT_FILE), &bytes)?;
+        let next = self.manifest.get().checkpoints + 1;
+        write_atomically(&self.dir.file(&snapshot_file(next)), &bytes)?;
         self.manifest.commit(&self.dir, client_state, |manifest| {
             manifest.records = (bytes.len() / entry) as u64;
             manifest.checksum = Some(crc32fast::hash(&bytes));
-        })
+        })?;
+        // Older snapshots, and any a killed process wrote but never
+        // committed, are no longer named by the manifest.
+        let current = snapshot_file(next);
+        if let Ok(entries) = std::fs::read_dir(self.dir.path()) {
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                let name = name.to_string_lossy();
+                if name.starts_with(SNAPSHOT_PREFIX) && name != current.as_str() {
+                    std::fs::remove_file(entry.path()).ok();
+                }
+            }
+        }
+        Ok(())
     }
 
     fn committed_state(&self) -> String {
@@ -163,6 +184,7 @@ impl DurableTable for SnapshotTable {
     }
 
     fn disk_bytes(&self) -> u64 {
-        std::fs::metadata(self.dir.file(SNAPSHOT_FILE)).map_or(0, |meta| meta.len())
+        let current = snapshot_file(self.manifest.get().checkpoints);
+        std::fs::metadata(self.dir.file(&current)).map_or(0, |meta| meta.len())
     }
 }

@@ -4,7 +4,6 @@ use std::path::{Path, PathBuf};
 
 use store::dir::{MANIFEST_FILE, classify_write_error};
 use store::mmap::{PHF_FILE, RECORDS_FILE};
-use store::snapshot::SNAPSHOT_FILE;
 use store::{
     DurableTable, Fingerprint, Key, LmdbTable, MemoryTable, MmapTable, Record, RecordEncoding,
     RecordLayout, SnapshotTable, StoreError, Table,
@@ -83,6 +82,18 @@ fn encoded(table: &dyn Table, layout: RecordLayout, keys: &[Key]) -> Vec<Vec<u8>
 }
 
 fn no_progress(_: &str) {}
+
+/// The memory store's current snapshot: the one file of its name.
+fn snapshot_path(dir: &Path) -> std::path::PathBuf {
+    let mut found: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.to_string_lossy().contains("memory-snapshot-"))
+        .collect();
+    assert_eq!(found.len(), 1, "old snapshots are removed: {found:?}");
+    found.remove(0)
+}
 
 #[test]
 fn all_backends_hold_byte_identical_records_across_reopen() {
@@ -306,7 +317,7 @@ fn truncate(path: &Path, by: u64) {
 #[test]
 fn damaged_files_are_named_never_loaded() {
     let error = corrupt_after("truncated-snapshot", false, |dir| {
-        truncate(&dir.join(SNAPSHOT_FILE), 7);
+        truncate(&snapshot_path(dir), 7);
     });
     assert!(
         matches!(&error, StoreError::Corrupt { reason, .. } if reason.contains("truncated")),
@@ -314,7 +325,7 @@ fn damaged_files_are_named_never_loaded() {
     );
 
     let error = corrupt_after("flipped-snapshot", false, |dir| {
-        let path = dir.join(SNAPSHOT_FILE);
+        let path = snapshot_path(dir);
         let mut bytes = std::fs::read(&path).unwrap();
         bytes[100] ^= 0x40;
         std::fs::write(&path, bytes).unwrap();
@@ -337,7 +348,7 @@ fn damaged_files_are_named_never_loaded() {
     );
 
     let error = corrupt_after("missing-snapshot", false, |dir| {
-        std::fs::remove_file(dir.join(SNAPSHOT_FILE)).unwrap();
+        std::fs::remove_file(snapshot_path(dir)).unwrap();
     });
     assert!(matches!(error, StoreError::Missing { .. }), "{error}");
 
