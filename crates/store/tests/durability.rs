@@ -84,7 +84,7 @@ fn encoded(table: &dyn Table, layout: RecordLayout, keys: &[Key]) -> Vec<Vec<u8>
 fn no_progress(_: &str) {}
 
 /// The memory store's current snapshot: the one file of its name.
-fn snapshot_path(dir: &Path) -> std::path::PathBuf {
+fn snapshot_path(dir: &Path) -> PathBuf {
     let mut found: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .flatten()
