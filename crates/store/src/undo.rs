@@ -17,15 +17,19 @@
 //! every append durable first (an fsync per page) would cost far more than
 //! the checkpoints it protects.
 //!
-//! File layout: `ECFRUNDO`, the epoch (u64), then entries of page index
-//! (u64), CRC-32 of the page (u32) and the page's bytes (4096, or fewer for
-//! the file's last page). A torn last entry fails its CRC and is skipped:
-//! its page was never changed, because changes wait for the append.
+//! File layout: `ECFRUNDO`, the epoch (u64), then fixed-size entries of
+//! page index (u64), CRC-32 of the page (u32) and the page's bytes (4096,
+//! zero-padded for the file's last page). Threads reserve entries with an
+//! atomic counter and write them with one positioned write each, with no
+//! lock. An entry torn by a kill fails its CRC and is skipped: its page was
+//! never changed, because changes wait for their append; entries after it
+//! are still read, since every entry has the same size.
 
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::Read;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use crate::dir::classify_write_error;
@@ -35,6 +39,8 @@ pub(crate) const PAGE: u64 = 4096;
 const MAGIC: &[u8; 8] = b"ECFRUNDO";
 const HEADER: u64 = 16;
 
+const ENTRY: u64 = 12 + PAGE;
+
 const CLEAN: u8 = 0;
 const COPYING: u8 = 1;
 const JOURNALLED: u8 = 2;
@@ -43,7 +49,9 @@ const JOURNALLED: u8 = 2;
 #[derive(Debug)]
 pub(crate) struct UndoJournal {
     path: PathBuf,
-    file: Mutex<File>,
+    file: File,
+    /// Bytes of the journal in use: the header and every reserved entry.
+    end: AtomicU64,
     /// Per page of the data file: clean, being copied, or journalled.
     pages: Box<[AtomicU8]>,
     data_len: u64,
@@ -73,23 +81,17 @@ impl UndoJournal {
                 && u64::from_le_bytes(header[8..].try_into().unwrap_or_default()) == epoch
             {
                 let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
-                let mut page_bytes = vec![0u8; PAGE as usize];
-                loop {
-                    let mut entry = [0u8; 12];
-                    if reader.read_exact(&mut entry).is_err() {
-                        break;
-                    }
+                let mut entry = vec![0u8; ENTRY as usize];
+                // Read whole entries to the end; skip torn or unused ones.
+                while reader.read_exact(&mut entry).is_ok() {
                     let page = u64::from_le_bytes(entry[..8].try_into().unwrap_or_default());
-                    let crc = u32::from_le_bytes(entry[8..].try_into().unwrap_or_default());
+                    let crc = u32::from_le_bytes(entry[8..12].try_into().unwrap_or_default());
                     let length = page_length(page, data_len);
-                    if length == 0 {
-                        break;
+                    let bytes = &entry[12..];
+                    if length == 0 || crc32fast::hash(bytes) != crc {
+                        continue;
                     }
-                    let bytes = &mut page_bytes[..length];
-                    if reader.read_exact(bytes).is_err() || crc32fast::hash(bytes) != crc {
-                        break;
-                    }
-                    restore(page, bytes);
+                    restore(page, &bytes[..length]);
                     rolled_back += 1;
                 }
                 if rolled_back > 0 {
@@ -107,7 +109,8 @@ impl UndoJournal {
         let pages = data_len.div_ceil(PAGE) as usize;
         let journal = UndoJournal {
             path: path.to_path_buf(),
-            file: Mutex::new(file),
+            file,
+            end: AtomicU64::new(HEADER),
             pages: (0..pages).map(|_| AtomicU8::new(CLEAN)).collect(),
             data_len,
             failure: Mutex::new(None),
@@ -133,16 +136,15 @@ impl UndoJournal {
     /// Empties the journal under `epoch`: the pages as they are now are the
     /// new restore point. Call with no change in flight.
     pub(crate) fn reset(&self, epoch: u64) -> Result<(), StoreError> {
-        let mut file = self.file.lock().unwrap_or_else(PoisonError::into_inner);
         let mut header = [0u8; HEADER as usize];
         header[..8].copy_from_slice(MAGIC);
         header[8..].copy_from_slice(&epoch.to_le_bytes());
-        file.set_len(0).map_err(StoreError::io(&self.path))?;
-        file.seek(SeekFrom::Start(0))
-            .map_err(StoreError::io(&self.path))?;
-        file.write_all(&header)
+        self.file.set_len(0).map_err(StoreError::io(&self.path))?;
+        self.file
+            .write_all_at(&header, 0)
             .map_err(|source| classify_write_error(&self.path, HEADER, source))?;
-        file.sync_data().map_err(StoreError::io(&self.path))?;
+        self.file.sync_data().map_err(StoreError::io(&self.path))?;
+        self.end.store(HEADER, Ordering::Release);
         for page in self.pages.iter() {
             page.store(CLEAN, Ordering::Relaxed);
         }
@@ -195,16 +197,13 @@ impl UndoJournal {
             return false;
         }
         let length = page_length(page, self.data_len);
-        let mut entry = vec![0u8; 12 + length];
-        read_page(page, &mut entry[12..]);
+        let mut entry = [0u8; ENTRY as usize];
+        read_page(page, &mut entry[12..12 + length]);
         let crc = crc32fast::hash(&entry[12..]);
         entry[..8].copy_from_slice(&page.to_le_bytes());
         entry[8..12].copy_from_slice(&crc.to_le_bytes());
-        let mut file = self.file.lock().unwrap_or_else(PoisonError::into_inner);
-        let written = file
-            .seek(SeekFrom::End(0))
-            .and_then(|_| file.write_all(&entry));
-        match written {
+        let at = self.end.fetch_add(ENTRY, Ordering::Relaxed);
+        match self.file.write_all_at(&entry, at) {
             Ok(()) => true,
             Err(error) => {
                 *self.failure.lock().unwrap_or_else(PoisonError::into_inner) = Some(error);
