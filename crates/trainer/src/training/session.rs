@@ -123,11 +123,17 @@ pub(crate) fn run(
         identity.solver.schedule()
     );
     let opened = Instant::now();
+    // Building an mmap store's perfect hash takes minutes at full scale:
+    // a spinner names each stage while it runs.
+    bar.enable_steady_tick(Duration::from_millis(200));
     let table = backend::open(
         identity,
         &dir.file(STORE_DIR),
         session.lmdb_cache_records,
-        &mut |stage| info!("store: {stage}"),
+        &mut |stage| {
+            info!("store: {stage}");
+            bar.set_message(format!("store: {stage}"));
+        },
     )
     .with_context(|| {
         format!(
@@ -163,6 +169,7 @@ pub(crate) fn run(
         identity.seed,
         threads,
     )?;
+    bar.disable_steady_tick();
     if let Some(length) = budget.length(resumed_from) {
         bar.set_length(length);
         if let Ok(style) = ProgressStyle::with_template(
