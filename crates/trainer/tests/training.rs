@@ -219,10 +219,9 @@ fn kill_9_at_any_moment_resumes_from_the_last_checkpoint() {
     }
 }
 
-#[test]
-fn ctrl_c_checkpoints_and_exits_cleanly() {
-    let temp = TempDir::new("sigint");
-    let run = temp.run("run");
+/// A run with no practical end, returned once its first checkpoint is on
+/// disk.
+fn spawn_endless_run(run: &str) -> Child {
     let mut child = spawn(&[
         "train",
         "--phase",
@@ -232,13 +231,21 @@ fn ctrl_c_checkpoints_and_exits_cleanly() {
         "--threads",
         "1",
         "--run-dir",
-        &run,
+        run,
         "--iterations",
         "100000000",
         "--checkpoint-every",
-        "200",
+        "100",
     ]);
-    wait_for_checkpoint(&run, 200, &mut child);
+    wait_for_checkpoint(run, 100, &mut child);
+    child
+}
+
+#[test]
+fn ctrl_c_checkpoints_and_exits_cleanly() {
+    let temp = TempDir::new("sigint");
+    let run = temp.run("run");
+    let mut child = spawn_endless_run(&run);
     let pid = child.id().to_string();
     let signalled = Command::new("kill")
         .args(["-INT", &pid])
@@ -264,22 +271,7 @@ fn ctrl_c_checkpoints_and_exits_cleanly() {
 fn a_second_trainer_on_one_directory_is_refused_with_the_pid() {
     let temp = TempDir::new("second");
     let run = temp.run("run");
-    let mut first = spawn(&[
-        "train",
-        "--phase",
-        "bidding",
-        "--store",
-        "memory",
-        "--threads",
-        "1",
-        "--run-dir",
-        &run,
-        "--iterations",
-        "100000000",
-        "--checkpoint-every",
-        "100",
-    ]);
-    wait_for_checkpoint(&run, 100, &mut first);
+    let mut first = spawn_endless_run(&run);
     let output = trainer(&[
         "train",
         "--phase",
