@@ -245,7 +245,7 @@ fn spawn_endless_run(run: &str) -> Child {
 fn ctrl_c_checkpoints_and_exits_cleanly() {
     let temp = TempDir::new("sigint");
     let run = temp.run("run");
-    let mut child = spawn_endless_run(&run);
+    let child = spawn_endless_run(&run);
     let pid = child.id().to_string();
     let signalled = Command::new("kill")
         .args(["-INT", &pid])
