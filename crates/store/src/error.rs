@@ -57,4 +57,18 @@ impl StoreError {
         let path = path.into();
         move |source| StoreError::Io { path, source }
     }
+
+    /// As [`Self::io`], except that a missing file is [`StoreError::Missing`]
+    /// with `hint` saying what to do about it.
+    pub(crate) fn missing_or_io(
+        path: impl Into<PathBuf>,
+        hint: &str,
+    ) -> impl FnOnce(std::io::Error) -> StoreError {
+        let path = path.into();
+        let hint = hint.to_string();
+        move |source| match source.kind() {
+            std::io::ErrorKind::NotFound => StoreError::Missing { path, hint },
+            _ => StoreError::Io { path, source },
+        }
+    }
 }

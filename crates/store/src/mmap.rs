@@ -202,21 +202,11 @@ impl MmapTable {
         manifest: Manifest,
     ) -> Result<MmapTable, StoreError> {
         let phf_path = dir.file(PHF_FILE);
-        let phf_bytes = std::fs::read(&phf_path).map_err(|source| {
-            if source.kind() == std::io::ErrorKind::NotFound {
-                StoreError::Missing {
-                    path: phf_path.clone(),
-                    hint: "the perfect hash is never rebuilt over existing records (slots would move); \
-                           restore the file or start a new run directory"
-                        .into(),
-                }
-            } else {
-                StoreError::Io {
-                    path: phf_path.clone(),
-                    source,
-                }
-            }
-        })?;
+        let phf_bytes = std::fs::read(&phf_path).map_err(StoreError::missing_or_io(
+            &phf_path,
+            "the perfect hash is never rebuilt over existing records (slots would move); \
+             restore the file or start a new run directory",
+        ))?;
         let phf: Mphf<Key> =
             postcard::from_bytes(&phf_bytes).map_err(|error| StoreError::Corrupt {
                 path: phf_path.clone(),
@@ -227,17 +217,10 @@ impl MmapTable {
             .read(true)
             .write(true)
             .open(&records_path)
-            .map_err(|source| match source.kind() {
-                std::io::ErrorKind::NotFound => StoreError::Missing {
-                    path: records_path.clone(),
-                    hint: "the records file is gone; restore it or start a new run directory"
-                        .into(),
-                },
-                _ => StoreError::Io {
-                    path: records_path.clone(),
-                    source,
-                },
-            })?;
+            .map_err(StoreError::missing_or_io(
+                &records_path,
+                "the records file is gone; restore it or start a new run directory",
+            ))?;
         let expected = HEADER_BYTES + manifest.records * layout.bytes();
         let actual = file
             .metadata()
@@ -550,17 +533,10 @@ impl Table for MmapTable {
     fn for_each(&self, visit: &mut dyn FnMut(Key, &Record)) -> Result<(), StoreError> {
         use std::io::Read;
         let path = self.dir.file(KEYS_FILE);
-        let file = File::open(&path).map_err(|source| match source.kind() {
-            std::io::ErrorKind::NotFound => StoreError::Missing {
-                path: path.clone(),
-                hint: "the keys file is needed to export; restore it or start a new run directory"
-                    .into(),
-            },
-            _ => StoreError::Io {
-                path: path.clone(),
-                source,
-            },
-        })?;
+        let file = File::open(&path).map_err(StoreError::missing_or_io(
+            &path,
+            "the keys file is needed to export; restore it or start a new run directory",
+        ))?;
         let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
         let mut entry = [0u8; 16];
         for slot in 0..self.records {

@@ -69,19 +69,13 @@ fn load(
     table: &MemoryTable,
 ) -> Result<(), StoreError> {
     let path = dir.file(&snapshot_file(manifest.checkpoints));
-    let bytes = match std::fs::read(&path) {
-        Ok(bytes) => bytes,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            return Err(StoreError::Missing {
-                path,
-                hint: format!(
-                    "the manifest lists {} records but their snapshot is gone; restore it or start a new run directory",
-                    manifest.records
-                ),
-            });
-        }
-        Err(source) => return Err(StoreError::Io { path, source }),
-    };
+    let bytes = std::fs::read(&path).map_err(StoreError::missing_or_io(
+        &path,
+        &format!(
+            "the manifest lists {} records but their snapshot is gone; restore it or start a new run directory",
+            manifest.records
+        ),
+    ))?;
     let expected = manifest.records as usize * entry_bytes(layout);
     if bytes.len() != expected {
         return Err(StoreError::Corrupt {
