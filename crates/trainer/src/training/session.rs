@@ -73,25 +73,31 @@ fn unix_now() -> u64 {
         .map_or(0, |elapsed| elapsed.as_secs())
 }
 
-fn progress_bar(enabled: bool, length: Option<u64>) -> ProgressBar {
+/// A spinner until the session's length is known, then (with
+/// [`show_length`]) a bar with an ETA.
+fn progress_bar(enabled: bool) -> ProgressBar {
     let target = if enabled {
         ProgressDrawTarget::stderr_with_hz(4)
     } else {
         ProgressDrawTarget::hidden()
     };
-    let bar = match length {
-        Some(length) => ProgressBar::with_draw_target(Some(length), target),
-        None => ProgressBar::with_draw_target(None, target),
-    };
-    let template = if length.is_some() {
-        "{elapsed_precise} [{bar:30}] {pos}/{len} it, {per_sec}, eta {eta} | {msg}"
-    } else {
-        "{elapsed_precise} {spinner} {pos} it, {per_sec} | {msg}"
-    };
+    let bar = ProgressBar::with_draw_target(None, target);
+    set_template(&bar, "{elapsed_precise} {spinner} {pos} it, {per_sec} | {msg}");
+    bar
+}
+
+fn show_length(bar: &ProgressBar, length: u64) {
+    bar.set_length(length);
+    set_template(
+        bar,
+        "{elapsed_precise} [{bar:30}] {pos}/{len} it, {per_sec}, eta {eta} | {msg}",
+    );
+}
+
+fn set_template(bar: &ProgressBar, template: &str) {
     if let Ok(style) = ProgressStyle::with_template(template) {
         bar.set_style(style.progress_chars("=> "));
     }
-    bar
 }
 
 /// Runs one session in `run_dir`. `identity` is checked against the run's
@@ -109,7 +115,7 @@ pub(crate) fn run(
         until: session.until,
         deadline: session.duration.map(|d| Instant::now() + d),
     };
-    let bar = progress_bar(session.log.progress, None);
+    let bar = progress_bar(session.log.progress);
     let log_file = session.log.file.then(|| dir.file(LOG_FILE));
     crate::training::logging::init(&session.log.level, &bar, log_file.as_deref())?;
     signals::install()?;
@@ -171,12 +177,7 @@ pub(crate) fn run(
     )?;
     bar.disable_steady_tick();
     if let Some(length) = budget.length(resumed_from) {
-        bar.set_length(length);
-        if let Ok(style) = ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:30}] {pos}/{len} it, {per_sec}, eta {eta} | {msg}",
-        ) {
-            bar.set_style(style.progress_chars("=> "));
-        }
+        show_length(&bar, length);
     }
 
     let started = Instant::now();
