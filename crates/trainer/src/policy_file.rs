@@ -45,15 +45,18 @@ pub(crate) struct PolicyFile {
 }
 
 /// Writes the average strategy in `table` to `path`; returns the entries
-/// written.
+/// written. `observe` sees every record on the same pass, so a caller that
+/// also wants a summary of the table does not read it twice.
 pub(crate) fn export(
     table: &dyn Table,
     meta: &PolicyMeta,
     actions: usize,
     path: &Path,
+    observe: &mut dyn FnMut(Key, &Record),
 ) -> anyhow::Result<u64> {
     let mut entries: Vec<(Key, Record)> = Vec::with_capacity(table.len() as usize);
     table.for_each(&mut |key, record| {
+        observe(key, record);
         if record.strategy_sum[..actions].iter().any(|&s| s > 0.0) {
             entries.push((key, *record));
         }
@@ -263,7 +266,7 @@ mod tests {
     #[test]
     fn a_policy_round_trips_and_unseen_keys_are_reported() {
         let path = temp("round-trip.bin");
-        let written = export(&sample_table(), &meta(), 7, &path).unwrap();
+        let written = export(&sample_table(), &meta(), 7, &path, &mut |_, _| {}).unwrap();
         assert_eq!(written, 3);
         let policy = PolicyFile::load(&path).unwrap();
         assert_eq!(policy.meta, meta());
@@ -281,7 +284,7 @@ mod tests {
     #[test]
     fn damaged_policy_files_are_refused_with_a_reason() {
         let path = temp("damaged.bin");
-        export(&sample_table(), &meta(), 7, &path).unwrap();
+        export(&sample_table(), &meta(), 7, &path, &mut |_, _| {}).unwrap();
         let good = std::fs::read(&path).unwrap();
         let check = |bytes: &[u8], expected: &str| {
             std::fs::write(&path, bytes).unwrap();

@@ -120,19 +120,20 @@ pub(crate) fn export(dir: &Path, out: Option<PathBuf>) -> anyhow::Result<()> {
         iterations: progress.iterations,
     };
     let path = out.unwrap_or_else(|| run.file(POLICY_FILE));
+    // The current strategy is summarised on the export's own pass.
+    let mut current = BiddingReport::default();
+    let mut strategy = [0.0; 3];
     let written = policy_file::export(
         table.as_ref(),
         &meta,
         usize::from(Phase::MAX_ACTIONS),
         &path,
+        &mut |key, record| {
+            let regrets = [0, 1, 2].map(|action| f64::from(record.regrets[action]));
+            cfr::regret::regret_matching(&regrets, &mut strategy);
+            current.add(key, &strategy);
+        },
     )?;
-    let mut current = BiddingReport::default();
-    let mut strategy = [0.0; 3];
-    table.for_each(&mut |key, record| {
-        let regrets = [0, 1, 2].map(|action| f64::from(record.regrets[action]));
-        cfr::regret::regret_matching(&regrets, &mut strategy);
-        current.add(key, &strategy);
-    })?;
     drop(table);
     let size = std::fs::metadata(&path).map_or(0, |m| m.len());
     println!(

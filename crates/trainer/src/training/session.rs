@@ -82,7 +82,10 @@ fn progress_bar(enabled: bool) -> ProgressBar {
         ProgressDrawTarget::hidden()
     };
     let bar = ProgressBar::with_draw_target(None, target);
-    set_template(&bar, "{elapsed_precise} {spinner} {pos} it, {per_sec} | {msg}");
+    set_template(
+        &bar,
+        "{elapsed_precise} {spinner} {pos} it, {per_sec} | {msg}",
+    );
     bar
 }
 
