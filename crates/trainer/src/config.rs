@@ -6,7 +6,6 @@
 
 use std::fmt;
 use std::path::Path;
-use std::str::FromStr;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
@@ -377,14 +376,6 @@ pub(crate) fn parse_duration(text: &str) -> anyhow::Result<Duration> {
         bail!("'{text}' is not a duration: use a number with s, m, h or d, like 90s, 45m or 2h");
     }
     Ok(Duration::from_secs(seconds))
-}
-
-impl FromStr for StoreKind {
-    type Err = String;
-    fn from_str(text: &str) -> Result<StoreKind, String> {
-        <StoreKind as clap::ValueEnum>::from_str(text, false)
-            .map_err(|_| format!("unknown store '{text}': use memory, lmdb or mmap"))
-    }
 }
 
 #[cfg(test)]
