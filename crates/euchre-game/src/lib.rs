@@ -5,6 +5,7 @@ pub mod enumerate;
 pub mod error;
 pub mod infoset;
 pub mod play_key;
+pub mod play_universe;
 pub mod replay;
 pub mod rules;
 pub mod seat;

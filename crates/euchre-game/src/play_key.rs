@@ -78,6 +78,9 @@ impl SuitLabels {
 /// Suit slots in the key: trump, next, and the two off suits.
 pub const TRUMP_SLOT: usize = 0;
 pub const NEXT_SLOT: usize = 1;
+/// Cards in each slot's suit once trump is set: trump gains the left bower
+/// from next.
+pub const SLOT_SIZES: [u8; 4] = [7, 5, 6, 6];
 
 /// Everything the play key holds, before canonicalisation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -227,6 +230,74 @@ impl PlayView {
             | u128::from(self.maker_alone) << 79
             | u128::from(self.defender_alone) << 80
             | u128::from(PLAY_KIND) << 120
+    }
+
+    /// Reads back a key made by [`Self::encode`], in the key's own suit
+    /// order; `None` for a key of another kind or with impossible fields.
+    pub fn decode(key: InfoKey) -> Option<PlayView> {
+        let code = key.0;
+        if (code >> 120) as u8 != PLAY_KIND || code >> 81 & ((1u128 << 39) - 1) != 0 {
+            return None;
+        }
+        let mut suits = [SuitLabels::default(); 4];
+        for (slot, labels) in suits.iter_mut().enumerate() {
+            let field = (code >> (17 * slot)) as u32 & 0x1_FFFF;
+            let len = (field & 7) as u8;
+            if len > SLOT_SIZES[slot] {
+                return None;
+            }
+            for position in 0..len {
+                labels.push(Label::from_bits((field >> (3 + 2 * position)) as u8 & 3)?);
+            }
+            if field >> (3 + 2 * len) != 0 {
+                return None;
+            }
+        }
+        let bits = |at: u32, width: u32| (code >> at) as u8 & ((1u8 << width) - 1);
+        let led = match bits(68, 3) {
+            0 => None,
+            slot @ 1..=4 => Some(slot - 1),
+            _ => return None,
+        };
+        Some(PlayView {
+            suits,
+            led,
+            partner_winning: bits(71, 1) == 1,
+            tricks_ours: bits(72, 3),
+            tricks_theirs: bits(75, 3),
+            we_made_trump: bits(78, 1) == 1,
+            maker_alone: bits(79, 1) == 1,
+            defender_alone: bits(80, 1) == 1,
+        })
+    }
+
+    /// Whether this view, with its off suits as they stand, is the one its
+    /// symmetry class is keyed by.
+    pub fn is_canonical(&self) -> bool {
+        self.encode([2, 3]) <= self.encode([3, 2])
+    }
+
+    /// How many cards of each label the view holds.
+    pub fn label_count(&self, label: Label) -> u8 {
+        self.suits
+            .iter()
+            .map(|suit| (0..suit.len).filter(|&p| suit.get(p) == Some(label)).count() as u8)
+            .sum()
+    }
+
+    /// The number of legal plays: the actor's cards of the led suit if any,
+    /// else all of them.
+    pub fn legal_count(&self) -> u8 {
+        let mine_in = |slot: usize| {
+            let suit = &self.suits[slot];
+            (0..suit.len)
+                .filter(|&p| suit.get(p) == Some(Label::Mine))
+                .count() as u8
+        };
+        match self.led.map(|slot| mine_in(slot as usize)) {
+            Some(following) if following > 0 => following,
+            _ => self.label_count(Label::Mine),
+        }
     }
 
     /// The canonical key and the off-suit order that gives it.

@@ -74,6 +74,18 @@ pub trait KeyUniverse: Sync {
     }
 }
 
+impl<U: KeyUniverse> KeyUniverse for &U {
+    type Chunk = U::Chunk;
+
+    fn chunks(&self) -> Vec<U::Chunk> {
+        (**self).chunks()
+    }
+
+    fn len(&self) -> u64 {
+        (**self).len()
+    }
+}
+
 /// A universe already in memory, for tests and benchmarks.
 impl KeyUniverse for Vec<Vec<Key>> {
     type Chunk = Vec<Key>;
@@ -116,6 +128,22 @@ impl MmapTable {
         U: KeyUniverse,
         <U::Chunk as IntoIterator>::IntoIter: ExactSizeIterator,
     {
+        Self::open_with(path, layout, fingerprint, || universe, progress)
+    }
+
+    /// [`Self::open`] for a universe that is costly to list: `universe` is
+    /// called only when the store is new, never on resume.
+    pub fn open_with<U>(
+        path: &Path,
+        layout: RecordLayout,
+        fingerprint: Fingerprint,
+        universe: impl FnOnce() -> U,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<MmapTable, StoreError>
+    where
+        U: KeyUniverse,
+        <U::Chunk as IntoIterator>::IntoIter: ExactSizeIterator,
+    {
         let dir = StoreDir::lock(path)?;
         let wanted = Manifest::new(Backend::Mmap, layout, fingerprint);
         match dir.read_manifest()? {
@@ -123,7 +151,10 @@ impl MmapTable {
                 stored.check_compatible(&wanted, path)?;
                 Self::reopen(dir, layout, stored)
             }
-            None => Self::build(dir, layout, wanted, universe, progress),
+            None => {
+                progress("listing the key universe");
+                Self::build(dir, layout, wanted, &universe(), progress)
+            }
         }
     }
 
@@ -151,27 +182,11 @@ impl MmapTable {
             .map_raw(&file)
             .map_err(StoreError::io(&records_path))?;
         write_header(&map, layout, count);
-        progress("writing key checks and the keys file");
         let keys_path = dir.file(KEYS_FILE);
-        let mut keys_writer = KeysWriter::new(&keys_path, count)?;
-        for chunk in &chunks {
-            for key in chunk {
-                let slot = phf.hash(&key);
-                let offset = (HEADER_BYTES + slot * layout.bytes()) as usize;
-                // SAFETY: `offset + 4` is within the mapping (slot < count), and
-                // no other thread can see this table while it is being built.
-                #[allow(unsafe_code)]
-                unsafe {
-                    std::ptr::copy_nonoverlapping(
-                        RecordLayout::key_check(key).to_le_bytes().as_ptr(),
-                        map.as_mut_ptr().add(offset),
-                        4,
-                    );
-                }
-                keys_writer.put(slot, key);
-            }
-        }
-        keys_writer.finish()?;
+        let keys_file = allocate(&keys_path, count * KEY_BYTES)?;
+        write_key_checks(&chunks.0, &phf, layout, &map, count, threads, progress);
+        write_keys(&chunks.0, &phf, &keys_file, &keys_path, count, threads, progress)?;
+        keys_file.sync_all().map_err(StoreError::io(&keys_path))?;
         map.flush().map_err(StoreError::io(&records_path))?;
         progress("saving the perfect hash");
         let phf_bytes = postcard::to_stdvec(&phf).map_err(|error| StoreError::Corrupt {
@@ -435,37 +450,132 @@ fn check_header(
 
 /// Writes keys to their slots in a file of 16-byte entries, remembering
 /// the first failed write so that `finish` reports it.
-struct KeysWriter {
-    file: File,
-    path: std::path::PathBuf,
-    failure: Option<std::io::Error>,
+/// Bytes of the files one build pass writes. A pass touches only its
+/// window of slots, so the page cache it dirties stays bounded however large
+/// the store is, and a build under a memory cap writes back instead of
+/// thrashing on random writes.
+const BUILD_WINDOW_BYTES: u64 = 256 << 20;
+
+const KEY_BYTES: u64 = 16;
+
+/// Calls `visit(slot, key)` for every key whose slot lies in `window`,
+/// walking the chunks on `threads` threads.
+fn for_keys_in_window<C>(
+    chunks: &[C],
+    phf: &Mphf<Key>,
+    window: std::ops::Range<u64>,
+    threads: usize,
+    visit: &(dyn Fn(u64, Key) + Sync),
+) where
+    C: IntoIterator<Item = Key> + Clone + Send + Sync,
+{
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..threads.max(1) {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(chunk) = chunks.get(index) else {
+                        break;
+                    };
+                    for key in chunk.clone() {
+                        let slot = phf.hash(&key);
+                        if window.contains(&slot) {
+                            visit(slot, key);
+                        }
+                    }
+                }
+            });
+        }
+    });
 }
 
-impl KeysWriter {
-    fn new(path: &Path, count: u64) -> Result<KeysWriter, StoreError> {
-        let file = allocate(path, count * 16)?;
-        Ok(KeysWriter {
-            file,
-            path: path.to_path_buf(),
-            failure: None,
-        })
-    }
+/// The address of the records mapping, shared by the build's threads.
+#[derive(Clone, Copy)]
+struct MapBase(*mut u8);
+// SAFETY: the build's threads write only to distinct slots (the hash is
+// a bijection onto them) of a mapping that outlives the threads.
+#[allow(unsafe_code)]
+unsafe impl Sync for MapBase {}
 
-    fn put(&mut self, slot: u64, key: Key) {
-        use std::os::unix::fs::FileExt;
-        if self.failure.is_none()
-            && let Err(error) = self.file.write_all_at(&key.to_le_bytes(), slot * 16)
-        {
-            self.failure = Some(error);
-        }
+/// Writes each key's check into its record, one window of slots at a time.
+fn write_key_checks<C>(
+    chunks: &[C],
+    phf: &Mphf<Key>,
+    layout: RecordLayout,
+    map: &MmapRaw,
+    count: u64,
+    threads: usize,
+    progress: &mut dyn FnMut(&str),
+) where
+    C: IntoIterator<Item = Key> + Clone + Send + Sync,
+{
+    let window_slots = (BUILD_WINDOW_BYTES / layout.bytes()).max(1);
+    let passes = count.div_ceil(window_slots);
+    let base = MapBase(map.as_mut_ptr());
+    for (pass, start) in (0..count).step_by(window_slots as usize).enumerate() {
+        progress(&format!("writing key checks, pass {} of {passes}", pass + 1));
+        let window = start..(start + window_slots).min(count);
+        let base = &base;
+        for_keys_in_window(chunks, phf, window.clone(), threads, &move |slot, key| {
+            let offset = (HEADER_BYTES + slot * layout.bytes()) as usize;
+            // SAFETY: `offset + 4` is within the mapping (slot < count); each
+            // slot is written by one thread only, and no reader exists yet.
+            #[allow(unsafe_code)]
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    RecordLayout::key_check(key).to_le_bytes().as_ptr(),
+                    base.0.add(offset),
+                    4,
+                );
+            }
+        });
+        let offset = (HEADER_BYTES + window.start * layout.bytes()) as usize;
+        let len = ((window.end - window.start) * layout.bytes()) as usize;
+        // Start writing the window back now; the final flush waits for it.
+        let _ = map.flush_async_range(offset, len);
     }
+}
 
-    fn finish(self) -> Result<(), StoreError> {
-        if let Some(source) = self.failure {
-            return Err(classify_write_error(&self.path, 16, source));
+/// Writes the keys file (each key at its slot, so export can list the
+/// records), one window of slots at a time with one write per window.
+fn write_keys<C>(
+    chunks: &[C],
+    phf: &Mphf<Key>,
+    file: &File,
+    path: &Path,
+    count: u64,
+    threads: usize,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(), StoreError>
+where
+    C: IntoIterator<Item = Key> + Clone + Send + Sync,
+{
+    use std::os::unix::fs::FileExt;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let window_slots = (BUILD_WINDOW_BYTES / (2 * KEY_BYTES)).max(1);
+    let passes = count.div_ceil(window_slots);
+    for (pass, start) in (0..count).step_by(window_slots as usize).enumerate() {
+        progress(&format!("writing the keys file, pass {} of {passes}", pass + 1));
+        let window = start..(start + window_slots).min(count);
+        let halves: Vec<AtomicU64> = (0..2 * (window.end - window.start))
+            .map(|_| AtomicU64::new(0))
+            .collect();
+        for_keys_in_window(chunks, phf, window.clone(), threads, &|slot, key| {
+            let at = 2 * (slot - window.start) as usize;
+            halves[at].store(key as u64, Ordering::Relaxed);
+            halves[at + 1].store((key >> 64) as u64, Ordering::Relaxed);
+        });
+        let mut bytes = Vec::with_capacity(halves.len() * 8);
+        for pair in halves.chunks_exact(2) {
+            let key = u128::from(pair[0].load(Ordering::Relaxed))
+                | u128::from(pair[1].load(Ordering::Relaxed)) << 64;
+            bytes.extend_from_slice(&key.to_le_bytes());
         }
-        self.file.sync_all().map_err(StoreError::io(&self.path))
+        file.write_all_at(&bytes, window.start * KEY_BYTES)
+            .map_err(|source| classify_write_error(path, bytes.len() as u64, source))?;
     }
+    Ok(())
 }
 
 impl Table for MmapTable {

@@ -240,9 +240,7 @@ fn main() -> anyhow::Result<()> {
             let rules = config::load_rules(config.as_deref())?;
             match phase {
                 phase::Phase::Bidding => commands::enumerate::bidding(rules),
-                other => anyhow::bail!(
-                    "enumerate supports --phase bidding so far; {other} keys are enumerated by the full-play issue"
-                ),
+                play => commands::enumerate::play(rules, play),
             }
         }
         Command::Replay => commands::replay::run(std::io::stdin().lock(), std::io::stdout().lock()),

@@ -6,3 +6,4 @@ pub(crate) mod logging;
 pub(crate) mod run_dir;
 pub(crate) mod session;
 pub(crate) mod signals;
+pub(crate) mod universe;

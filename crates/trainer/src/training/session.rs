@@ -113,11 +113,6 @@ pub(crate) fn run(
     let dir = RunDir::lock(run_dir)?;
     dir.check(identity)?;
 
-    let budget = Budget {
-        iterations: session.iterations,
-        until: session.until,
-        deadline: session.duration.map(|d| Instant::now() + d),
-    };
     let bar = progress_bar(session.log.progress);
     let log_file = session.log.file.then(|| dir.file(LOG_FILE));
     crate::training::logging::init(&session.log.level, &bar, log_file.as_deref())?;
@@ -179,6 +174,12 @@ pub(crate) fn run(
         threads,
     )?;
     bar.disable_steady_tick();
+    // A time budget counts training only: building a new store comes first.
+    let budget = Budget {
+        iterations: session.iterations,
+        until: session.until,
+        deadline: session.duration.map(|d| Instant::now() + d),
+    };
     if let Some(length) = budget.length(resumed_from) {
         show_length(&bar, length);
     }
