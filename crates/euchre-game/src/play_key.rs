@@ -281,7 +281,11 @@ impl PlayView {
     pub fn label_count(&self, label: Label) -> u8 {
         self.suits
             .iter()
-            .map(|suit| (0..suit.len).filter(|&p| suit.get(p) == Some(label)).count() as u8)
+            .map(|suit| {
+                (0..suit.len)
+                    .filter(|&p| suit.get(p) == Some(label))
+                    .count() as u8
+            })
             .sum()
     }
 

@@ -46,7 +46,10 @@ fn random_play_never_leaves_the_universe() {
                         Some(key.0),
                         "decode does not invert encode for {key:?}"
                     );
-                    assert!(contains(key, rules, ALL_KEYS), "{key:?} reached by play but outside the universe: {state:?}");
+                    assert!(
+                        contains(key, rules, ALL_KEYS),
+                        "{key:?} reached by play but outside the universe: {state:?}"
+                    );
                     let stored = PlayKeyFilter::stored(None);
                     assert_eq!(contains(key, rules, stored), legal.len() >= 2);
                     let cards = state.played().len();

@@ -185,7 +185,9 @@ impl MmapTable {
         let keys_path = dir.file(KEYS_FILE);
         let keys_file = allocate(&keys_path, count * KEY_BYTES)?;
         write_key_checks(&chunks.0, &phf, layout, &map, count, threads, progress);
-        write_keys(&chunks.0, &phf, &keys_file, &keys_path, count, threads, progress)?;
+        write_keys(
+            &chunks.0, &phf, &keys_file, &keys_path, count, threads, progress,
+        )?;
         keys_file.sync_all().map_err(StoreError::io(&keys_path))?;
         map.flush().map_err(StoreError::io(&records_path))?;
         progress("saving the perfect hash");
@@ -514,7 +516,10 @@ fn write_key_checks<C>(
     let passes = count.div_ceil(window_slots);
     let base = MapBase(map.as_mut_ptr());
     for (pass, start) in (0..count).step_by(window_slots as usize).enumerate() {
-        progress(&format!("writing key checks, pass {} of {passes}", pass + 1));
+        progress(&format!(
+            "writing key checks, pass {} of {passes}",
+            pass + 1
+        ));
         let window = start..(start + window_slots).min(count);
         let base = &base;
         for_keys_in_window(chunks, phf, window.clone(), threads, &move |slot, key| {
@@ -556,7 +561,10 @@ where
     let window_slots = (BUILD_WINDOW_BYTES / (2 * KEY_BYTES)).max(1);
     let passes = count.div_ceil(window_slots);
     for (pass, start) in (0..count).step_by(window_slots as usize).enumerate() {
-        progress(&format!("writing the keys file, pass {} of {passes}", pass + 1));
+        progress(&format!(
+            "writing the keys file, pass {} of {passes}",
+            pass + 1
+        ));
         let window = start..(start + window_slots).min(count);
         let halves: Vec<AtomicU64> = (0..2 * (window.end - window.start))
             .map(|_| AtomicU64::new(0))

@@ -2,6 +2,7 @@
 
 mod commands;
 mod config;
+mod eval;
 mod format;
 mod game;
 mod meter;
@@ -151,6 +152,56 @@ enum Command {
         #[arg(long)]
         config: Option<PathBuf>,
     },
+    /// Play a duplicate match between two bots: every deal twice, seats
+    /// swapped. Prints A's points per hand with a 95% interval, point share,
+    /// games to 10 and how often each side makes trump, goes alone and is
+    /// euchred. The same seed gives the same result on any thread count.
+    ///
+    /// Bots: random | heuristic | pimc:WORLDS | policy:FILE (samples the
+    /// average strategy) | policy-argmax:FILE (its most likely action).
+    Eval {
+        /// Side A, for example policy:runs/quick/policy.bin.
+        #[arg(long)]
+        a: String,
+        /// Side B, for example pimc:50.
+        #[arg(long)]
+        b: String,
+        /// Hands to play (even: each deal is played twice).
+        #[arg(long, default_value_t = 20_000)]
+        hands: u64,
+        /// Worker threads (default: every core).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// A run profile whose [rules] table sets the rule options.
+        #[arg(long)]
+        config: Option<PathBuf>,
+    },
+    /// Play south in the terminal against three bots, to 10 points.
+    Play {
+        /// An exported policy file: your partner and both opponents play it
+        /// unless --partner or --opponents say otherwise.
+        #[arg(long)]
+        policy: Option<PathBuf>,
+        /// Your partner's bot (same forms as eval's --a).
+        #[arg(long)]
+        partner: Option<String>,
+        /// The opponents' bot.
+        #[arg(long)]
+        opponents: Option<String>,
+        /// Cards as letters (Ah, Jd) instead of suit symbols.
+        #[arg(long)]
+        ascii: bool,
+        /// Fix the deals (default: random).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Points that win a game.
+        #[arg(long, default_value_t = 10)]
+        target: u32,
+        #[arg(long)]
+        config: Option<PathBuf>,
+    },
     /// Replay hands given as JSON lines on stdin; print one JSON line per hand.
     ///
     /// Each input line: {"dealer":"S","hands":{"N":[..5 cards..],"E":[..],"S":[..],"W":[..]},
@@ -242,6 +293,48 @@ fn main() -> anyhow::Result<()> {
                 phase::Phase::Bidding => commands::enumerate::bidding(rules),
                 play => commands::enumerate::play(rules, play),
             }
+        }
+        Command::Eval {
+            a,
+            b,
+            hands,
+            threads,
+            seed,
+            config,
+        } => commands::eval::run(&commands::eval::EvalRequest {
+            a,
+            b,
+            hands,
+            seed,
+            threads,
+            rules: config::load_rules(config.as_deref())?,
+        }),
+        Command::Play {
+            policy,
+            partner,
+            opponents,
+            ascii,
+            seed,
+            target,
+            config,
+        } => {
+            let default_bot = policy.map_or_else(
+                || "heuristic".to_owned(),
+                |path| format!("policy:{}", path.display()),
+            );
+            let request = commands::play::PlayRequest {
+                partner: partner.unwrap_or_else(|| default_bot.clone()),
+                opponents: opponents.unwrap_or(default_bot),
+                ascii,
+                seed,
+                target,
+                rules: config::load_rules(config.as_deref())?,
+            };
+            commands::play::run(
+                &request,
+                &mut std::io::stdin().lock(),
+                &mut std::io::stdout().lock(),
+            )
         }
         Command::Replay => commands::replay::run(std::io::stdin().lock(), std::io::stdout().lock()),
         Command::Bench { target } => match target {

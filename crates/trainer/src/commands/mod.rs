@@ -4,5 +4,7 @@ pub(crate) mod bench_game;
 pub(crate) mod bench_store;
 pub(crate) mod bench_train;
 pub(crate) mod enumerate;
+pub(crate) mod eval;
+pub(crate) mod play;
 pub(crate) mod replay;
 pub(crate) mod train;

@@ -55,10 +55,7 @@ impl PhaseUniverse {
             cards_before => play_shapes(rules, PlayKeyFilter::stored(cards_before)),
         };
         let filter = PlayKeyFilter::stored(phase.horizon());
-        let counts: Vec<u64> = shapes
-            .par_iter()
-            .map(|shape| shape.count(filter))
-            .collect();
+        let counts: Vec<u64> = shapes.par_iter().map(|shape| shape.count(filter)).collect();
         let bidding_len = bidding.len();
         let source = Arc::new(Source {
             bidding,
@@ -180,10 +177,10 @@ mod tests {
         let play_keys: Vec<&Key> = seen.iter().filter(|&&key| key >> 120 == 5).collect();
         assert!(!play_keys.is_empty());
         let filter = PlayKeyFilter::stored(Some(2));
-        assert!(
-            play_keys
-                .iter()
-                .all(|&&key| contains(euchre_game::infoset::InfoKey(key), rules, filter))
-        );
+        assert!(play_keys.iter().all(|&&key| contains(
+            euchre_game::infoset::InfoKey(key),
+            rules,
+            filter
+        )));
     }
 }

@@ -1,0 +1,100 @@
+//! `trainer eval`: a duplicate match between two bots, with intervals.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Context, ensure};
+use euchre_game::rules::Rules;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::eval::arena::{run_match, summarise};
+use crate::eval::bot::{Bot, from_spec};
+
+pub(crate) struct EvalRequest {
+    pub(crate) a: String,
+    pub(crate) b: String,
+    pub(crate) hands: u64,
+    pub(crate) seed: u64,
+    pub(crate) threads: usize,
+    pub(crate) rules: Rules,
+}
+
+pub(crate) fn run(request: &EvalRequest) -> anyhow::Result<()> {
+    ensure!(
+        request.hands >= 2 && request.hands % 2 == 0,
+        "--hands {} must be an even number of at least 2: each deal is played twice, with the seats swapped",
+        request.hands
+    );
+    let a: Arc<dyn Bot> = from_spec(&request.a).context("--a")?;
+    let b: Arc<dyn Bot> = from_spec(&request.b).context("--b")?;
+    let deals = request.hands / 2;
+    let bar = ProgressBar::new(deals);
+    if let Ok(style) = ProgressStyle::with_template(
+        "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} deals ({per_sec}, ETA {eta})",
+    ) {
+        bar.set_style(style);
+    }
+    let threads = if request.threads == 0 {
+        std::thread::available_parallelism().map_or(1, usize::from)
+    } else {
+        request.threads
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("starting the match's threads")?;
+    let started = Instant::now();
+    let results =
+        pool.install(|| run_match(&a, &b, request.rules, deals, request.seed, &|| bar.inc(1)));
+    bar.finish_and_clear();
+    let summary = summarise(&results);
+    println!("A: {}", a.name());
+    println!("B: {}", b.name());
+    println!(
+        "{} hands ({} deals, each played twice with the seats swapped), seed {}, {} threads, {:.1} s",
+        summary.hands,
+        deals,
+        request.seed,
+        threads,
+        started.elapsed().as_secs_f64()
+    );
+    println!();
+    println!(
+        "A's points per hand minus B's: {:+.4} ± {:.4} (95% interval over deals)",
+        summary.net_per_hand, summary.net_interval
+    );
+    println!(
+        "points per hand: A {:.4}, B {:.4}; A's point share {:.1}%",
+        summary.points_per_hand[0],
+        summary.points_per_hand[1],
+        100.0 * summary.point_share
+    );
+    let games = summary.games_won[0] + summary.games_won[1];
+    println!(
+        "games to 10 (each table's hands in order): A won {} of {} ({:.1}%)",
+        summary.games_won[0],
+        games,
+        100.0 * summary.games_won[0] as f64 / games.max(1) as f64
+    );
+    println!();
+    println!("{:<34} {:>8} {:>8}", "per hand", "A", "B");
+    for (label, rates) in [
+        ("makes trump", summary.made_trump),
+        ("goes alone", summary.alone),
+        ("is euchred (as makers)", summary.euchred),
+        ("defends alone", summary.defended_alone),
+    ] {
+        println!(
+            "{label:<34} {:>7.1}% {:>7.1}%",
+            100.0 * rates[0],
+            100.0 * rates[1]
+        );
+    }
+    for bot in [&a, &b] {
+        if let Some(report) = bot.report() {
+            println!();
+            println!("{report}");
+        }
+    }
+    Ok(())
+}

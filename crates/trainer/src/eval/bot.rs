@@ -1,0 +1,73 @@
+//! The one interface every player implements, and the spec strings that
+//! name a bot on the command line.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use euchre_game::action::Action;
+use rand::RngExt;
+use rand::rngs::SmallRng;
+
+use crate::eval::heuristic::Heuristic;
+use crate::eval::pimc::Pimc;
+use crate::eval::policy::{PolicyBot, Sampling};
+use crate::eval::seen::Seen;
+
+/// A player. `&self` and `Sync` so that one bot serves every table of a
+/// parallel match; randomness comes from the caller's generator, so a match
+/// is deterministic for its seed.
+pub(crate) trait Bot: Send + Sync {
+    fn name(&self) -> String;
+
+    /// One of `seen.legal()`.
+    fn act(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Action;
+
+    /// Anything worth printing after a match, such as how often a policy
+    /// met a key it had never trained.
+    fn report(&self) -> Option<String> {
+        None
+    }
+}
+
+/// Uniform over the legal actions.
+pub(crate) struct RandomBot;
+
+impl Bot for RandomBot {
+    fn name(&self) -> String {
+        "random".to_owned()
+    }
+
+    fn act(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Action {
+        let legal = seen.legal();
+        legal[rng.random_range(0..legal.len())]
+    }
+}
+
+/// The bot specs `--a`, `--b` and `--opponents` accept.
+pub(crate) const SPEC_HELP: &str =
+    "random | heuristic | pimc:WORLDS | policy:FILE | policy-argmax:FILE";
+
+/// Builds the bot a spec names.
+pub(crate) fn from_spec(spec: &str) -> anyhow::Result<Arc<dyn Bot>> {
+    let (kind, argument) = spec.split_once(':').unwrap_or((spec, ""));
+    Ok(match (kind, argument) {
+        ("random", "") => Arc::new(RandomBot),
+        ("heuristic", "") => Arc::new(Heuristic),
+        ("pimc", worlds) => {
+            let worlds: usize = worlds.parse().ok().filter(|&w| w > 0).with_context(|| {
+                format!("bot '{spec}': pimc needs a number of worlds, as in pimc:50")
+            })?;
+            Arc::new(Pimc::new(worlds))
+        }
+        ("policy", path) | ("policy-argmax", path) if !path.is_empty() => {
+            let sampling = if kind == "policy" {
+                Sampling::Sample
+            } else {
+                Sampling::Argmax
+            };
+            Arc::new(PolicyBot::load(&PathBuf::from(path), sampling)?)
+        }
+        _ => bail!("unknown bot '{spec}'; expected one of: {SPEC_HELP}"),
+    })
+}

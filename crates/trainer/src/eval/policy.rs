@@ -1,0 +1,136 @@
+//! The trained bot: plays an exported average strategy.
+//!
+//! **Unseen keys.** A key missing from the policy file was never averaged in
+//! training (or lies past the phase's horizon: card play for a `bidding`
+//! policy, cards after the N-th for `play-N`). Such decisions are handed to
+//! the [`Heuristic`] bot rather than played uniformly at random, and
+//! counted; [`Bot::report`] prints the counts after a match, so a result
+//! always says how much of it was the policy's own play.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use euchre_game::action::Action;
+use euchre_game::state::Stage;
+use rand::RngExt;
+use rand::rngs::SmallRng;
+
+use crate::eval::bot::Bot;
+use crate::eval::heuristic::Heuristic;
+use crate::eval::seen::Seen;
+use crate::phase::Phase;
+use crate::policy_file::PolicyFile;
+
+/// How the bot turns the average strategy into an action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Sampling {
+    /// Draw from the average strategy, as the equilibrium prescribes.
+    Sample,
+    /// Take its most likely action.
+    Argmax,
+}
+
+pub(crate) struct PolicyBot {
+    file: PolicyFile,
+    name: String,
+    sampling: Sampling,
+    counts: Counts,
+}
+
+#[derive(Default)]
+struct Counts {
+    from_policy: AtomicU64,
+    unseen: AtomicU64,
+    past_horizon: AtomicU64,
+}
+
+impl PolicyBot {
+    pub(crate) fn load(path: &Path, sampling: Sampling) -> anyhow::Result<PolicyBot> {
+        let file = PolicyFile::load(path)?;
+        let prefix = match sampling {
+            Sampling::Sample => "policy",
+            Sampling::Argmax => "policy-argmax",
+        };
+        Ok(PolicyBot {
+            name: format!("{prefix}:{} ({})", path.display(), file.meta.phase),
+            file,
+            sampling,
+            counts: Counts::default(),
+        })
+    }
+
+    /// Whether the policy's phase trained this decision at all.
+    fn trained_here(&self, seen: &Seen<'_>) -> bool {
+        if seen.stage() != Stage::Play {
+            return true;
+        }
+        match self.file.meta.phase {
+            Phase::Bidding => false,
+            Phase::Play(cards) => seen.played().len() < u32::from(cards),
+            Phase::FullPlay => true,
+        }
+    }
+}
+
+impl Bot for PolicyBot {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn act(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Action {
+        let legal = seen.legal();
+        if legal.len() == 1 {
+            return legal[0];
+        }
+        if !self.trained_here(seen) {
+            self.counts.past_horizon.fetch_add(1, Ordering::Relaxed);
+            return Heuristic.act(seen, rng);
+        }
+        let Some(decision) = seen.decision() else {
+            return Heuristic.act(seen, rng);
+        };
+        let mut probabilities = [0.0f64; Action::MAX_LEGAL];
+        let width = decision.actions.len();
+        if !self
+            .file
+            .probabilities(decision.key.0, &mut probabilities[..width])
+        {
+            self.counts.unseen.fetch_add(1, Ordering::Relaxed);
+            return Heuristic.act(seen, rng);
+        }
+        self.counts.from_policy.fetch_add(1, Ordering::Relaxed);
+        let index = match self.sampling {
+            Sampling::Argmax => (0..width)
+                .max_by(|&a, &b| probabilities[a].total_cmp(&probabilities[b]))
+                .unwrap_or(0),
+            Sampling::Sample => {
+                let mut draw: f64 = rng.random::<f64>();
+                let mut chosen = width - 1;
+                for (index, &p) in probabilities[..width].iter().enumerate() {
+                    if draw < p {
+                        chosen = index;
+                        break;
+                    }
+                    draw -= p;
+                }
+                chosen
+            }
+        };
+        decision.actions[index]
+    }
+
+    fn report(&self) -> Option<String> {
+        let from_policy = self.counts.from_policy.load(Ordering::Relaxed);
+        let unseen = self.counts.unseen.load(Ordering::Relaxed);
+        let past = self.counts.past_horizon.load(Ordering::Relaxed);
+        let total = (from_policy + unseen + past).max(1) as f64;
+        Some(format!(
+            "{}: {} decisions with a choice: {:.1}% from the policy, {:.1}% unseen keys and {:.1}% past the phase's horizon (both played by the heuristic)",
+            self.name,
+            from_policy + unseen + past,
+            100.0 * from_policy as f64 / total,
+            100.0 * unseen as f64 / total,
+            100.0 * past as f64 / total,
+        ))
+    }
+}

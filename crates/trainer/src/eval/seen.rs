@@ -1,0 +1,139 @@
+//! What one seat knows at its turn. Bots get only this: the true state sits
+//! behind it, so no bot can read another player's cards.
+
+use euchre_game::action::{Action, ActionList};
+use euchre_game::card::{Card, CardSet, Suit};
+use euchre_game::infoset::{Decision, decision};
+use euchre_game::rules::Rules;
+use euchre_game::seat::Seat;
+use euchre_game::state::{Contract, GameState, Stage, Trick};
+use euchre_game::trump::effective_suit;
+
+/// One hand's actions so far, in order, with who took each.
+pub(crate) type History = [(Seat, Action)];
+
+#[derive(Clone, Copy)]
+pub(crate) struct Seen<'a> {
+    state: &'a GameState,
+    history: &'a History,
+}
+
+impl<'a> Seen<'a> {
+    /// The view of whoever is to act in `state`.
+    pub(crate) fn new(state: &'a GameState, history: &'a History) -> Seen<'a> {
+        Seen { state, history }
+    }
+
+    pub(crate) fn actor(&self) -> Seat {
+        self.state.to_act().unwrap_or(Seat::North)
+    }
+
+    pub(crate) fn hand(&self) -> CardSet {
+        self.state.hand(self.actor())
+    }
+
+    pub(crate) fn legal(&self) -> ActionList {
+        self.state.legal_actions()
+    }
+
+    /// The infostate key and its canonical action order, as the trainer
+    /// keys it (a function of the actor's knowledge only).
+    pub(crate) fn decision(&self) -> Option<Decision> {
+        decision(self.state)
+    }
+
+    pub(crate) fn stage(&self) -> Stage {
+        self.state.stage()
+    }
+
+    pub(crate) fn rules(&self) -> Rules {
+        *self.state.rules()
+    }
+
+    pub(crate) fn dealer(&self) -> Seat {
+        self.state.dealer()
+    }
+
+    pub(crate) fn upcard(&self) -> Card {
+        self.state.upcard()
+    }
+
+    pub(crate) fn contract(&self) -> Option<Contract> {
+        self.state.contract()
+    }
+
+    pub(crate) fn sits_out(&self, seat: Seat) -> bool {
+        self.state.sits_out(seat)
+    }
+
+    pub(crate) fn trick(&self) -> &Trick {
+        self.state.trick()
+    }
+
+    /// Every card played to a trick so far.
+    pub(crate) fn played(&self) -> CardSet {
+        self.state.played()
+    }
+
+    /// The actions so far; the dealer's discard is `None` to everyone but
+    /// the dealer.
+    pub(crate) fn history(&self) -> impl Iterator<Item = (Seat, Option<Action>)> + '_ {
+        let actor = self.actor();
+        self.history
+            .iter()
+            .map(move |&(seat, action)| match action {
+                Action::Discard(_) if seat != actor => (seat, None),
+                _ => (seat, Some(action)),
+            })
+    }
+
+    /// The card the actor discarded as dealer, if it did.
+    pub(crate) fn own_discard(&self) -> Option<Card> {
+        self.history().find_map(|(seat, action)| match action {
+            Some(Action::Discard(card)) if seat == self.actor() => Some(card),
+            _ => None,
+        })
+    }
+
+    /// Cards each seat has played, from the public history.
+    pub(crate) fn played_by(&self) -> [CardSet; 4] {
+        let mut played = [CardSet::EMPTY; 4];
+        for (seat, action) in self.history() {
+            if let Some(Action::Play(card)) = action {
+                played[seat.index()] = played[seat.index()].with(card);
+            }
+        }
+        played
+    }
+
+    /// Suits each seat has shown out of by not following the led suit.
+    pub(crate) fn voids(&self) -> [[bool; 4]; 4] {
+        let mut voids = [[false; 4]; 4];
+        let Some(trump) = self.contract().map(|contract| contract.trump) else {
+            return voids;
+        };
+        let mut led: Option<Suit> = None;
+        let mut in_trick = 0;
+        let players = 4 - Seat::ALL
+            .iter()
+            .filter(|&&seat| self.sits_out(seat))
+            .count();
+        for (seat, action) in self.history() {
+            let Some(Action::Play(card)) = action else {
+                continue;
+            };
+            let suit = effective_suit(card, trump);
+            match led {
+                None => led = Some(suit),
+                Some(led_suit) if suit != led_suit => voids[seat.index()][led_suit.index()] = true,
+                Some(_) => {}
+            }
+            in_trick += 1;
+            if in_trick == players {
+                led = None;
+                in_trick = 0;
+            }
+        }
+        voids
+    }
+}
