@@ -177,6 +177,10 @@ enum Command {
         /// A run profile whose [rules] table sets the rule options.
         #[arg(long)]
         config: Option<PathBuf>,
+        /// Who plays a key a policy never trained: the heuristic, or a
+        /// uniform random choice (the policy alone, with no outside help).
+        #[arg(long, value_enum, default_value = "heuristic")]
+        unseen: eval::policy::Unseen,
     },
     /// Play south in the terminal against three bots, to 10 points.
     Play {
@@ -301,6 +305,7 @@ fn main() -> anyhow::Result<()> {
             threads,
             seed,
             config,
+            unseen,
         } => commands::eval::run(&commands::eval::EvalRequest {
             a,
             b,
@@ -308,6 +313,7 @@ fn main() -> anyhow::Result<()> {
             seed,
             threads,
             rules: config::load_rules(config.as_deref())?,
+            unseen,
         }),
         Command::Play {
             policy,
@@ -329,6 +335,7 @@ fn main() -> anyhow::Result<()> {
                 seed,
                 target,
                 rules: config::load_rules(config.as_deref())?,
+                unseen: eval::policy::Unseen::Heuristic,
             };
             commands::play::run(
                 &request,

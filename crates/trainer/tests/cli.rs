@@ -113,3 +113,105 @@ fn bench_game_prints_a_table() {
         "{stdout}"
     );
 }
+
+#[test]
+fn enumerate_full_play_counts_the_rank_compressed_universe() {
+    let output = trainer(&["enumerate", "--phase", "full-play"], "");
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let stdout = text(&output.stdout);
+    // Exact counts of the streamed universe: all play keys, and those with
+    // a choice (the brief's independent counts are 7.7e7 and 4.4e7).
+    assert!(stdout.contains("77,979,414"), "{stdout}");
+    assert!(stdout.contains("44,369,615"), "{stdout}");
+}
+
+#[test]
+fn eval_prints_an_interval_and_is_deterministic() {
+    let args = [
+        "eval",
+        "--a",
+        "heuristic",
+        "--b",
+        "random",
+        "--hands",
+        "400",
+        "--seed",
+        "5",
+    ];
+    let first = trainer(&args, "");
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let stdout = text(&first.stdout);
+    assert!(stdout.contains("95% interval"), "{stdout}");
+    assert!(stdout.contains("point share"), "{stdout}");
+    assert!(stdout.contains("games to 10"), "{stdout}");
+    let again = trainer(&[&args[..], &["--threads", "1"]].concat(), "");
+    let numbers = |out: &str| -> String {
+        out.lines()
+            .filter(|line| !line.contains("threads"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(numbers(&stdout), numbers(&text(&again.stdout)));
+}
+
+#[test]
+fn eval_explains_bad_bots_and_hand_counts() {
+    let output = trainer(&["eval", "--a", "wizard", "--b", "random"], "");
+    assert!(!output.status.success());
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("unknown bot 'wizard'") && stderr.contains("pimc:WORLDS"),
+        "{stderr}"
+    );
+
+    let output = trainer(&["eval", "--a", "pimc:lots", "--b", "random"], "");
+    assert!(
+        text(&output.stderr).contains("pimc:50"),
+        "{}",
+        text(&output.stderr)
+    );
+
+    let output = trainer(
+        &["eval", "--a", "heuristic", "--b", "random", "--hands", "7"],
+        "",
+    );
+    assert!(!output.status.success());
+    assert!(
+        text(&output.stderr).contains("even number"),
+        "{}",
+        text(&output.stderr)
+    );
+
+    let output = trainer(
+        &[
+            "eval",
+            "--a",
+            "policy:/nonexistent/policy.bin",
+            "--b",
+            "random",
+        ],
+        "",
+    );
+    assert!(!output.status.success());
+    assert!(
+        text(&output.stderr).contains("/nonexistent/policy.bin"),
+        "{}",
+        text(&output.stderr)
+    );
+}
+
+#[test]
+fn play_asks_again_on_bad_input_and_ends_cleanly_at_end_of_input() {
+    // Nonsense, an out-of-range number, then a valid first move every time.
+    let mut input = String::from("hello\n99\n\n");
+    input.push_str(&"1\n".repeat(400));
+    let output = trainer(&["play", "--ascii", "--seed", "3"], &input);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let stdout = text(&output.stdout);
+    assert!(stdout.contains("'hello' is not a move"), "{stdout}");
+    assert!(stdout.contains("'99' is not a move"), "{stdout}");
+    assert!(stdout.contains("Upcard:"), "{stdout}");
+    assert!(stdout.contains("takes the trick"), "{stdout}");
+    assert!(stdout.contains("win the game"), "{stdout}");
+    assert!(stdout.trim_end().ends_with("Bye."), "{stdout}");
+}

@@ -17,6 +17,7 @@ pub(crate) struct EvalRequest {
     pub(crate) seed: u64,
     pub(crate) threads: usize,
     pub(crate) rules: Rules,
+    pub(crate) unseen: crate::eval::policy::Unseen,
 }
 
 pub(crate) fn run(request: &EvalRequest) -> anyhow::Result<()> {
@@ -25,8 +26,8 @@ pub(crate) fn run(request: &EvalRequest) -> anyhow::Result<()> {
         "--hands {} must be an even number of at least 2: each deal is played twice, with the seats swapped",
         request.hands
     );
-    let a: Arc<dyn Bot> = from_spec(&request.a).context("--a")?;
-    let b: Arc<dyn Bot> = from_spec(&request.b).context("--b")?;
+    let a: Arc<dyn Bot> = from_spec(&request.a, request.unseen).context("--a")?;
+    let b: Arc<dyn Bot> = from_spec(&request.b, request.unseen).context("--b")?;
     let deals = request.hands / 2;
     let bar = ProgressBar::new(deals);
     if let Ok(style) = ProgressStyle::with_template(

@@ -23,6 +23,7 @@ pub(crate) struct PlayRequest {
     pub(crate) seed: Option<u64>,
     pub(crate) target: u32,
     pub(crate) rules: Rules,
+    pub(crate) unseen: crate::eval::policy::Unseen,
 }
 
 const HUMAN: Seat = Seat::South;
@@ -33,8 +34,9 @@ pub(crate) fn run(
     input: &mut dyn BufRead,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
-    let partner: Arc<dyn Bot> = from_spec(&request.partner).context("--partner")?;
-    let opponents: Arc<dyn Bot> = from_spec(&request.opponents).context("--opponents")?;
+    let partner: Arc<dyn Bot> = from_spec(&request.partner, request.unseen).context("--partner")?;
+    let opponents: Arc<dyn Bot> =
+        from_spec(&request.opponents, request.unseen).context("--opponents")?;
     let seed = request.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

@@ -11,7 +11,7 @@ use rand::rngs::SmallRng;
 
 use crate::eval::heuristic::Heuristic;
 use crate::eval::pimc::Pimc;
-use crate::eval::policy::{PolicyBot, Sampling};
+use crate::eval::policy::{PolicyBot, Sampling, Unseen};
 use crate::eval::seen::Seen;
 
 /// A player. `&self` and `Sync` so that one bot serves every table of a
@@ -48,8 +48,9 @@ impl Bot for RandomBot {
 pub(crate) const SPEC_HELP: &str =
     "random | heuristic | pimc:WORLDS | policy:FILE | policy-argmax:FILE";
 
-/// Builds the bot a spec names.
-pub(crate) fn from_spec(spec: &str) -> anyhow::Result<Arc<dyn Bot>> {
+/// Builds the bot a spec names; `unseen` says who plays a policy's
+/// untrained keys.
+pub(crate) fn from_spec(spec: &str, unseen: Unseen) -> anyhow::Result<Arc<dyn Bot>> {
     let (kind, argument) = spec.split_once(':').unwrap_or((spec, ""));
     Ok(match (kind, argument) {
         ("random", "") => Arc::new(RandomBot),
@@ -66,7 +67,7 @@ pub(crate) fn from_spec(spec: &str) -> anyhow::Result<Arc<dyn Bot>> {
             } else {
                 Sampling::Argmax
             };
-            Arc::new(PolicyBot::load(&PathBuf::from(path), sampling)?)
+            Arc::new(PolicyBot::load(&PathBuf::from(path), sampling, unseen)?)
         }
         _ => bail!("unknown bot '{spec}'; expected one of: {SPEC_HELP}"),
     })

@@ -1,11 +1,14 @@
 //! The trained bot: plays an exported average strategy.
 //!
 //! **Unseen keys.** A key missing from the policy file was never averaged in
-//! training (or lies past the phase's horizon: card play for a `bidding`
-//! policy, cards after the N-th for `play-N`). Such decisions are handed to
-//! the [`Heuristic`] bot rather than played uniformly at random, and
-//! counted; [`Bot::report`] prints the counts after a match, so a result
-//! always says how much of it was the policy's own play.
+//! training. By default ([`Unseen::Heuristic`]) such decisions are handed
+//! to the [`Heuristic`] bot; [`Unseen::Uniform`] plays them uniformly at
+//! random instead, which is what the untrained average strategy is, and
+//! measures the policy with no outside help. Decisions past the phase's
+//! horizon (card play for a `bidding` policy, cards after the N-th for
+//! `play-N`) always go to the heuristic. Every case is counted, and
+//! [`Bot::report`] prints the counts after a match, so a result always
+//! says how much of it was the policy's own play.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -30,10 +33,18 @@ pub(crate) enum Sampling {
     Argmax,
 }
 
+/// Who plays a key the policy never trained.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Unseen {
+    Heuristic,
+    Uniform,
+}
+
 pub(crate) struct PolicyBot {
     file: PolicyFile,
     name: String,
     sampling: Sampling,
+    unseen: Unseen,
     counts: Counts,
 }
 
@@ -45,7 +56,11 @@ struct Counts {
 }
 
 impl PolicyBot {
-    pub(crate) fn load(path: &Path, sampling: Sampling) -> anyhow::Result<PolicyBot> {
+    pub(crate) fn load(
+        path: &Path,
+        sampling: Sampling,
+        unseen: Unseen,
+    ) -> anyhow::Result<PolicyBot> {
         let file = PolicyFile::load(path)?;
         let prefix = match sampling {
             Sampling::Sample => "policy",
@@ -55,6 +70,7 @@ impl PolicyBot {
             name: format!("{prefix}:{} ({})", path.display(), file.meta.phase),
             file,
             sampling,
+            unseen,
             counts: Counts::default(),
         })
     }
@@ -96,7 +112,10 @@ impl Bot for PolicyBot {
             .probabilities(decision.key.0, &mut probabilities[..width])
         {
             self.counts.unseen.fetch_add(1, Ordering::Relaxed);
-            return Heuristic.act(seen, rng);
+            return match self.unseen {
+                Unseen::Heuristic => Heuristic.act(seen, rng),
+                Unseen::Uniform => legal[rng.random_range(0..legal.len())],
+            };
         }
         self.counts.from_policy.fetch_add(1, Ordering::Relaxed);
         let index = match self.sampling {
@@ -125,11 +144,15 @@ impl Bot for PolicyBot {
         let past = self.counts.past_horizon.load(Ordering::Relaxed);
         let total = (from_policy + unseen + past).max(1) as f64;
         Some(format!(
-            "{}: {} decisions with a choice: {:.1}% from the policy, {:.1}% unseen keys and {:.1}% past the phase's horizon (both played by the heuristic)",
+            "{}: {} decisions with a choice: {:.1}% from the policy, {:.1}% unseen keys (played by {}) and {:.1}% past the phase's horizon (played by the heuristic)",
             self.name,
             from_policy + unseen + past,
             100.0 * from_policy as f64 / total,
             100.0 * unseen as f64 / total,
+            match self.unseen {
+                Unseen::Heuristic => "the heuristic",
+                Unseen::Uniform => "uniform random choice",
+            },
             100.0 * past as f64 / total,
         ))
     }
