@@ -30,6 +30,18 @@ use crate::seat::Seat;
 use crate::state::{GameState, Stage};
 use crate::trump::{effective_suit, trump_order};
 
+/// What the play key holds beyond the plain rank-compressed view, so that
+/// enrichments can be counted and measured against each other.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum PlayAbstraction {
+    /// The brief's rank-compressed key.
+    #[default]
+    Plain,
+    /// Plus which seat made trump (the actor, partner, left or right), not
+    /// only which side: a lone maker's position tells who plays last.
+    MakerSeat,
+}
+
 /// The key's top byte for card-play decisions; bidding kinds use 1 to 4.
 pub const PLAY_KIND: u8 = 5;
 
@@ -95,6 +107,9 @@ pub struct PlayView {
     pub we_made_trump: bool,
     pub maker_alone: bool,
     pub defender_alone: bool,
+    /// The maker's seat after the actor (0 actor, 1 left, 2 partner,
+    /// 3 right), under [`PlayAbstraction::MakerSeat`] only.
+    pub maker_offset: Option<u8>,
 }
 
 /// The four suits in slot order for a trump suit.
@@ -132,7 +147,10 @@ struct PlayablePlaces {
 impl PlayView {
     /// The actor's view at a card-play decision, and where each of the
     /// actor's playable cards sits; `None` outside card play.
-    fn build(state: &GameState) -> Option<(PlayView, PlayablePlaces)> {
+    fn build(
+        state: &GameState,
+        abstraction: PlayAbstraction,
+    ) -> Option<(PlayView, PlayablePlaces)> {
         if state.stage() != Stage::Play {
             return None;
         }
@@ -159,6 +177,8 @@ impl PlayView {
             we_made_trump: contract.maker.team() == actor.team(),
             maker_alone: contract.alone,
             defender_alone: state.lone_defender().is_some(),
+            maker_offset: (abstraction == PlayAbstraction::MakerSeat)
+                .then(|| contract.maker.offset_from(actor)),
         };
         if trick.played_mask != 0 {
             view.led = suits.iter().position(|&s| s == trick.led).map(|i| i as u8);
@@ -208,7 +228,7 @@ impl PlayView {
 
     /// The actor's view at a card-play decision; `None` outside card play.
     pub fn of_state(state: &GameState) -> Option<PlayView> {
-        PlayView::build(state).map(|(view, _)| view)
+        PlayView::build(state, PlayAbstraction::Plain).map(|(view, _)| view)
     }
 
     /// The encoding with the off suits in the order `off_order` gives
@@ -229,6 +249,9 @@ impl PlayView {
             | u128::from(self.we_made_trump) << 78
             | u128::from(self.maker_alone) << 79
             | u128::from(self.defender_alone) << 80
+            | self
+                .maker_offset
+                .map_or(0, |offset| (1 | u128::from(offset & 3) << 1) << 81)
             | u128::from(PLAY_KIND) << 120
     }
 
@@ -236,7 +259,7 @@ impl PlayView {
     /// order; `None` for a key of another kind or with impossible fields.
     pub fn decode(key: InfoKey) -> Option<PlayView> {
         let code = key.0;
-        if (code >> 120) as u8 != PLAY_KIND || code >> 81 & ((1u128 << 39) - 1) != 0 {
+        if (code >> 120) as u8 != PLAY_KIND || code >> 84 & ((1u128 << 36) - 1) != 0 {
             return None;
         }
         let mut suits = [SuitLabels::default(); 4];
@@ -268,6 +291,7 @@ impl PlayView {
             we_made_trump: bits(78, 1) == 1,
             maker_alone: bits(79, 1) == 1,
             defender_alone: bits(80, 1) == 1,
+            maker_offset: (bits(81, 1) == 1).then(|| bits(82, 2)),
         })
     }
 
@@ -320,7 +344,12 @@ impl PlayView {
 /// cards ordered by (slot, position) in the canonical suit order. `None`
 /// outside card play.
 pub fn play_decision(state: &GameState) -> Option<Decision> {
-    let (view, PlayablePlaces { places, count }) = PlayView::build(state)?;
+    play_decision_with(state, PlayAbstraction::Plain)
+}
+
+/// [`play_decision`] under an enriched abstraction.
+pub fn play_decision_with(state: &GameState, abstraction: PlayAbstraction) -> Option<Decision> {
+    let (view, PlayablePlaces { places, count }) = PlayView::build(state, abstraction)?;
     let (key, off_order) = view.canonical();
     let canonical_slot = |slot: u8| match slot as usize {
         s if s == off_order[0] => 2,

@@ -19,7 +19,7 @@
 //! key outside the universe.
 
 use crate::infoset::InfoKey;
-use crate::play_key::{Label, PlayView, SLOT_SIZES, SuitLabels, TRUMP_SLOT};
+use crate::play_key::{Label, PlayAbstraction, PlayView, SLOT_SIZES, SuitLabels, TRUMP_SLOT};
 use crate::rules::Rules;
 
 /// What the actor knows of the contract besides trump.
@@ -28,6 +28,8 @@ pub struct PlayContext {
     pub we_made_trump: bool,
     pub maker_alone: bool,
     pub defender_alone: bool,
+    /// The maker's seat after the actor, when the abstraction keeps it.
+    pub maker_offset: Option<u8>,
 }
 
 /// Seats relative to the actor, in playing order.
@@ -36,19 +38,29 @@ const PARTNER: usize = 2;
 
 impl PlayContext {
     /// Every context the rules allow, in a fixed order.
-    pub fn all(rules: Rules) -> Vec<PlayContext> {
+    pub fn all(rules: Rules, abstraction: PlayAbstraction) -> Vec<PlayContext> {
+        let offsets: &[Option<u8>] = match abstraction {
+            PlayAbstraction::Plain => &[None],
+            PlayAbstraction::MakerSeat => &[Some(0), Some(1), Some(2), Some(3)],
+        };
         let mut contexts = Vec::new();
         for we_made_trump in [true, false] {
             for maker_alone in [false, true] {
                 for defender_alone in [false, true] {
-                    let context = PlayContext {
-                        we_made_trump,
-                        maker_alone,
-                        defender_alone,
-                    };
-                    let allowed = !defender_alone || (maker_alone && rules.lone_defender);
-                    if allowed && !context.seatings().is_empty() {
-                        contexts.push(context);
+                    for &maker_offset in offsets {
+                        if maker_offset.is_some_and(|offset| (offset % 2 == 0) != we_made_trump) {
+                            continue;
+                        }
+                        let context = PlayContext {
+                            we_made_trump,
+                            maker_alone,
+                            defender_alone,
+                            maker_offset,
+                        };
+                        let allowed = !defender_alone || (maker_alone && rules.lone_defender);
+                        if allowed && !context.seatings().is_empty() {
+                            contexts.push(context);
+                        }
                     }
                 }
             }
@@ -65,7 +77,11 @@ impl PlayContext {
     /// 3 right) play, for each seating the context allows. The key does not
     /// say which seat made trump, so every one consistent with it counts.
     fn seatings(self) -> Vec<[bool; 4]> {
-        let makers: [usize; 2] = if self.we_made_trump { [0, 2] } else { [1, 3] };
+        let makers: Vec<usize> = match self.maker_offset {
+            Some(offset) => vec![usize::from(offset)],
+            None if self.we_made_trump => vec![0, 2],
+            None => vec![1, 3],
+        };
         let mut seatings = Vec::new();
         for maker in makers {
             let defenders: &[Option<usize>] = if self.defender_alone {
@@ -120,6 +136,7 @@ pub struct PlayKeyFilter {
     pub min_legal: u8,
     /// Only decisions taken before this many cards are played (`play-N`).
     pub cards_before: Option<u32>,
+    pub abstraction: PlayAbstraction,
 }
 
 impl PlayKeyFilter {
@@ -129,6 +146,7 @@ impl PlayKeyFilter {
         PlayKeyFilter {
             min_legal: 2,
             cards_before,
+            abstraction: PlayAbstraction::Plain,
         }
     }
 }
@@ -238,6 +256,7 @@ impl PlayShape {
             we_made_trump: view.we_made_trump,
             maker_alone: view.maker_alone,
             defender_alone: view.defender_alone,
+            maker_offset: view.maker_offset,
         };
         let tricks = view.tricks_ours.checked_add(view.tricks_theirs)?;
         let dead_total: u32 = dead.iter().map(|&d| u32::from(d)).sum();
@@ -304,6 +323,7 @@ impl PlayShape {
             we_made_trump: self.context.we_made_trump,
             maker_alone: self.context.maker_alone,
             defender_alone: self.context.defender_alone,
+            maker_offset: self.context.maker_offset,
         };
         let winning_places = match self.trick {
             Some(trick) => live[trick.winning_slot as usize],
@@ -374,7 +394,7 @@ fn combinations(n: u32, k: u32) -> impl Iterator<Item = u32> + Clone {
 /// in a fixed order.
 pub fn play_shapes(rules: Rules, filter: PlayKeyFilter) -> Vec<PlayShape> {
     let mut shapes = Vec::new();
-    for context in PlayContext::all(rules) {
+    for context in PlayContext::all(rules, filter.abstraction) {
         for tricks in 0..=4u8 {
             for tricks_ours in 0..=tricks {
                 for played_in_trick in 0..context.players() {
@@ -463,6 +483,6 @@ pub fn contains(key: InfoKey, rules: Rules, filter: PlayKeyFilter) -> bool {
         && filter
             .cards_before
             .is_none_or(|cards| shape.cards_played() < cards)
-        && PlayContext::all(rules).contains(&shape.context)
+        && PlayContext::all(rules, filter.abstraction).contains(&shape.context)
         && shape.is_possible()
 }

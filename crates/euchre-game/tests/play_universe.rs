@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 
 use euchre_game::infoset::InfoKey;
-use euchre_game::play_key::{PlayView, play_decision};
+use euchre_game::play_key::{PlayAbstraction, PlayView, play_decision, play_decision_with};
 use euchre_game::play_universe::{PlayKeyFilter, PlayShape, contains, play_shapes};
 use euchre_game::rules::Rules;
 use euchre_game::seat::Seat;
@@ -14,6 +14,12 @@ use rand::{RngExt, SeedableRng};
 const ALL_KEYS: PlayKeyFilter = PlayKeyFilter {
     min_legal: 1,
     cards_before: None,
+    abstraction: PlayAbstraction::Plain,
+};
+
+const MAKER_SEAT_KEYS: PlayKeyFilter = PlayKeyFilter {
+    abstraction: PlayAbstraction::MakerSeat,
+    ..ALL_KEYS
 };
 
 fn rule_sets() -> [Rules; 2] {
@@ -52,6 +58,13 @@ fn random_play_never_leaves_the_universe() {
                     );
                     let stored = PlayKeyFilter::stored(None);
                     assert_eq!(contains(key, rules, stored), legal.len() >= 2);
+                    let enriched = play_decision_with(&state, PlayAbstraction::MakerSeat)
+                        .expect("a play decision")
+                        .key;
+                    assert!(
+                        contains(enriched, rules, MAKER_SEAT_KEYS),
+                        "{enriched:?} (maker seat) reached by play but outside the universe"
+                    );
                     let cards = state.played().len();
                     assert!(!contains(key, rules, PlayKeyFilter::stored(Some(cards))));
                     checked += 1;

@@ -147,6 +147,10 @@ enum Command {
         /// Which part of the hand the key universe covers.
         #[arg(long, value_parser = parse_phase, default_value = "bidding")]
         phase: phase::Phase,
+        /// The play key: plain (rank-compressed) or maker-seat (plus the
+        /// maker's seat, not only its side). Counting only: training uses plain.
+        #[arg(long, value_enum, default_value = "plain")]
+        abstraction: AbstractionArg,
         /// A run profile whose [rules] table sets the rule options
         /// (see configs/example.toml). Defaults apply without one.
         #[arg(long)]
@@ -275,6 +279,22 @@ enum BenchTarget {
     },
 }
 
+/// The play-key abstractions `enumerate` can count.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum AbstractionArg {
+    Plain,
+    MakerSeat,
+}
+
+impl From<AbstractionArg> for euchre_game::play_key::PlayAbstraction {
+    fn from(arg: AbstractionArg) -> Self {
+        match arg {
+            AbstractionArg::Plain => Self::Plain,
+            AbstractionArg::MakerSeat => Self::MakerSeat,
+        }
+    }
+}
+
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     let Some(command) = cli.command else {
@@ -291,11 +311,15 @@ fn main() -> anyhow::Result<()> {
         }
         Command::Export { run_dir, out } => commands::train::export(&run_dir, out),
         Command::Status { run_dir, digest } => commands::train::status(&run_dir, digest),
-        Command::Enumerate { phase, config } => {
+        Command::Enumerate {
+            phase,
+            abstraction,
+            config,
+        } => {
             let rules = config::load_rules(config.as_deref())?;
             match phase {
                 phase::Phase::Bidding => commands::enumerate::bidding(rules),
-                play => commands::enumerate::play(rules, play),
+                play => commands::enumerate::play(rules, play, abstraction.into()),
             }
         }
         Command::Eval {

@@ -6,6 +6,7 @@ use std::time::Instant;
 use euchre_game::action::Action;
 use euchre_game::enumerate::count_bidding_keys;
 use euchre_game::infoset::BiddingDecision;
+use euchre_game::play_key::PlayAbstraction;
 use euchre_game::play_universe::{PlayKeyFilter, play_shapes};
 use euchre_game::rules::Rules;
 use rayon::prelude::*;
@@ -40,11 +41,12 @@ pub(crate) fn bidding(rules: Rules) -> anyhow::Result<()> {
 /// Exact counts of a play phase's keys, per trick, streamed from their
 /// shapes without holding them; then what the stored universe (bidding plus
 /// play decisions with a choice) takes in each backend.
-pub(crate) fn play(rules: Rules, phase: Phase) -> anyhow::Result<()> {
+pub(crate) fn play(rules: Rules, phase: Phase, abstraction: PlayAbstraction) -> anyhow::Result<()> {
     let started = Instant::now();
     let all_keys = PlayKeyFilter {
         min_legal: 1,
         cards_before: phase.horizon(),
+        abstraction,
     };
     let shapes = play_shapes(rules, all_keys);
     let tallies: Vec<(u8, u64, u64)> = shapes
@@ -56,7 +58,9 @@ pub(crate) fn play(rules: Rules, phase: Phase) -> anyhow::Result<()> {
         .collect();
     let bidding = count_bidding_keys(rules).total();
     let elapsed = started.elapsed();
-    println!("phase: {phase} (perfect-recall bidding, rank-compressed play)");
+    println!(
+        "phase: {phase} (perfect-recall bidding, rank-compressed play, abstraction {abstraction:?})"
+    );
     println!("rules: {rules:?}");
     println!();
     println!(
@@ -90,7 +94,7 @@ pub(crate) fn play(rules: Rules, phase: Phase) -> anyhow::Result<()> {
         thousands(totals.1),
         thousands(totals.2)
     );
-    if phase == Phase::FullPlay {
+    if phase == Phase::FullPlay && abstraction == PlayAbstraction::Plain {
         println!(
             "(the design brief's independent count: 7.7e7 keys, 4.4e7 with 2+ legal; see the README)"
         );

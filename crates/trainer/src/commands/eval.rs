@@ -22,7 +22,7 @@ pub(crate) struct EvalRequest {
 
 pub(crate) fn run(request: &EvalRequest) -> anyhow::Result<()> {
     ensure!(
-        request.hands >= 2 && request.hands % 2 == 0,
+        request.hands >= 2 && request.hands.is_multiple_of(2),
         "--hands {} must be an even number of at least 2: each deal is played twice, with the seats swapped",
         request.hands
     );

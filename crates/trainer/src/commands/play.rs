@@ -187,21 +187,21 @@ impl Table {
             writeln!(out, "  {:<6} {}", seat_name(seat), shown)?;
             state.apply(action);
             history.push((seat, action));
-            if let Some(contract) = state.contract().filter(|_| !announced) {
-                if state.stage() == Stage::Play {
-                    announced = true;
-                    let trump = if self.ascii {
-                        contract.trump.letter().to_string()
-                    } else {
-                        contract.trump.symbol().to_string()
-                    };
-                    let alone = if contract.alone { ", alone" } else { "" };
-                    writeln!(
-                        out,
-                        "Trump is {trump}; {} made it{alone}.",
-                        seat_name(contract.maker)
-                    )?;
-                }
+            if let Some(contract) = state.contract().filter(|_| !announced)
+                && state.stage() == Stage::Play
+            {
+                announced = true;
+                let trump = if self.ascii {
+                    contract.trump.letter().to_string()
+                } else {
+                    contract.trump.symbol().to_string()
+                };
+                let alone = if contract.alone { ", alone" } else { "" };
+                writeln!(
+                    out,
+                    "Trump is {trump}; {} made it{alone}.",
+                    seat_name(contract.maker)
+                )?;
             }
             if state.tricks_played() > tricks_before {
                 let ns = state.tricks_won(Team::NorthSouth);

@@ -188,8 +188,8 @@ pub(crate) fn summarise(results: &[DealResult]) -> MatchSummary {
         let mut score = [0u32; 2];
         for tables in results {
             let hand = &tables[table];
-            for side in 0..2 {
-                score[side] += u32::from(hand.points[side]);
+            for (total, &points) in score.iter_mut().zip(&hand.points) {
+                *total += u32::from(points);
             }
             if let Some(winner) = (0..2).find(|&side| score[side] >= 10) {
                 games_won[winner] += 1;
