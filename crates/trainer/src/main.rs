@@ -295,7 +295,27 @@ impl From<AbstractionArg> for euchre_game::play_key::PlayAbstraction {
     }
 }
 
+/// Rust's runtime ignores SIGPIPE, so `println!` into a closed pipe
+/// (`trainer status | head -1`) panics. A Unix tool stops quietly there
+/// instead, with the status a SIGPIPE would give (128 + 13).
+fn stop_quietly_on_a_closed_stdout() {
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        default_hook(info);
+    }));
+}
+
 fn main() -> anyhow::Result<()> {
+    stop_quietly_on_a_closed_stdout();
     let cli = Cli::parse();
     let Some(command) = cli.command else {
         let overrides = cli.train.overrides();

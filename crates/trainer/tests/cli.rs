@@ -215,3 +215,26 @@ fn play_asks_again_on_bad_input_and_ends_cleanly_at_end_of_input() {
     assert!(stdout.contains("win the game"), "{stdout}");
     assert!(stdout.trim_end().ends_with("Bye."), "{stdout}");
 }
+
+#[test]
+fn a_closed_stdout_stops_the_output_without_a_panic() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_trainer"))
+        .args([
+            "eval",
+            "--a",
+            "heuristic",
+            "--b",
+            "random",
+            "--hands",
+            "200",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the trainer binary runs");
+    drop(child.stdout.take());
+    let output = child.wait_with_output().expect("the trainer finishes");
+    let stderr = text(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(output.status.code(), Some(141), "{stderr}");
+}
