@@ -329,3 +329,44 @@ fn export_writes_a_policy_and_says_what_was_learned() {
     assert!(stdout.contains("right bower turned up"), "{stdout}");
     assert!(std::fs::metadata(&out).expect("a policy file").len() > 1000);
 }
+
+#[test]
+fn play_phases_train_on_the_mmap_store_and_agree_with_memory() {
+    // play-1: bidding plus the opening lead, so the perfect hash covers the
+    // streamed play-key universe as well as the bidding keys.
+    let temp = TempDir::new("mmap-play");
+    let run = |store: &str, name: &str, iterations: &str| {
+        let dir = temp.run(name);
+        ok(&trainer(&[
+            "train",
+            "--phase",
+            "play-1",
+            "--store",
+            store,
+            "--threads",
+            "1",
+            "--seed",
+            "3",
+            "--run-dir",
+            &dir,
+            "--iterations",
+            iterations,
+        ]));
+        dir
+    };
+    let mmap = run("mmap", "mmap", "150");
+    let again = ok(&trainer(&[
+        "resume",
+        "--run-dir",
+        &mmap,
+        "--iterations",
+        "150",
+    ]));
+    assert!(again.contains("at iteration 150"), "{again}");
+    let memory = run("memory", "memory", "300");
+    assert_eq!(
+        digest(&mmap),
+        digest(&memory),
+        "mmap 150 + 150 vs memory 300"
+    );
+}
