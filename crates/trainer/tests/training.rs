@@ -328,6 +328,23 @@ fn export_writes_a_policy_and_says_what_was_learned() {
     assert!(stdout.contains("exported"), "{stdout}");
     assert!(stdout.contains("right bower turned up"), "{stdout}");
     assert!(std::fs::metadata(&out).expect("a policy file").len() > 1000);
+
+    // The exported bidding policy plays (the heuristic takes its card play)...
+    let spec = format!("policy:{out}");
+    let played = ok(&trainer(&[
+        "eval", "--a", &spec, "--b", "random", "--hands", "200",
+    ]));
+    assert!(played.contains("past the phase's horizon"), "{played}");
+    // ...but not under rules it was never trained for.
+    let profile = temp.run("lone.toml");
+    std::fs::write(&profile, "[rules]\nlone_defender = true\n").expect("a profile");
+    let refused = trainer(&["eval", "--a", &spec, "--b", "random", "--config", &profile]);
+    assert!(!refused.status.success());
+    let stderr = text(&refused.stderr);
+    assert!(
+        stderr.contains("was trained under") && stderr.contains("--config"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -26,8 +26,10 @@ pub(crate) fn run(request: &EvalRequest) -> anyhow::Result<()> {
         "--hands {} must be an even number of at least 2: each deal is played twice, with the seats swapped",
         request.hands
     );
-    let a: Arc<dyn Bot> = from_spec(&request.a, request.unseen).context("--a")?;
-    let b: Arc<dyn Bot> = from_spec(&request.b, request.unseen).context("--b")?;
+    let a: Arc<dyn Bot> =
+        from_spec(&request.a, request.rules, request.unseen).context("building bot A (--a)")?;
+    let b: Arc<dyn Bot> =
+        from_spec(&request.b, request.rules, request.unseen).context("building bot B (--b)")?;
     let deals = request.hands / 2;
     let bar = ProgressBar::new(deals);
     if let Ok(style) = ProgressStyle::with_template(

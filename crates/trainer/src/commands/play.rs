@@ -34,9 +34,10 @@ pub(crate) fn run(
     input: &mut dyn BufRead,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
-    let partner: Arc<dyn Bot> = from_spec(&request.partner, request.unseen).context("--partner")?;
+    let partner: Arc<dyn Bot> =
+        from_spec(&request.partner, request.rules, request.unseen).context("--partner")?;
     let opponents: Arc<dyn Bot> =
-        from_spec(&request.opponents, request.unseen).context("--opponents")?;
+        from_spec(&request.opponents, request.rules, request.unseen).context("--opponents")?;
     let seed = request.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

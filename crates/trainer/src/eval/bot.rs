@@ -4,8 +4,9 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use anyhow::{Context, bail};
+use anyhow::{Context, bail, ensure};
 use euchre_game::action::Action;
+use euchre_game::rules::Rules;
 use rand::RngExt;
 use rand::rngs::SmallRng;
 
@@ -13,6 +14,7 @@ use crate::eval::heuristic::Heuristic;
 use crate::eval::pimc::Pimc;
 use crate::eval::policy::{PolicyBot, Sampling, Unseen};
 use crate::eval::seen::Seen;
+use crate::phase::describe_rules;
 
 /// A player. `&self` and `Sync` so that one bot serves every table of a
 /// parallel match; randomness comes from the caller's generator, so a match
@@ -48,9 +50,9 @@ impl Bot for RandomBot {
 pub(crate) const SPEC_HELP: &str =
     "random | heuristic | pimc:WORLDS | policy:FILE | policy-argmax:FILE";
 
-/// Builds the bot a spec names; `unseen` says who plays a policy's
-/// untrained keys.
-pub(crate) fn from_spec(spec: &str, unseen: Unseen) -> anyhow::Result<Arc<dyn Bot>> {
+/// Builds the bot a spec names for a table playing `rules`; `unseen` says
+/// who plays a policy's untrained keys.
+pub(crate) fn from_spec(spec: &str, rules: Rules, unseen: Unseen) -> anyhow::Result<Arc<dyn Bot>> {
     let (kind, argument) = spec.split_once(':').unwrap_or((spec, ""));
     Ok(match (kind, argument) {
         ("random", "") => Arc::new(RandomBot),
@@ -67,7 +69,16 @@ pub(crate) fn from_spec(spec: &str, unseen: Unseen) -> anyhow::Result<Arc<dyn Bo
             } else {
                 Sampling::Argmax
             };
-            Arc::new(PolicyBot::load(&PathBuf::from(path), sampling, unseen)?)
+            let bot = PolicyBot::load(&PathBuf::from(path), sampling, unseen)?;
+            // Keys mean different things under other rules: refuse rather
+            // than play a policy on a game it never saw.
+            ensure!(
+                bot.rules() == rules,
+                "bot '{spec}' was trained under {} but this table plays {}; pass the run's profile with --config",
+                describe_rules(bot.rules()),
+                describe_rules(rules)
+            );
+            Arc::new(bot)
         }
         _ => bail!("unknown bot '{spec}'; expected one of: {SPEC_HELP}"),
     })

@@ -75,6 +75,11 @@ impl PolicyBot {
         })
     }
 
+    /// The rules the policy was trained under.
+    pub(crate) fn rules(&self) -> euchre_game::rules::Rules {
+        self.file.meta.rules
+    }
+
     /// Whether the policy's phase trained this decision at all.
     fn trained_here(&self, seen: &Seen<'_>) -> bool {
         if seen.stage() != Stage::Play {
