@@ -184,9 +184,8 @@ impl MmapTable {
         write_header(&map, layout, count);
         let keys_path = dir.file(KEYS_FILE);
         let keys_file = allocate(&keys_path, count * KEY_BYTES)?;
-        write_key_checks(&chunks.0, &phf, layout, &map, count, threads, progress);
-        write_keys(
-            &chunks.0, &phf, &keys_file, &keys_path, count, threads, progress,
+        write_key_checks_and_keys(
+            &chunks.0, &phf, layout, &map, &keys_file, &keys_path, count, threads, progress,
         )?;
         keys_file.sync_all().map_err(StoreError::io(&keys_path))?;
         map.flush().map_err(StoreError::io(&records_path))?;
@@ -500,29 +499,40 @@ struct MapBase(*mut u8);
 #[allow(unsafe_code)]
 unsafe impl Sync for MapBase {}
 
-/// Writes each key's check into its record, one window of slots at a time.
-fn write_key_checks<C>(
+/// Writes each key's check into its record and each key into the keys file
+/// at its slot (so export can list the records), one window of slots at a
+/// time: every pass walks the universe once and fills both files' window.
+#[allow(clippy::too_many_arguments)]
+fn write_key_checks_and_keys<C>(
     chunks: &[C],
     phf: &Mphf<Key>,
     layout: RecordLayout,
     map: &MmapRaw,
+    keys_file: &File,
+    keys_path: &Path,
     count: u64,
     threads: usize,
     progress: &mut dyn FnMut(&str),
-) where
+) -> Result<(), StoreError>
+where
     C: IntoIterator<Item = Key> + Clone + Send + Sync,
 {
-    let window_slots = (BUILD_WINDOW_BYTES / layout.bytes()).max(1);
+    use std::os::unix::fs::FileExt;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let window_slots = (BUILD_WINDOW_BYTES / (layout.bytes() + 2 * KEY_BYTES)).max(1);
     let passes = count.div_ceil(window_slots);
     let base = MapBase(map.as_mut_ptr());
     for (pass, start) in (0..count).step_by(window_slots as usize).enumerate() {
         progress(&format!(
-            "writing key checks, pass {} of {passes}",
+            "writing key checks and the keys file, pass {} of {passes}",
             pass + 1
         ));
         let window = start..(start + window_slots).min(count);
+        let halves: Vec<AtomicU64> = (0..2 * (window.end - window.start))
+            .map(|_| AtomicU64::new(0))
+            .collect();
         let base = &base;
-        for_keys_in_window(chunks, phf, window.clone(), threads, &move |slot, key| {
+        for_keys_in_window(chunks, phf, window.clone(), threads, &|slot, key| {
             let offset = (HEADER_BYTES + slot * layout.bytes()) as usize;
             // SAFETY: `offset + 4` is within the mapping (slot < count); each
             // slot is written by one thread only, and no reader exists yet.
@@ -534,54 +544,23 @@ fn write_key_checks<C>(
                     4,
                 );
             }
+            let at = 2 * (slot - window.start) as usize;
+            halves[at].store(key as u64, Ordering::Relaxed);
+            halves[at + 1].store((key >> 64) as u64, Ordering::Relaxed);
         });
         let offset = (HEADER_BYTES + window.start * layout.bytes()) as usize;
         let len = ((window.end - window.start) * layout.bytes()) as usize;
         // Start writing the window back now; the final flush waits for it.
         let _ = map.flush_async_range(offset, len);
-    }
-}
-
-/// Writes the keys file (each key at its slot, so export can list the
-/// records), one window of slots at a time with one write per window.
-fn write_keys<C>(
-    chunks: &[C],
-    phf: &Mphf<Key>,
-    file: &File,
-    path: &Path,
-    count: u64,
-    threads: usize,
-    progress: &mut dyn FnMut(&str),
-) -> Result<(), StoreError>
-where
-    C: IntoIterator<Item = Key> + Clone + Send + Sync,
-{
-    use std::os::unix::fs::FileExt;
-    use std::sync::atomic::{AtomicU64, Ordering};
-    let window_slots = (BUILD_WINDOW_BYTES / (2 * KEY_BYTES)).max(1);
-    let passes = count.div_ceil(window_slots);
-    for (pass, start) in (0..count).step_by(window_slots as usize).enumerate() {
-        progress(&format!(
-            "writing the keys file, pass {} of {passes}",
-            pass + 1
-        ));
-        let window = start..(start + window_slots).min(count);
-        let halves: Vec<AtomicU64> = (0..2 * (window.end - window.start))
-            .map(|_| AtomicU64::new(0))
-            .collect();
-        for_keys_in_window(chunks, phf, window.clone(), threads, &|slot, key| {
-            let at = 2 * (slot - window.start) as usize;
-            halves[at].store(key as u64, Ordering::Relaxed);
-            halves[at + 1].store((key >> 64) as u64, Ordering::Relaxed);
-        });
         let mut bytes = Vec::with_capacity(halves.len() * 8);
         for pair in halves.chunks_exact(2) {
             let key = u128::from(pair[0].load(Ordering::Relaxed))
                 | u128::from(pair[1].load(Ordering::Relaxed)) << 64;
             bytes.extend_from_slice(&key.to_le_bytes());
         }
-        file.write_all_at(&bytes, window.start * KEY_BYTES)
-            .map_err(|source| classify_write_error(path, bytes.len() as u64, source))?;
+        keys_file
+            .write_all_at(&bytes, window.start * KEY_BYTES)
+            .map_err(|source| classify_write_error(keys_path, bytes.len() as u64, source))?;
     }
     Ok(())
 }
