@@ -187,6 +187,15 @@ pub(crate) fn load_profile(path: Option<&Path>) -> anyhow::Result<RunProfile> {
 }
 
 /// The rules from `path`'s `[rules]` table, or the defaults without a file.
+/// The threads a `threads` setting asks for: 0 means every core.
+pub(crate) fn worker_threads(requested: usize) -> usize {
+    if requested == 0 {
+        std::thread::available_parallelism().map_or(1, usize::from)
+    } else {
+        requested
+    }
+}
+
 pub(crate) fn load_rules(path: Option<&Path>) -> anyhow::Result<Rules> {
     Ok(load_profile(path)?.rules)
 }

@@ -5,10 +5,11 @@ use std::time::Instant;
 
 use anyhow::{Context, ensure};
 use euchre_game::rules::Rules;
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 
 use crate::eval::arena::{run_match, summarise};
 use crate::eval::bot::{Bot, from_spec};
+use crate::training::session::set_template;
 
 pub(crate) struct EvalRequest {
     pub(crate) a: String,
@@ -32,16 +33,11 @@ pub(crate) fn run(request: &EvalRequest) -> anyhow::Result<()> {
         from_spec(&request.b, request.rules, request.unseen).context("building bot B (--b)")?;
     let deals = request.hands / 2;
     let bar = ProgressBar::new(deals);
-    if let Ok(style) = ProgressStyle::with_template(
+    set_template(
+        &bar,
         "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} deals ({per_sec}, ETA {eta})",
-    ) {
-        bar.set_style(style);
-    }
-    let threads = if request.threads == 0 {
-        std::thread::available_parallelism().map_or(1, usize::from)
-    } else {
-        request.threads
-    };
+    );
+    let threads = crate::config::worker_threads(request.threads);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()

@@ -97,7 +97,8 @@ fn show_length(bar: &ProgressBar, length: u64) {
     );
 }
 
-fn set_template(bar: &ProgressBar, template: &str) {
+/// Styles `bar` with an indicatif template; a bad template keeps the default.
+pub(crate) fn set_template(bar: &ProgressBar, template: &str) {
     if let Ok(style) = ProgressStyle::with_template(template) {
         bar.set_style(style.progress_chars("=> "));
     }
@@ -160,11 +161,7 @@ pub(crate) fn run(
         info!("starting a new run");
     }
 
-    let threads = if session.threads == 0 {
-        std::thread::available_parallelism().map_or(1, usize::from)
-    } else {
-        session.threads
-    };
+    let threads = crate::config::worker_threads(session.threads);
     let root = EuchreGame::root(identity.rules, identity.phase);
     let solver = ExternalSampling::new(
         root,
