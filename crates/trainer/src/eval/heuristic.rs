@@ -152,16 +152,21 @@ pub(crate) fn discard(hand: CardSet, trump: Suit) -> Card {
             .filter(|&&card| effective_suit(card, trump) == suit)
             .count()
     };
-    let lowest = |cards: &mut dyn Iterator<Item = Card>| cards.min_by_key(|&card| card.rank());
-    let singleton =
-        lowest(&mut off.iter().copied().filter(|&card| {
-            card.rank() != Rank::Ace && count_in(effective_suit(card, trump)) == 1
-        }));
-    let low_non_ace = lowest(&mut off.iter().copied().filter(|&card| card.rank() != Rank::Ace));
+    let singleton = lowest(
+        off.iter()
+            .copied()
+            .filter(|&card| card.rank() != Rank::Ace && count_in(effective_suit(card, trump)) == 1),
+        trump,
+    );
+    let low_non_ace = lowest(
+        off.iter().copied().filter(|&card| card.rank() != Rank::Ace),
+        trump,
+    );
+    // With no off-suit card left, `lowest` over the whole hand is the
+    // lowest trump.
     singleton
         .or(low_non_ace)
-        .or_else(|| lowest(&mut off.iter().copied()))
-        .or_else(|| hand.iter().min_by_key(|&card| trump_order(card, trump)))
+        .or_else(|| lowest(hand.iter(), trump))
         .unwrap_or(Card::new(trump, Rank::Nine))
 }
 
