@@ -50,11 +50,9 @@ impl PhaseUniverse {
     /// Counts the universe (in parallel) and splits it into chunks.
     pub(crate) fn new(rules: Rules, phase: Phase) -> PhaseUniverse {
         let bidding: Vec<Key> = bidding_keys(rules).map(|(_, key)| key.0).collect();
-        let shapes = match phase.horizon() {
-            Some(0) => Vec::new(),
-            cards_before => play_shapes(rules, PlayKeyFilter::stored(cards_before)),
-        };
+        // Bidding's horizon of 0 cards leaves no play shapes.
         let filter = PlayKeyFilter::stored(phase.horizon());
+        let shapes = play_shapes(rules, filter);
         let counts: Vec<u64> = shapes.par_iter().map(|shape| shape.count(filter)).collect();
         let bidding_len = bidding.len();
         let source = Arc::new(Source {
