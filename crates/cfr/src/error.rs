@@ -4,8 +4,13 @@ use thiserror::Error;
 pub enum CfrError {
     #[error(transparent)]
     Store(#[from] store::StoreError),
-    #[error("a decision has {actions} actions but records hold at most {max}")]
+    #[error("a decision has {actions} actions but the table's records hold at most {max}")]
     TooManyActions { actions: usize, max: usize },
+    #[error(
+        "the game draws chance outcomes it cannot list (a shuffled deal); full-tree solvers need \
+         every outcome: solve it with a sampling solver such as external-sampling MCCFR"
+    )]
+    SampledChance,
     #[error("invalid discount schedule: {0}")]
     Schedule(String),
     #[error("could not start the thread pool: {0}")]

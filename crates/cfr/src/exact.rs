@@ -67,11 +67,11 @@ impl<'t, T: Table + ?Sized> ExactSolver<'t, T> {
     }
 
     /// Runs one iteration: a traversal and update for each player in turn.
-    pub fn iterate(&mut self) {
+    pub fn iterate(&mut self) -> Result<(), CfrError> {
         self.iteration += 1;
         let now = self.iteration;
         for player in 0..self.tree.num_players {
-            self.load_strategies(now);
+            self.load_strategies(now)?;
             for row in self
                 .regret_delta
                 .iter_mut()
@@ -87,22 +87,24 @@ impl<'t, T: Table + ?Sized> ExactSolver<'t, T> {
                 traverser: player,
             };
             walk.node(0, 1.0, 1.0);
-            self.store_updates(player, now);
+            self.store_updates(player, now)?;
         }
+        Ok(())
     }
 
-    fn load_strategies(&mut self, now: u32) {
+    fn load_strategies(&mut self, now: u32) -> Result<(), CfrError> {
         let mut regrets = [0.0; MAX_ACTIONS];
         for (index, info) in self.tree.infosets.iter().enumerate() {
-            let record = self.table.read(self.slots[index]);
+            let record = self.table.read(self.slots[index])?;
             let n = info.num_actions;
             self.discounter
                 .current_regrets(&record, now, &mut regrets[..n]);
             regret_matching(&regrets[..n], &mut self.strategy[index][..n]);
         }
+        Ok(())
     }
 
-    fn store_updates(&self, player: usize, now: u32) {
+    fn store_updates(&self, player: usize, now: u32) -> Result<(), CfrError> {
         let floor = self.discounter.schedule().floor_regrets;
         for (index, info) in self.tree.infosets.iter().enumerate() {
             if info.player != player {
@@ -120,8 +122,9 @@ impl<'t, T: Table + ?Sized> ExactSolver<'t, T> {
                 if floor {
                     floor_regrets(&mut record.regrets[..info.num_actions]);
                 }
-            });
+            })?;
         }
+        Ok(())
     }
 }
 
@@ -206,10 +209,10 @@ pub fn solve<G: Game>(root: &G, schedule: Schedule, iterations: u32) -> Result<S
     let mut solver = ExactSolver::new(root, &table, schedule)?;
     let started = std::time::Instant::now();
     for _ in 0..iterations {
-        solver.iterate();
+        solver.iterate()?;
     }
     let iterate_seconds = started.elapsed().as_secs_f64();
-    let policy = crate::policy::AveragePolicy(&table);
+    let policy = crate::policy::AveragePolicy::load(&table)?;
     let tree = solver.tree();
     Ok(Solved {
         iterations,

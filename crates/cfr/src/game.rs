@@ -6,8 +6,13 @@ use rand::{Rng, RngExt};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Node {
     Terminal,
-    /// Nature picks one of `num_actions` outcomes with `chance_probability`.
+    /// Nature picks one of `num_actions` outcomes with `chance_probability`:
+    /// a chance node that full-tree solvers can enumerate.
     Chance,
+    /// Nature draws an outcome from a space too large to list (a shuffled
+    /// deck): only [`Game::sample_chance`] is called here, so only sampling
+    /// solvers can pass it, and full-tree solvers refuse the game.
+    SampledChance,
     /// The player with this index (0-based) picks an action.
     Decision(usize),
 }
@@ -24,11 +29,16 @@ pub trait Game: Clone + Send + Sync {
 
     fn node(&self) -> Node;
 
-    /// Legal actions at a decision, outcomes at a chance node.
+    /// Legal actions at a decision, outcomes at a [`Node::Chance`]; never
+    /// called at a [`Node::SampledChance`].
     fn num_actions(&self) -> usize;
 
-    /// The probability of chance outcome `outcome`; only called at chance nodes.
-    fn chance_probability(&self, outcome: usize) -> f64;
+    /// The probability of outcome `outcome` of a [`Node::Chance`]. Uniform
+    /// unless the game says otherwise.
+    fn chance_probability(&self, outcome: usize) -> f64 {
+        let _ = outcome;
+        1.0 / self.num_actions() as f64
+    }
 
     fn apply(&mut self, action: usize);
 
@@ -39,8 +49,9 @@ pub trait Game: Clone + Send + Sync {
     /// The payoff of `player`; only called at terminal states.
     fn payoff(&self, player: usize) -> f64;
 
-    /// Samples a chance outcome. The default walks the cumulative
-    /// distribution; games with uniform chance can do better.
+    /// Samples a chance outcome, which [`Game::apply`] then takes. The
+    /// default walks the cumulative distribution of a [`Node::Chance`]; a
+    /// game with [`Node::SampledChance`] must provide its own.
     fn sample_chance<R: Rng + ?Sized>(&self, rng: &mut R) -> usize {
         let mut remaining = rng.random::<f64>();
         let count = self.num_actions();

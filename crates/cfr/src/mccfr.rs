@@ -173,7 +173,7 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
     fn visit<G: Game>(&mut self, state: &G) -> Result<f64, CfrError> {
         match state.node() {
             Node::Terminal => Ok(state.payoff(self.traverser)),
-            Node::Chance => {
+            Node::Chance | Node::SampledChance => {
                 let outcome = state.sample_chance(&mut self.chance);
                 let mut next = state.clone();
                 next.apply(outcome);
@@ -187,14 +187,14 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
                     next.apply(0);
                     return self.visit(&next);
                 }
-                if width > MAX_ACTIONS {
+                if width > self.table.max_actions() {
                     return Err(CfrError::TooManyActions {
                         actions: width,
-                        max: MAX_ACTIONS,
+                        max: self.table.max_actions(),
                     });
                 }
                 let slot = self.table.slot(state.info_key())?;
-                let record = self.table.read(slot);
+                let record = self.table.read(slot)?;
                 let mut regrets = [0.0; MAX_ACTIONS];
                 let mut strategy = [0.0; MAX_ACTIONS];
                 self.discounter
@@ -236,7 +236,7 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
             if floor {
                 floor_regrets(&mut record.regrets[..strategy.len()]);
             }
-        });
+        })?;
         Ok(expected)
     }
 
@@ -253,7 +253,7 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
                 record.strategy_sum[action] =
                     (f64::from(record.strategy_sum[action]) + probability) as f32;
             }
-        });
+        })?;
         let mut remaining = self.rng.random::<f64>();
         let mut choice = strategy.len() - 1;
         for (action, probability) in strategy.iter().enumerate() {

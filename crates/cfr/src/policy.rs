@@ -22,14 +22,27 @@ pub fn average_strategy(record: &Record, out: &mut [f64]) {
     }
 }
 
-/// The average strategy stored in a table.
+/// The average strategy stored in a table, read whole into memory, so
+/// that best-response walks never meet a storage error halfway.
 #[derive(Debug)]
-pub struct AveragePolicy<'a, T: Table + ?Sized>(pub &'a T);
+pub struct AveragePolicy {
+    records: std::collections::HashMap<u128, Record>,
+}
 
-impl<T: Table + ?Sized> Policy for AveragePolicy<'_, T> {
+impl AveragePolicy {
+    pub fn load<T: Table + ?Sized>(table: &T) -> Result<AveragePolicy, store::StoreError> {
+        let mut records = std::collections::HashMap::with_capacity(table.len() as usize);
+        table.for_each(&mut |key, record| {
+            records.insert(key, *record);
+        })?;
+        Ok(AveragePolicy { records })
+    }
+}
+
+impl Policy for AveragePolicy {
     fn probabilities(&self, key: u128, out: &mut [f64]) {
-        match self.0.find(key) {
-            Some(slot) => average_strategy(&self.0.read(slot), out),
+        match self.records.get(&key) {
+            Some(record) => average_strategy(record, out),
             None => out.fill(1.0 / out.len() as f64),
         }
     }

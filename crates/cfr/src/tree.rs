@@ -80,6 +80,7 @@ impl Tree {
                 NodeKind::Terminal { payoff_offset }
             }
             Node::Chance => NodeKind::Chance,
+            Node::SampledChance => return Err(CfrError::SampledChance),
             Node::Decision(player) => {
                 let num_actions = state.num_actions();
                 if num_actions > MAX_ACTIONS {

@@ -97,7 +97,7 @@ fn external_sampling_converges_on_kuhn() {
     let solver = ExternalSampling::new(Kuhn::new(), &table, Schedule::VANILLA, 3, 1).unwrap();
     solver.run(1, 100_000).unwrap();
     let tree = Tree::build(&Kuhn::new()).unwrap();
-    let exploitability = exploitability(&tree, &AveragePolicy(&table)).unwrap();
+    let exploitability = exploitability(&tree, &AveragePolicy::load(&table).unwrap()).unwrap();
     assert!(exploitability < 0.01, "exploitability {exploitability}");
     assert_eq!(table.len(), 12);
 }

@@ -42,6 +42,6 @@ fn external_sampling_reaches_openspiels_curve_in_100k_iterations() {
     let solver = ExternalSampling::new(Leduc::new(), &table, Schedule::VANILLA, 42, 1).unwrap();
     solver.run(1, 100_000).unwrap();
     let tree = Tree::build(&Leduc::new()).unwrap();
-    let exploitability = exploitability(&tree, &AveragePolicy(&table)).unwrap();
+    let exploitability = exploitability(&tree, &AveragePolicy::load(&table).unwrap()).unwrap();
     assert!(exploitability <= 0.07, "exploitability {exploitability}");
 }

@@ -111,7 +111,7 @@ fn two_threads_lose_no_update() {
     );
     // And the parallel run still converges.
     let tree = Tree::build(&Leduc::new()).unwrap();
-    let exploitability = exploitability(&tree, &AveragePolicy(&table)).unwrap();
+    let exploitability = exploitability(&tree, &AveragePolicy::load(&table).unwrap()).unwrap();
     assert!(exploitability < 0.1, "{exploitability}");
 }
 

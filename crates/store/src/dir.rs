@@ -9,6 +9,7 @@ use std::sync::{Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
 
+use crate::client_state::ClientState;
 use crate::error::StoreError;
 use crate::layout::{RecordEncoding, RecordLayout};
 
@@ -16,24 +17,50 @@ pub const MANIFEST_FILE: &str = "store-manifest.json";
 pub const LOCK_FILE: &str = "store.lock";
 const MAGIC: &str = "euchre-cfr-store";
 /// Bumped whenever a file format in this crate changes incompatibly.
-pub const FORMAT_VERSION: u32 = 1;
+/// Version 2 keeps the caller's state as a JSON value, not JSON text.
+pub const FORMAT_VERSION: u32 = 2;
+/// Versions this build opens; the next checkpoint rewrites them as current.
+const READABLE_FORMATS: std::ops::RangeInclusive<u32> = 1..=FORMAT_VERSION;
 
-/// Which backend a directory holds.
+/// Which backend a directory holds. The one name for a backend across the
+/// workspace: manifests, run profiles, flags and benchmarks all use it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Backend {
+    /// Records in RAM; a checkpoint writes a snapshot file.
     Memory,
+    /// Records in LMDB, through a bounded write-back cache.
     Lmdb,
+    /// A perfect hash over a fixed key universe and a memory-mapped file.
     Mmap,
 }
 
 impl Backend {
-    pub fn name(self) -> &'static str {
+    pub const ALL: [Backend; 3] = [Backend::Memory, Backend::Lmdb, Backend::Mmap];
+
+    pub const fn name(self) -> &'static str {
         match self {
             Backend::Memory => "memory",
             Backend::Lmdb => "lmdb",
             Backend::Mmap => "mmap",
         }
+    }
+}
+
+impl std::fmt::Display for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Backend {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Backend, String> {
+        Backend::ALL
+            .into_iter()
+            .find(|backend| backend.name() == text)
+            .ok_or_else(|| format!("unknown store '{text}': use memory, lmdb or mmap"))
     }
 }
 
@@ -66,7 +93,11 @@ pub struct Manifest {
     /// The caller's own progress, opaque to the store, committed in the
     /// same atomic rename as the records it describes.
     #[serde(default)]
-    pub client_state: String,
+    pub state: ClientState,
+    /// Where format-1 manifests kept `state`, as JSON text in a string;
+    /// read once into `state` and never written again.
+    #[serde(default, rename = "client_state", skip_serializing)]
+    legacy_state: Option<String>,
 }
 
 impl Manifest {
@@ -75,15 +106,39 @@ impl Manifest {
             magic: MAGIC.to_string(),
             format_version: FORMAT_VERSION,
             backend,
-            max_actions: layout.max_actions,
-            encoding: layout.encoding.name().to_string(),
+            max_actions: layout.max_actions() as u8,
+            encoding: layout.encoding().name().to_string(),
             record_bytes: layout.bytes(),
             fingerprint,
             records: 0,
             checksum: None,
             checkpoints: 0,
-            client_state: String::new(),
+            state: ClientState::NONE,
+            legacy_state: None,
         }
+    }
+
+    /// The manifest in the store directory `dir`, read without taking the
+    /// directory's lock (so a status report never disturbs a running
+    /// trainer); `None` for a directory never checkpointed.
+    pub fn read(dir: &Path) -> Result<Option<Manifest>, StoreError> {
+        let path = dir.join(MANIFEST_FILE);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => return Err(StoreError::Io { path, source }),
+        };
+        let corrupt = |error: serde_json::Error| StoreError::Corrupt {
+            path: path.clone(),
+            reason: format!("the manifest does not parse ({error})"),
+        };
+        let mut manifest: Manifest = serde_json::from_str(&text).map_err(corrupt)?;
+        if let Some(legacy) = manifest.legacy_state.take()
+            && manifest.state.is_none()
+        {
+            manifest.state = ClientState::from_legacy_text(&legacy).map_err(corrupt)?;
+        }
+        Ok(Some(manifest))
     }
 
     /// Checks that a stored manifest fits what the caller asks for, naming
@@ -101,7 +156,7 @@ impl Manifest {
                 reason: format!("magic is '{}', not '{MAGIC}'", self.magic),
             });
         }
-        if self.format_version != wanted.format_version {
+        if !READABLE_FORMATS.contains(&self.format_version) {
             return Err(mismatch(
                 "format_version",
                 wanted.format_version.to_string(),
@@ -141,10 +196,7 @@ impl Manifest {
         let encoding = RecordEncoding::ALL
             .into_iter()
             .find(|e| e.name() == self.encoding)?;
-        Some(RecordLayout {
-            max_actions: self.max_actions,
-            encoding,
-        })
+        RecordLayout::new(usize::from(self.max_actions), encoding).ok()
     }
 }
 
@@ -217,18 +269,7 @@ impl StoreDir {
 
     /// The manifest, or `None` for a directory never checkpointed.
     pub fn read_manifest(&self) -> Result<Option<Manifest>, StoreError> {
-        let path = self.file(MANIFEST_FILE);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(source) => return Err(StoreError::Io { path, source }),
-        };
-        serde_json::from_str(&text)
-            .map(Some)
-            .map_err(|error| StoreError::Corrupt {
-                path,
-                reason: format!("the manifest does not parse ({error})"),
-            })
+        Manifest::read(&self.path)
     }
 
     pub fn write_manifest(&self, manifest: &Manifest) -> Result<(), StoreError> {
@@ -296,18 +337,19 @@ impl Committed {
     }
 
     /// Writes the next manifest: `change` fills in backend fields, and the
-    /// checkpoint count and `client_state` advance with it.
+    /// checkpoint count and the caller's state advance with it.
     pub(crate) fn commit(
         &self,
         dir: &StoreDir,
-        client_state: &str,
+        state: &ClientState,
         change: impl FnOnce(&mut Manifest),
     ) -> Result<(), StoreError> {
         let mut current = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         let mut next = current.clone();
         change(&mut next);
         next.checkpoints += 1;
-        next.client_state = client_state.to_string();
+        next.format_version = FORMAT_VERSION;
+        next.state = state.clone();
         dir.write_manifest(&next)?;
         *current = next;
         Ok(())

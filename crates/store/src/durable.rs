@@ -1,5 +1,6 @@
 //! Tables that live in a directory and survive restarts.
 
+use crate::client_state::ClientState;
 use crate::error::StoreError;
 use crate::table::Table;
 
@@ -7,14 +8,14 @@ use crate::table::Table;
 /// returns is on disk when it returns; a crash afterwards loses only what
 /// came later.
 pub trait DurableTable: Table {
-    /// Makes every update so far durable, together with `client_state`: an
-    /// opaque string (the trainer's iteration count and settings) that
+    /// Makes every update so far durable, together with `state`: the
+    /// caller's progress (the trainer's iteration count), which
     /// [`Self::committed_state`] returns after a reopen. Both commit in one
     /// atomic step, so they can never disagree.
-    fn checkpoint(&self, client_state: &str) -> Result<(), StoreError>;
+    fn checkpoint(&self, state: &ClientState) -> Result<(), StoreError>;
 
-    /// The `client_state` of the last checkpoint; empty before the first.
-    fn committed_state(&self) -> String;
+    /// The state of the last checkpoint; [`ClientState::NONE`] before the first.
+    fn committed_state(&self) -> ClientState;
 
     /// Bytes the store occupies on disk now.
     fn disk_bytes(&self) -> u64;

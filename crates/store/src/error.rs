@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
+use crate::layout::WidthError;
+
 #[derive(Debug, Error)]
 pub enum StoreError {
     #[error(
@@ -14,8 +16,13 @@ pub enum StoreError {
         "key {key:#034x} is not in this table's key universe (the perfect hash was built for another set of keys)"
     )]
     UnknownKey { key: u128 },
-    #[error("records hold at most {max} actions; {requested} were asked for")]
-    TooManyActions { requested: usize, max: usize },
+    #[error(transparent)]
+    Width(#[from] WidthError),
+    #[error("the caller's checkpoint state cannot be {action}: {reason}")]
+    ClientState {
+        action: &'static str,
+        reason: String,
+    },
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,

@@ -23,7 +23,9 @@ impl RecordEncoding {
     }
 }
 
-use crate::record::Record;
+use thiserror::Error;
+
+use crate::record::{MAX_ACTIONS, Record};
 
 /// The scale that maps the largest magnitude to `i16::MAX`.
 fn scale_of(values: &[f32]) -> f32 {
@@ -44,10 +46,21 @@ fn quantise(value: f32, scale: f32) -> i16 {
 /// A record: regrets and strategy sums padded to `max_actions`, the
 /// iteration of the last update (for lazy discounting), and a 32-bit key
 /// fingerprint that catches lookups of keys outside the universe.
+///
+/// The width is checked once, when the layout is made, against
+/// [`MAX_ACTIONS`]: every buffer that holds an encoded record is
+/// [`RecordLayout::MAX_BYTES`] long, so no valid layout can overrun one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RecordLayout {
-    pub max_actions: u8,
-    pub encoding: RecordEncoding,
+    max_actions: u8,
+    encoding: RecordEncoding,
+}
+
+/// A record width no [`Record`] can hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Error)]
+#[error("a record holds 1 to {max} actions; {requested} were asked for", max = MAX_ACTIONS)]
+pub struct WidthError {
+    pub requested: usize,
 }
 
 /// Bytes of a key in stores that keep keys (memory and LMDB).
@@ -61,6 +74,34 @@ pub const MEMORY_INDEX_BYTES_PER_KEY: u64 = 24;
 impl RecordLayout {
     const HEADER_BYTES: u64 = 8; // last-update iteration (u32) + key fingerprint (u32)
 
+    /// The longest encoded record of any layout: [`MAX_ACTIONS`] in `f32`.
+    pub const MAX_BYTES: usize = Self::HEADER_BYTES as usize + 8 * MAX_ACTIONS;
+
+    /// A layout of `max_actions` values of each kind. `const`, so that a
+    /// fixed layout is checked when the program is compiled.
+    pub const fn new(max_actions: usize, encoding: RecordEncoding) -> Result<Self, WidthError> {
+        if max_actions == 0 || max_actions > MAX_ACTIONS {
+            return Err(WidthError {
+                requested: max_actions,
+            });
+        }
+        Ok(RecordLayout {
+            max_actions: max_actions as u8,
+            encoding,
+        })
+    }
+
+    /// Actions per record: the widest decision the table can store.
+    pub const fn max_actions(&self) -> usize {
+        self.max_actions as usize
+    }
+
+    pub const fn encoding(&self) -> RecordEncoding {
+        self.encoding
+    }
+
+    /// Every layout's record is a whole number of 4-byte words, so a record's
+    /// leading key check is aligned for an atomic 32-bit load.
     pub const fn bytes(&self) -> u64 {
         let values = 2 * self.max_actions as u64;
         match self.encoding {
@@ -148,7 +189,7 @@ impl RecordLayout {
         if self.encoding == RecordEncoding::F32 {
             return;
         }
-        let mut bytes = [0u8; 64];
+        let mut bytes = [0u8; Self::MAX_BYTES];
         let length = self.bytes() as usize;
         self.encode(0, record, &mut bytes[..length]);
         self.decode(&bytes[..length], record);
@@ -187,22 +228,15 @@ mod tests {
 
     #[test]
     fn record_sizes() {
-        let bidding = RecordLayout {
-            max_actions: 7,
-            encoding: RecordEncoding::F32,
-        };
+        let bidding = RecordLayout::new(7, RecordEncoding::F32).unwrap();
         assert_eq!(bidding.bytes(), 64);
-        let play = RecordLayout {
-            max_actions: 5,
-            encoding: RecordEncoding::F32,
-        };
+        let play = RecordLayout::new(5, RecordEncoding::F32).unwrap();
         // The brief's 40 B per record is the values alone; the header adds 8.
         assert_eq!(play.bytes(), 48);
-        let compact = RecordLayout {
-            encoding: RecordEncoding::I16Scaled,
-            ..play
-        };
+        let compact = RecordLayout::new(5, RecordEncoding::I16Scaled).unwrap();
         assert_eq!(compact.bytes(), 36);
+        let widest = RecordLayout::new(MAX_ACTIONS, RecordEncoding::F32).unwrap();
+        assert_eq!(widest.bytes() as usize, RecordLayout::MAX_BYTES);
     }
 
     #[test]
@@ -214,10 +248,7 @@ mod tests {
         }
         record.last_iteration = 77;
         for encoding in RecordEncoding::ALL {
-            let layout = RecordLayout {
-                max_actions: 7,
-                encoding,
-            };
+            let layout = RecordLayout::new(7, encoding).unwrap();
             let mut bytes = vec![0u8; layout.bytes() as usize];
             layout.encode(0xABCD, &record, &mut bytes);
             let mut back = Record::default();
@@ -250,6 +281,35 @@ mod tests {
     }
 
     #[test]
+    fn widths_beyond_a_record_are_refused_and_every_valid_one_round_trips() {
+        for encoding in RecordEncoding::ALL {
+            for bad in [0, MAX_ACTIONS + 1, 255] {
+                assert_eq!(
+                    RecordLayout::new(bad, encoding),
+                    Err(WidthError { requested: bad })
+                );
+            }
+            // The widest layout used to overrun a 64-byte buffer in quantise
+            // and in the mmap backend.
+            for width in 1..=MAX_ACTIONS {
+                let layout = RecordLayout::new(width, encoding).unwrap();
+                assert_eq!(layout.bytes() % 4, 0, "key checks stay word-aligned");
+                let mut record = Record::default();
+                record.regrets[width - 1] = -3.0;
+                record.strategy_sum[width - 1] = 9.0;
+                let mut once = record;
+                layout.quantise(&mut once);
+                let mut bytes = [0u8; RecordLayout::MAX_BYTES];
+                layout.encode(5, &record, &mut bytes[..layout.bytes() as usize]);
+                let mut back = Record::default();
+                layout.decode(&bytes[..layout.bytes() as usize], &mut back);
+                assert_eq!(back, once);
+                assert_eq!(back.strategy_sum[width - 1], 9.0);
+            }
+        }
+    }
+
+    #[test]
     fn key_checks_are_never_zero() {
         assert_ne!(RecordLayout::key_check(0), 0);
         assert_ne!(RecordLayout::key_check(1), RecordLayout::key_check(2));
@@ -258,10 +318,7 @@ mod tests {
 
     #[test]
     fn footprints_scale_linearly() {
-        let layout = RecordLayout {
-            max_actions: 7,
-            encoding: RecordEncoding::F32,
-        };
+        let layout = RecordLayout::new(7, RecordEncoding::F32).unwrap();
         let one = layout.footprint(1_000_000);
         assert_eq!(one.mmap_disk, 64_000_000 + 750_000);
         assert_eq!(one.mmap_resident_floor, 750_000);

@@ -1,33 +1,55 @@
 //! Storage for CFR tables: fixed-size records addressed by infostate key.
 //!
-//! This crate knows nothing of euchre or of CFR algorithms. A [`Table`]
-//! maps 128-bit keys to dense slot ids, and each slot holds one
-//! [`Record`]: regrets and strategy sums padded to a fixed width, plus the
-//! iteration of the last update (for lazy discounting). Many threads read
-//! and update records at once; each update is atomic for its record, and no
-//! lock is ever held across more than one slot.
+//! This crate knows nothing of euchre and runs no CFR algorithm. Its record
+//! is shaped for CFR, because that is what makes it fixed-size plain data:
+//! a [`Record`] holds regrets and strategy sums padded to a fixed width,
+//! plus the iteration of the last update (for lazy discounting). The store
+//! owns that shape; the solver owns what the numbers mean.
 //!
-//! [`MemoryTable`] is the reference backend that the solver's tests use.
+//! A [`Table`] maps 128-bit keys to dense slot ids, and each slot holds one
+//! record. Many threads read and update records at once; each update is
+//! atomic for its record, and no lock is ever held across more than one
+//! slot. Every read and update returns a `Result`: a disk backend that
+//! cannot read a record says so, and never hands out a fresh one instead.
+//!
+//! Backends:
+//! - [`MemoryTable`]: the reference backend that the solver's tests use,
+//!   and [`SnapshotTable`], the same made durable by snapshot files;
+//! - [`LmdbTable`] (feature `lmdb`): LMDB through heed, with a bounded
+//!   write-back cache;
+//! - [`MmapTable`] (feature `mmap`): a minimal perfect hash over a fixed
+//!   key universe and a memory-mapped file that may exceed RAM.
+//!
+//! The durable ones ([`DurableTable`]) live in a locked directory whose
+//! manifest names the backend, the record layout and the key universe, and
+//! checkpoint the records together with the caller's [`ClientState`].
 
+pub mod client_state;
 pub mod dir;
 pub mod durable;
 pub mod error;
 mod index;
 pub mod layout;
+#[cfg(feature = "lmdb")]
 pub mod lmdb;
 pub mod memory;
+#[cfg(feature = "mmap")]
 pub mod mmap;
 pub mod record;
 pub mod snapshot;
 pub mod table;
+#[cfg(feature = "mmap")]
 mod undo;
 
+pub use client_state::ClientState;
 pub use dir::{Backend, Fingerprint, Manifest, StoreDir};
 pub use durable::DurableTable;
 pub use error::StoreError;
-pub use layout::{RecordEncoding, RecordLayout};
+pub use layout::{RecordEncoding, RecordLayout, WidthError};
+#[cfg(feature = "lmdb")]
 pub use lmdb::LmdbTable;
 pub use memory::MemoryTable;
+#[cfg(feature = "mmap")]
 pub use mmap::{KeyUniverse, MmapTable};
 pub use record::{MAX_ACTIONS, Record};
 pub use snapshot::SnapshotTable;

@@ -35,6 +35,7 @@ use heed::types::Bytes;
 use heed::{Database, Env, EnvFlags, EnvOpenOptions};
 use rustc_hash::FxBuildHasher;
 
+use crate::client_state::ClientState;
 use crate::dir::{Backend, Committed, Fingerprint, Manifest, StoreDir};
 use crate::durable::DurableTable;
 use crate::error::StoreError;
@@ -57,12 +58,13 @@ fn roll_back(
 ) -> Result<(), heed::Error> {
     let tag = undo.get(transaction, EPOCH_KEY)?.map(<[u8]>::to_vec);
     if tag.as_deref() == Some(&epoch.to_le_bytes()[..]) {
-        let saved: Vec<(Vec<u8>, Vec<u8>)> = undo
-            .iter(transaction)?
-            .filter_map(Result::ok)
-            .filter(|(key, _)| key.len() == 16)
-            .map(|(key, value)| (key.to_vec(), value.to_vec()))
-            .collect();
+        let mut saved: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+        for entry in undo.iter(transaction)? {
+            let (key, value) = entry?;
+            if key.len() == 16 {
+                saved.push((key.to_vec(), value.to_vec()));
+            }
+        }
         for (key, old) in saved {
             if old.is_empty() {
                 db.delete(transaction, &key)?;
@@ -231,20 +233,39 @@ impl LmdbTable {
             .expect("a slot's key is set before the slot is handed out")
     }
 
-    fn stored(&self, slot: SlotId) -> Record {
+    /// The record as LMDB holds it. A slot never written is fresh; any
+    /// other outcome than reading the record whole is an error, because the
+    /// caller may be about to update it, and an update of a record that was
+    /// not read would write a fresh record over the real one.
+    fn stored(&self, slot: SlotId) -> Result<Record, StoreError> {
         if !self.in_database.get(slot).load(Ordering::Acquire) {
-            return Record::default();
+            return Ok(Record::default());
         }
         let key = self.key_of(slot);
+        let env_path = self.dir.file(LMDB_DIR);
         let _gate = self.gate.read().unwrap_or_else(PoisonError::into_inner);
-        let mut record = Record::default();
-        // A read error leaves the record fresh; writes report errors at flush.
-        if let Ok(transaction) = self.env.read_txn()
-            && let Ok(Some(bytes)) = self.db.get(&transaction, &key.to_le_bytes())
-        {
-            self.layout.decode(bytes, &mut record);
+        let transaction = self.env.read_txn().map_err(lmdb_error(&env_path))?;
+        let bytes = self
+            .db
+            .get(&transaction, &key.to_le_bytes())
+            .map_err(lmdb_error(&env_path))?
+            .ok_or_else(|| StoreError::Corrupt {
+                path: env_path.clone(),
+                reason: format!("the record of key {key:#034x} is gone from the database"),
+            })?;
+        if bytes.len() as u64 != self.layout.bytes() {
+            return Err(StoreError::Corrupt {
+                path: env_path,
+                reason: format!(
+                    "the record of key {key:#034x} is {} bytes, not {}",
+                    bytes.len(),
+                    self.layout.bytes()
+                ),
+            });
         }
-        record
+        let mut record = Record::default();
+        self.layout.decode(bytes, &mut record);
+        Ok(record)
     }
 
     fn shard(&self, slot: SlotId) -> &Mutex<HashMap<u64, Record, FxBuildHasher>> {
@@ -320,9 +341,15 @@ impl LmdbTable {
 }
 
 impl Table for LmdbTable {
+    fn max_actions(&self) -> usize {
+        self.layout.max_actions()
+    }
+
     fn slot(&self, key: Key) -> Result<SlotId, StoreError> {
         self.index.resolve(key, |slot| {
-            self.keys.get_or_create(slot).set(key).ok();
+            // A new slot's key is set exactly once, here, before any other
+            // thread can see the slot, so `set` cannot find it taken.
+            let _ = self.keys.get_or_create(slot).set(key);
             self.in_database.get_or_create(slot);
         })
     }
@@ -331,34 +358,36 @@ impl Table for LmdbTable {
         self.index.find(key)
     }
 
-    fn read(&self, slot: SlotId) -> Record {
+    fn read(&self, slot: SlotId) -> Result<Record, StoreError> {
         if let Some(record) = self
             .shard(slot)
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .get(&slot.0)
         {
-            return *record;
+            return Ok(*record);
         }
         self.stored(slot)
     }
 
-    fn update(&self, slot: SlotId, change: &mut dyn FnMut(&mut Record)) {
+    /// A failed flush keeps its records cached (none is lost) and returns
+    /// the error; the caller stops, and a later checkpoint retries them.
+    fn update(&self, slot: SlotId, change: &mut dyn FnMut(&mut Record)) -> Result<(), StoreError> {
         let mut shard = self
             .shard(slot)
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         let mut record = match shard.get(&slot.0) {
             Some(record) => *record,
-            None => self.stored(slot),
+            None => self.stored(slot)?,
         };
         change(&mut record);
         self.layout.quantise(&mut record);
         shard.insert(slot.0, record);
         if shard.len() > self.shard_capacity {
-            // A failed flush keeps the records cached; checkpoint reports it.
-            self.flush(&mut [&mut shard]).ok();
+            self.flush(&mut [&mut shard])?;
         }
+        Ok(())
     }
 
     fn len(&self) -> u64 {
@@ -368,14 +397,14 @@ impl Table for LmdbTable {
     fn for_each(&self, visit: &mut dyn FnMut(Key, &Record)) -> Result<(), StoreError> {
         for slot in 0..self.len() {
             let slot = SlotId(slot);
-            visit(self.key_of(slot), &self.read(slot));
+            visit(self.key_of(slot), &self.read(slot)?);
         }
         Ok(())
     }
 }
 
 impl DurableTable for LmdbTable {
-    fn checkpoint(&self, client_state: &str) -> Result<(), StoreError> {
+    fn checkpoint(&self, state: &ClientState) -> Result<(), StoreError> {
         let mut guards: Vec<_> = self
             .cache
             .iter()
@@ -390,7 +419,7 @@ impl DurableTable for LmdbTable {
             .force_sync()
             .map_err(lmdb_error(&self.dir.file(LMDB_DIR)))?;
         let records = self.len();
-        self.manifest.commit(&self.dir, client_state, |manifest| {
+        self.manifest.commit(&self.dir, state, |manifest| {
             manifest.records = records;
         })?;
         // The records as committed are the new restore point.
@@ -410,11 +439,125 @@ impl DurableTable for LmdbTable {
         transaction.commit().map_err(lmdb_error(&env_path))
     }
 
-    fn committed_state(&self) -> String {
-        self.manifest.get().client_state
+    fn committed_state(&self) -> ClientState {
+        self.manifest.get().state
     }
 
     fn disk_bytes(&self) -> u64 {
         std::fs::metadata(self.dir.file(LMDB_DIR).join("data.mdb")).map_or(0, |meta| meta.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::RecordEncoding;
+
+    struct TempDir(PathBuf);
+
+    impl TempDir {
+        fn new(name: &str) -> TempDir {
+            let path =
+                std::env::temp_dir().join(format!("store-lmdb-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&path);
+            TempDir(path)
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    const LAYOUT: RecordLayout = match RecordLayout::new(3, RecordEncoding::F32) {
+        Ok(layout) => layout,
+        Err(_) => panic!("a valid width"),
+    };
+    const KEY: Key = 0xABCD;
+
+    fn fingerprint() -> Fingerprint {
+        Fingerprint {
+            digest: 1,
+            description: "test".into(),
+        }
+    }
+
+    /// A table whose record of `KEY` (regret 5) has been checkpointed, and
+    /// whose cache no longer holds it, so the next access reads LMDB.
+    fn checkpointed(dir: &Path) -> (LmdbTable, SlotId) {
+        let table = LmdbTable::open(dir, LAYOUT, fingerprint(), 1024).unwrap();
+        let slot = table.slot(KEY).unwrap();
+        table
+            .update(slot, &mut |record| record.regrets[0] = 5.0)
+            .unwrap();
+        table.checkpoint(&ClientState::NONE).unwrap();
+        (table, slot)
+    }
+
+    /// Overwrites or deletes the stored record of `KEY` behind the table's
+    /// back, as a damaged database would present it.
+    fn damage(table: &LmdbTable, bytes: Option<&[u8]>) {
+        let mut transaction = table.env.write_txn().unwrap();
+        match bytes {
+            Some(bytes) => table
+                .db
+                .put(&mut transaction, &KEY.to_le_bytes(), bytes)
+                .unwrap(),
+            None => {
+                table
+                    .db
+                    .delete(&mut transaction, &KEY.to_le_bytes())
+                    .unwrap();
+            }
+        }
+        transaction.commit().unwrap();
+    }
+
+    fn stored_bytes(table: &LmdbTable) -> Option<Vec<u8>> {
+        let transaction = table.env.read_txn().unwrap();
+        table
+            .db
+            .get(&transaction, &KEY.to_le_bytes())
+            .unwrap()
+            .map(<[u8]>::to_vec)
+    }
+
+    #[test]
+    fn a_record_that_cannot_be_read_is_an_error_and_never_overwritten() {
+        let dir = TempDir::new("unreadable");
+        let (table, slot) = checkpointed(&dir.0);
+        damage(&table, None);
+        assert!(
+            matches!(table.read(slot), Err(StoreError::Corrupt { .. })),
+            "a read of a record that is gone says so"
+        );
+        let error = table
+            .update(slot, &mut |record| record.regrets[1] += 1.0)
+            .unwrap_err();
+        assert!(error.to_string().contains("gone"), "{error}");
+        // The failed update left nothing in the cache to flush: a fresh
+        // record must never be written in place of one that was not read.
+        table.checkpoint(&ClientState::NONE).unwrap();
+        assert_eq!(stored_bytes(&table), None);
+    }
+
+    #[test]
+    fn a_damaged_record_is_an_error_not_a_panic() {
+        let dir = TempDir::new("short");
+        let (table, slot) = checkpointed(&dir.0);
+        damage(&table, Some(&[1, 2, 3]));
+        let error = table.read(slot).unwrap_err();
+        assert!(error.to_string().contains("3 bytes"), "{error}");
+        assert!(table.update(slot, &mut |_| {}).is_err());
+        table.checkpoint(&ClientState::NONE).unwrap();
+        assert_eq!(stored_bytes(&table), Some(vec![1, 2, 3]));
+    }
+
+    #[test]
+    fn an_intact_record_reads_back() {
+        let dir = TempDir::new("intact");
+        let (table, slot) = checkpointed(&dir.0);
+        assert_eq!(table.read(slot).unwrap().regrets[0], 5.0);
     }
 }

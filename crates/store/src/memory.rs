@@ -11,7 +11,7 @@ use std::sync::{Mutex, PoisonError};
 use crate::error::StoreError;
 use crate::index::{ChunkedArena, KeyIndex, MAX_SLOTS};
 use crate::layout::RecordLayout;
-use crate::record::Record;
+use crate::record::{MAX_ACTIONS, Record};
 use crate::table::{Key, SlotId, Table};
 
 #[derive(Debug, Default)]
@@ -68,6 +68,11 @@ impl MemoryTable {
 }
 
 impl Table for MemoryTable {
+    fn max_actions(&self) -> usize {
+        self.quantise_to
+            .map_or(MAX_ACTIONS, |layout| layout.max_actions())
+    }
+
     fn slot(&self, key: Key) -> Result<SlotId, StoreError> {
         self.index.resolve(key, |slot| {
             self.entries
@@ -82,16 +87,17 @@ impl Table for MemoryTable {
         self.index.find(key)
     }
 
-    fn read(&self, slot: SlotId) -> Record {
-        self.entry(slot).record
+    fn read(&self, slot: SlotId) -> Result<Record, StoreError> {
+        Ok(self.entry(slot).record)
     }
 
-    fn update(&self, slot: SlotId, change: &mut dyn FnMut(&mut Record)) {
+    fn update(&self, slot: SlotId, change: &mut dyn FnMut(&mut Record)) -> Result<(), StoreError> {
         let mut entry = self.entry(slot);
         change(&mut entry.record);
         if let Some(layout) = &self.quantise_to {
             layout.quantise(&mut entry.record);
         }
+        Ok(())
     }
 
     fn len(&self) -> u64 {
@@ -146,11 +152,13 @@ mod tests {
         let keys: Vec<Key> = (0..64).map(|k| k * 0x1_0000_0001).collect();
         (0..200_000u64).into_par_iter().for_each(|step| {
             let slot = table.slot(keys[(step % 64) as usize]).unwrap();
-            table.update(slot, &mut |record| {
-                record.regrets[0] += 1.0;
-                record.strategy_sum[1] += 2.0;
-                record.last_iteration = record.last_iteration.max(step as u32);
-            });
+            table
+                .update(slot, &mut |record| {
+                    record.regrets[0] += 1.0;
+                    record.strategy_sum[1] += 2.0;
+                    record.last_iteration = record.last_iteration.max(step as u32);
+                })
+                .unwrap();
         });
         assert_eq!(table.len(), 64);
         let mut total = 0.0;

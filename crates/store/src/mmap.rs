@@ -11,15 +11,23 @@
 //! Each record starts with a 32-bit check of its key. A key outside the
 //! universe hashes to some slot whose check does not match, and is refused
 //! instead of silently sharing that slot.
+//!
+//! Concurrency: a record's key check is written once, while the store is
+//! built and before any other thread can see it, and never again; lookups
+//! read it with an atomic load (records are whole 4-byte words, so it is
+//! aligned). The rest of a record is only read or written under its
+//! stripe's lock. So no byte is ever read while another thread writes it.
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
 use std::path::Path;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use boomphf::Mphf;
 use memmap2::{Advice, MmapOptions, MmapRaw};
 
+use crate::client_state::ClientState;
 use crate::dir::{
     Backend, Committed, Fingerprint, Manifest, StoreDir, classify_write_error, write_atomically,
 };
@@ -35,6 +43,10 @@ pub const RECORDS_FILE: &str = "mmap-records.dat";
 pub const KEYS_FILE: &str = "mmap-keys.dat";
 pub const UNDO_FILE: &str = "mmap-undo.dat";
 const HEADER_BYTES: u64 = 4096;
+/// A record's leading key check: immutable once the store is built.
+const KEY_CHECK_BYTES: usize = 4;
+/// Held while a record's body is read or written.
+type StripeGuard<'a> = std::sync::MutexGuard<'a, ()>;
 const HEADER_MAGIC: &[u8; 8] = b"ECFRMMAP";
 /// Updates of slots in one stripe exclude each other; 64 Ki stripes make two
 /// threads meeting on one stripe rare while costing 512 KiB.
@@ -286,22 +298,40 @@ impl MmapTable {
         }
     }
 
+    /// The key check of the record at `slot`, which must be below `records`.
     #[inline]
-    fn stripe(&self, slot: SlotId) -> std::sync::MutexGuard<'_, ()> {
+    fn key_check_of(&self, slot: SlotId) -> u32 {
+        // SAFETY: the record lies within the mapping (see `record_pointer`)
+        // and starts on a 4-byte boundary: the header is 4096 bytes and
+        // every layout's record a whole number of words. The check is only
+        // ever written before the table is shared (`build`), so this load
+        // races with no write; the mapping outlives `self`.
+        #[allow(unsafe_code)]
+        let check = unsafe { AtomicU32::from_ptr(self.record_pointer(slot).cast::<u32>()) };
+        u32::from_le(check.load(Ordering::Relaxed))
+    }
+
+    #[inline]
+    fn stripe(&self, slot: SlotId) -> StripeGuard<'_> {
         self.stripes[slot.index() % STRIPES]
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Copies one record's bytes out; the caller holds its stripe.
+    /// Copies one record's bytes after its key check out. Only callable
+    /// with the record's stripe held, which is what makes it sound.
     #[inline]
-    fn load_bytes(&self, slot: SlotId, out: &mut [u8]) {
-        // SAFETY: the range is within the mapping (see `record_pointer`), and
-        // the stripe lock held by the caller excludes concurrent writers of
-        // this record; readers only ever copy bytes out.
+    fn load_body(&self, _stripe: &StripeGuard<'_>, slot: SlotId, out: &mut [u8]) {
+        // SAFETY: bytes 4.. of the record are within the mapping (see
+        // `record_pointer`; `out` is the layout's length less 4), and every
+        // writer of them holds the same stripe lock as the caller.
         #[allow(unsafe_code)]
         unsafe {
-            std::ptr::copy_nonoverlapping(self.record_pointer(slot), out.as_mut_ptr(), out.len());
+            std::ptr::copy_nonoverlapping(
+                self.record_pointer(slot).add(KEY_CHECK_BYTES),
+                out.as_mut_ptr(),
+                out.len(),
+            );
         }
     }
 
@@ -311,12 +341,17 @@ impl MmapTable {
         read_mapped(&self.map, page * PAGE, out);
     }
 
-    fn store_bytes(&self, slot: SlotId, bytes: &[u8]) {
-        // SAFETY: as for `load_bytes`; the stripe lock makes this the only
+    /// Writes one record's bytes after its key check, under its stripe.
+    fn store_body(&self, _stripe: &StripeGuard<'_>, slot: SlotId, bytes: &[u8]) {
+        // SAFETY: as for `load_body`; the stripe lock makes this the only
         // access to these bytes.
         #[allow(unsafe_code)]
         unsafe {
-            std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.record_pointer(slot), bytes.len());
+            std::ptr::copy_nonoverlapping(
+                bytes.as_ptr(),
+                self.record_pointer(slot).add(KEY_CHECK_BYTES),
+                bytes.len(),
+            );
         }
     }
 }
@@ -363,13 +398,6 @@ fn open_undo(
         &mut || map.flush().map_err(StoreError::io(&records_path)),
     )
 }
-
-// SAFETY: the raw mapping is only touched through `load_bytes` and
-// `store_bytes` under a stripe lock, or during single-threaded build.
-#[allow(unsafe_code)]
-unsafe impl Sync for MmapTable {}
-#[allow(unsafe_code)]
-unsafe impl Send for MmapTable {}
 
 fn allocate(path: &Path, bytes: u64) -> Result<File, StoreError> {
     let file = OpenOptions::new()
@@ -475,7 +503,7 @@ fn for_keys_in_window<C>(
         for _ in 0..threads.max(1) {
             scope.spawn(|| {
                 loop {
-                    let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let index = next.fetch_add(1, Ordering::Relaxed);
                     let Some(chunk) = chunks.get(index) else {
                         break;
                     };
@@ -490,14 +518,6 @@ fn for_keys_in_window<C>(
         }
     });
 }
-
-/// The address of the records mapping, shared by the build's threads.
-#[derive(Clone, Copy)]
-struct MapBase(*mut u8);
-// SAFETY: the build's threads write only to distinct slots (the hash is
-// a bijection onto them) of a mapping that outlives the threads.
-#[allow(unsafe_code)]
-unsafe impl Sync for MapBase {}
 
 /// Writes each key's check into its record and each key into the keys file
 /// at its slot (so export can list the records), one window of slots at a
@@ -518,10 +538,9 @@ where
     C: IntoIterator<Item = Key> + Clone + Send + Sync,
 {
     use std::os::unix::fs::FileExt;
-    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::atomic::AtomicU64;
     let window_slots = (BUILD_WINDOW_BYTES / (layout.bytes() + 2 * KEY_BYTES)).max(1);
     let passes = count.div_ceil(window_slots);
-    let base = MapBase(map.as_mut_ptr());
     for (pass, start) in (0..count).step_by(window_slots as usize).enumerate() {
         progress(&format!(
             "writing key checks and the keys file, pass {} of {passes}",
@@ -531,17 +550,17 @@ where
         let halves: Vec<AtomicU64> = (0..2 * (window.end - window.start))
             .map(|_| AtomicU64::new(0))
             .collect();
-        let base = &base;
         for_keys_in_window(chunks, phf, window.clone(), threads, &|slot, key| {
             let offset = (HEADER_BYTES + slot * layout.bytes()) as usize;
-            // SAFETY: `offset + 4` is within the mapping (slot < count); each
-            // slot is written by one thread only, and no reader exists yet.
+            // SAFETY: `offset + 4` is within the mapping (slot < count); the
+            // hash is a bijection onto the slots, so each is written by one
+            // thread only, and the table that will read it does not exist yet.
             #[allow(unsafe_code)]
             unsafe {
                 std::ptr::copy_nonoverlapping(
                     RecordLayout::key_check(key).to_le_bytes().as_ptr(),
-                    base.0.add(offset),
-                    4,
+                    map.as_mut_ptr().add(offset),
+                    KEY_CHECK_BYTES,
                 );
             }
             let at = 2 * (slot - window.start) as usize;
@@ -566,18 +585,18 @@ where
 }
 
 impl Table for MmapTable {
+    fn max_actions(&self) -> usize {
+        self.layout.max_actions()
+    }
+
     fn slot(&self, key: Key) -> Result<SlotId, StoreError> {
         let slot = self
             .phf
             .try_hash(&key)
+            .filter(|&slot| slot < self.records)
+            .map(SlotId)
             .ok_or(StoreError::UnknownKey { key })?;
-        if slot >= self.records {
-            return Err(StoreError::UnknownKey { key });
-        }
-        let slot = SlotId(slot);
-        let mut check = [0u8; 4];
-        self.load_bytes(slot, &mut check);
-        if u32::from_le_bytes(check) != RecordLayout::key_check(key) {
+        if self.key_check_of(slot) != RecordLayout::key_check(key) {
             return Err(StoreError::UnknownKey { key });
         }
         Ok(slot)
@@ -587,38 +606,39 @@ impl Table for MmapTable {
         self.slot(key).ok()
     }
 
-    fn read(&self, slot: SlotId) -> Record {
-        let mut bytes = [0u8; 64];
-        let length = self.layout.bytes() as usize;
+    fn read(&self, slot: SlotId) -> Result<Record, StoreError> {
+        let mut bytes = [0u8; RecordLayout::MAX_BYTES];
+        let record_bytes = &mut bytes[..self.layout.bytes() as usize];
         {
-            let _guard = self.stripe(slot);
-            self.load_bytes(slot, &mut bytes[..length]);
+            let stripe = self.stripe(slot);
+            self.load_body(&stripe, slot, &mut record_bytes[KEY_CHECK_BYTES..]);
         }
         let mut record = Record::default();
-        self.layout.decode(&bytes[..length], &mut record);
-        record
+        self.layout.decode(record_bytes, &mut record);
+        Ok(record)
     }
 
-    fn update(&self, slot: SlotId, change: &mut dyn FnMut(&mut Record)) {
-        let mut bytes = [0u8; 64];
-        let length = self.layout.bytes() as usize;
-        let offset = HEADER_BYTES + slot.0 * self.layout.bytes();
-        if !self.undo.protect(offset, length as u64, &|page, out| {
+    fn update(&self, slot: SlotId, change: &mut dyn FnMut(&mut Record)) -> Result<(), StoreError> {
+        let mut bytes = [0u8; RecordLayout::MAX_BYTES];
+        let length = self.layout.bytes();
+        let record_bytes = &mut bytes[..length as usize];
+        let offset = HEADER_BYTES + slot.0 * length;
+        // The page's old bytes go to the journal before it changes. When the
+        // journal cannot take them (a full disk) the change is refused, and
+        // every later checkpoint fails, so the store reopens at its last
+        // checkpoint instead of committing a run with holes in it.
+        self.undo.protect(offset, length, &|page, out| {
             self.read_page(page, out);
-        }) {
-            // The journal cannot take the page's old bytes (a full disk):
-            // the change is dropped, and the next checkpoint fails, so the
-            // store reopens at its last checkpoint instead of committing a
-            // run with holes in it.
-            return;
-        }
-        let _guard = self.stripe(slot);
-        self.load_bytes(slot, &mut bytes[..length]);
+        })?;
+        let stripe = self.stripe(slot);
+        self.load_body(&stripe, slot, &mut record_bytes[KEY_CHECK_BYTES..]);
         let mut record = Record::default();
-        let check = self.layout.decode(&bytes[..length], &mut record);
+        self.layout.decode(record_bytes, &mut record);
         change(&mut record);
-        self.layout.encode(check, &record, &mut bytes[..length]);
-        self.store_bytes(slot, &bytes[..length]);
+        // The check encoded here is not stored: only the body is written.
+        self.layout.encode(0, &record, record_bytes);
+        self.store_body(&stripe, slot, &record_bytes[KEY_CHECK_BYTES..]);
+        Ok(())
     }
 
     fn len(&self) -> u64 {
@@ -643,7 +663,7 @@ impl Table for MmapTable {
                     path: path.clone(),
                     reason: format!("it ends after {slot} of {} keys ({source})", self.records),
                 })?;
-            visit(Key::from_le_bytes(entry), &self.read(SlotId(slot)));
+            visit(Key::from_le_bytes(entry), &self.read(SlotId(slot))?);
         }
         Ok(())
     }
@@ -651,17 +671,17 @@ impl Table for MmapTable {
 
 impl DurableTable for MmapTable {
     /// Call between batches, with no update in flight.
-    fn checkpoint(&self, client_state: &str) -> Result<(), StoreError> {
+    fn checkpoint(&self, state: &ClientState) -> Result<(), StoreError> {
         self.undo.check()?;
         self.map
             .flush()
             .map_err(StoreError::io(self.dir.file(RECORDS_FILE)))?;
-        self.manifest.commit(&self.dir, client_state, |_| {})?;
+        self.manifest.commit(&self.dir, state, |_| {})?;
         self.undo.reset(self.manifest.get().checkpoints)
     }
 
-    fn committed_state(&self) -> String {
-        self.manifest.get().client_state
+    fn committed_state(&self) -> ClientState {
+        self.manifest.get().state
     }
 
     fn disk_bytes(&self) -> u64 {

@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use crate::client_state::ClientState;
 use crate::dir::{Backend, Committed, Fingerprint, Manifest, StoreDir, write_atomically};
 use crate::durable::DurableTable;
 use crate::error::StoreError;
@@ -99,8 +100,9 @@ fn load(
     }
     let mut record = Record::default();
     for (index, entry) in bytes.chunks_exact(entry_bytes(layout)).enumerate() {
-        let key = Key::from_le_bytes(entry[..16].try_into().unwrap_or([0; 16]));
-        layout.decode(&entry[16..], &mut record);
+        let (key, body) = entry.split_at(16);
+        let key = Key::from_le_bytes(key.try_into().expect("split at 16 bytes"));
+        layout.decode(body, &mut record);
         let slot = table.slot(key)?;
         if slot != SlotId(index as u64) {
             return Err(StoreError::Corrupt {
@@ -108,12 +110,16 @@ fn load(
                 reason: format!("key {key:#x} appears twice"),
             });
         }
-        table.update(slot, &mut |stored| *stored = record);
+        table.update(slot, &mut |stored| *stored = record)?;
     }
     Ok(())
 }
 
 impl Table for SnapshotTable {
+    fn max_actions(&self) -> usize {
+        self.table.max_actions()
+    }
+
     fn slot(&self, key: Key) -> Result<SlotId, StoreError> {
         self.table.slot(key)
     }
@@ -122,12 +128,12 @@ impl Table for SnapshotTable {
         self.table.find(key)
     }
 
-    fn read(&self, slot: SlotId) -> Record {
+    fn read(&self, slot: SlotId) -> Result<Record, StoreError> {
         self.table.read(slot)
     }
 
-    fn update(&self, slot: SlotId, change: &mut dyn FnMut(&mut Record)) {
-        self.table.update(slot, change);
+    fn update(&self, slot: SlotId, change: &mut dyn FnMut(&mut Record)) -> Result<(), StoreError> {
+        self.table.update(slot, change)
     }
 
     fn len(&self) -> u64 {
@@ -142,7 +148,7 @@ impl Table for SnapshotTable {
 impl DurableTable for SnapshotTable {
     /// Call between batches: records updated while this runs may be
     /// written before or after their update.
-    fn checkpoint(&self, client_state: &str) -> Result<(), StoreError> {
+    fn checkpoint(&self, state: &ClientState) -> Result<(), StoreError> {
         let entry = entry_bytes(self.layout);
         let mut bytes = Vec::with_capacity(self.table.len() as usize * entry);
         let mut encoded = vec![0u8; self.layout.bytes() as usize];
@@ -154,27 +160,30 @@ impl DurableTable for SnapshotTable {
         })?;
         let next = self.manifest.get().checkpoints + 1;
         write_atomically(&self.dir.file(&snapshot_file(next)), &bytes)?;
-        self.manifest.commit(&self.dir, client_state, |manifest| {
+        self.manifest.commit(&self.dir, state, |manifest| {
             manifest.records = (bytes.len() / entry) as u64;
             manifest.checksum = Some(crc32fast::hash(&bytes));
         })?;
         // Older snapshots, and any a killed process wrote but never
-        // committed, are no longer named by the manifest.
+        // committed, are no longer named by the manifest. Removing them is
+        // housekeeping only: the checkpoint has committed, and a file left
+        // behind is removed by the next one, so failures here are ignored
+        // on purpose.
         let current = snapshot_file(next);
         if let Ok(entries) = std::fs::read_dir(self.dir.path()) {
             for entry in entries.flatten() {
                 let name = entry.file_name();
                 let name = name.to_string_lossy();
                 if name.starts_with(SNAPSHOT_PREFIX) && name != current.as_str() {
-                    std::fs::remove_file(entry.path()).ok();
+                    let _ = std::fs::remove_file(entry.path());
                 }
             }
         }
         Ok(())
     }
 
-    fn committed_state(&self) -> String {
-        self.manifest.get().client_state
+    fn committed_state(&self) -> ClientState {
+        self.manifest.get().state
     }
 
     fn disk_bytes(&self) -> u64 {

@@ -21,7 +21,15 @@ impl SlotId {
 /// A table of records shared by many threads. All methods take `&self`:
 /// a backend synchronises per slot (or per small stripe of slots), never
 /// with one lock around the whole table.
+///
+/// Reads and updates return `Result` because a disk backend can fail
+/// between any two calls; a backend never answers a failed read with a
+/// fresh record, since an update would then write it over the real one.
 pub trait Table: Send + Sync {
+    /// Actions per record: a solver refuses decisions wider than this
+    /// rather than letting them spill past the stored values.
+    fn max_actions(&self) -> usize;
+
     /// The slot for `key`, created zeroed on first use where the backend
     /// can grow; a fixed-universe backend refuses keys it does not know.
     fn slot(&self, key: Key) -> Result<SlotId, StoreError>;
@@ -30,11 +38,13 @@ pub trait Table: Send + Sync {
     fn find(&self, key: Key) -> Option<SlotId>;
 
     /// A consistent copy of one record.
-    fn read(&self, slot: SlotId) -> Record;
+    fn read(&self, slot: SlotId) -> Result<Record, StoreError>;
 
     /// Applies `change` to one record atomically: no other update of the
-    /// same slot interleaves, so no update is lost or torn.
-    fn update(&self, slot: SlotId, change: &mut dyn FnMut(&mut Record));
+    /// same slot interleaves, so no update is lost or torn. On an error the
+    /// record is as it was, or the error says the store cannot be trusted
+    /// until it is reopened at its last checkpoint.
+    fn update(&self, slot: SlotId, change: &mut dyn FnMut(&mut Record)) -> Result<(), StoreError>;
 
     /// How many slots are in use.
     fn len(&self) -> u64;

@@ -153,17 +153,26 @@ impl UndoJournal {
 
     /// Makes sure the pages under `start..start + length` of the data file
     /// are journalled, copying each one first touched through `read_page`.
-    /// Returns `false` if a page could not be journalled: the caller must
-    /// then leave it unchanged.
+    /// Fails if a page could not be journalled (a full disk): the caller
+    /// must then leave it unchanged, and every later checkpoint fails too.
     pub(crate) fn protect(
         &self,
         start: u64,
         length: u64,
         read_page: &dyn Fn(u64, &mut [u8]),
-    ) -> bool {
+    ) -> Result<(), StoreError> {
         let first = start / PAGE;
         let last = (start + length - 1) / PAGE;
-        (first..=last).all(|page| self.protect_page(page, read_page))
+        if (first..=last).all(|page| self.protect_page(page, read_page)) {
+            return Ok(());
+        }
+        // A page is refused only after an append failed, so `check` names
+        // that failure; the fallback keeps this free of panics regardless.
+        self.check()?;
+        Err(StoreError::Io {
+            path: self.path.clone(),
+            source: std::io::Error::other("the undo journal refused a page"),
+        })
     }
 
     fn protect_page(&self, page: u64, read_page: &dyn Fn(u64, &mut [u8])) -> bool {

@@ -2,11 +2,11 @@
 
 use std::path::{Path, PathBuf};
 
-use store::dir::{MANIFEST_FILE, classify_write_error};
+use store::dir::{FORMAT_VERSION, MANIFEST_FILE};
 use store::mmap::{PHF_FILE, RECORDS_FILE};
 use store::{
-    DurableTable, Fingerprint, Key, LmdbTable, MemoryTable, MmapTable, Record, RecordEncoding,
-    RecordLayout, SnapshotTable, StoreError, Table,
+    ClientState, DurableTable, Fingerprint, Key, LmdbTable, MAX_ACTIONS, MemoryTable, MmapTable,
+    Record, RecordEncoding, RecordLayout, SnapshotTable, StoreError, Table,
 };
 
 struct TempDir(PathBuf);
@@ -32,14 +32,26 @@ fn fingerprint(digest: u64) -> Fingerprint {
     }
 }
 
-const F32: RecordLayout = RecordLayout {
-    max_actions: 5,
-    encoding: RecordEncoding::F32,
-};
-const I16: RecordLayout = RecordLayout {
-    max_actions: 7,
-    encoding: RecordEncoding::I16Scaled,
-};
+const fn layout(max_actions: usize, encoding: RecordEncoding) -> RecordLayout {
+    match RecordLayout::new(max_actions, encoding) {
+        Ok(layout) => layout,
+        Err(_) => panic!("a valid width"),
+    }
+}
+
+const F32: RecordLayout = layout(5, RecordEncoding::F32);
+const I16: RecordLayout = layout(7, RecordEncoding::I16Scaled);
+/// The widest record any backend holds: its buffers must fit it.
+const WIDEST: RecordLayout = layout(MAX_ACTIONS, RecordEncoding::F32);
+
+/// A checkpoint state as the tests write them: a label.
+fn state(label: &str) -> ClientState {
+    ClientState::encode(&label).unwrap()
+}
+
+fn label(table: &dyn DurableTable) -> Option<String> {
+    table.committed_state().decode().unwrap()
+}
 
 fn universe(count: u64) -> Vec<Vec<Key>> {
     let keys: Vec<Key> = (0..count)
@@ -56,12 +68,14 @@ fn apply_updates_from(table: &dyn Table, keys: &[Key], first: u32, last: u32) {
                 continue;
             }
             let slot = table.slot(key).unwrap();
-            table.update(slot, &mut |record: &mut Record| {
-                let action = (index + round as usize) % 5;
-                record.regrets[action] += (index as f32 * 0.37 - round as f32).sin() * 10.0;
-                record.strategy_sum[action] += round as f32 * 0.5;
-                record.last_iteration = round;
-            });
+            table
+                .update(slot, &mut |record: &mut Record| {
+                    let action = (index + round as usize) % 5;
+                    record.regrets[action] += (index as f32 * 0.37 - round as f32).sin() * 10.0;
+                    record.strategy_sum[action] += round as f32 * 0.5;
+                    record.last_iteration = round;
+                })
+                .unwrap();
         }
     }
 }
@@ -73,7 +87,7 @@ fn apply_updates(table: &dyn Table, keys: &[Key], rounds: u32) {
 fn encoded(table: &dyn Table, layout: RecordLayout, keys: &[Key]) -> Vec<Vec<u8>> {
     keys.iter()
         .map(|&key| {
-            let record = table.read(table.find(key).expect("key present"));
+            let record = table.read(table.find(key).expect("key present")).unwrap();
             let mut bytes = vec![0u8; layout.bytes() as usize];
             layout.encode(RecordLayout::key_check(key), &record, &mut bytes);
             bytes
@@ -97,7 +111,7 @@ fn snapshot_path(dir: &Path) -> PathBuf {
 
 #[test]
 fn all_backends_hold_byte_identical_records_across_reopen() {
-    for layout in [F32, I16] {
+    for layout in [F32, I16, WIDEST] {
         let chunks = universe(5_000);
         let keys: Vec<Key> = chunks.concat();
         let reference = MemoryTable::with_layout(layout);
@@ -108,16 +122,16 @@ fn all_backends_hold_byte_identical_records_across_reopen() {
         {
             let table = SnapshotTable::open(&memory_dir.0, layout, fingerprint(1)).unwrap();
             apply_updates(&table, &keys, 3);
-            table.checkpoint("").unwrap();
+            table.checkpoint(&ClientState::NONE).unwrap();
         }
         {
             let table = SnapshotTable::open(&memory_dir.0, layout, fingerprint(1)).unwrap();
-            assert_eq!(table.committed_state(), "");
+            assert!(table.committed_state().is_none());
             apply_updates_from(&table, &keys, 4, 6);
-            table.checkpoint("{\"iterations\":6}").unwrap();
+            table.checkpoint(&state("at 6")).unwrap();
         }
         let reopened = SnapshotTable::open(&memory_dir.0, layout, fingerprint(1)).unwrap();
-        assert_eq!(reopened.committed_state(), "{\"iterations\":6}");
+        assert_eq!(label(&reopened).as_deref(), Some("at 6"));
         assert_eq!(
             encoded(&reopened, layout, &keys),
             expected,
@@ -129,7 +143,7 @@ fn all_backends_hold_byte_identical_records_across_reopen() {
             // A cache of 256 records forces many batched flushes mid-run.
             let table = LmdbTable::open(&lmdb_dir.0, layout, fingerprint(1), 256).unwrap();
             apply_updates(&table, &keys, 3);
-            table.checkpoint("").unwrap();
+            table.checkpoint(&ClientState::NONE).unwrap();
         }
         {
             let table = LmdbTable::open(&lmdb_dir.0, layout, fingerprint(1), 256).unwrap();
@@ -139,10 +153,10 @@ fn all_backends_hold_byte_identical_records_across_reopen() {
                 "reopen indexes every stored key"
             );
             apply_updates_from(&table, &keys, 4, 6);
-            table.checkpoint("lmdb at 6").unwrap();
+            table.checkpoint(&state("lmdb at 6")).unwrap();
         }
         let reopened = LmdbTable::open(&lmdb_dir.0, layout, fingerprint(1), 256).unwrap();
-        assert_eq!(reopened.committed_state(), "lmdb at 6");
+        assert_eq!(label(&reopened).as_deref(), Some("lmdb at 6"));
         assert_eq!(
             encoded(&reopened, layout, &keys),
             expected,
@@ -160,7 +174,7 @@ fn all_backends_hold_byte_identical_records_across_reopen() {
             )
             .unwrap();
             apply_updates(&table, &keys, 3);
-            table.checkpoint("").unwrap();
+            table.checkpoint(&ClientState::NONE).unwrap();
         }
         let table = MmapTable::open(
             &mmap_dir.0,
@@ -176,7 +190,7 @@ fn all_backends_hold_byte_identical_records_across_reopen() {
         table
             .for_each(&mut |key, record| {
                 visited += 1;
-                assert_eq!(*record, table.read(table.find(key).unwrap()));
+                assert_eq!(*record, table.read(table.find(key).unwrap()).unwrap());
             })
             .unwrap();
         assert_eq!(visited, keys.len());
@@ -190,10 +204,12 @@ fn lmdb_grows_its_map_when_full() {
     let touch_all = |table: &dyn Table| {
         for (index, &key) in keys.iter().enumerate() {
             let slot = table.slot(key).unwrap();
-            table.update(slot, &mut |record| {
-                record.regrets[index % 5] = index as f32;
-                record.last_iteration = 1;
-            });
+            table
+                .update(slot, &mut |record| {
+                    record.regrets[index % 5] = index as f32;
+                    record.last_iteration = 1;
+                })
+                .unwrap();
         }
     };
     {
@@ -201,7 +217,7 @@ fn lmdb_grows_its_map_when_full() {
         let table =
             LmdbTable::open_with_map_size(&dir.0, F32, fingerprint(8), 4096, 1 << 20).unwrap();
         touch_all(&table);
-        table.checkpoint("").unwrap();
+        table.checkpoint(&ClientState::NONE).unwrap();
         assert!(
             table.disk_bytes() > 2 << 20,
             "{} bytes on disk",
@@ -246,11 +262,43 @@ fn expect_mismatch(result: Result<impl std::fmt::Debug, StoreError>, field: &str
 }
 
 #[test]
+fn a_format_1_manifest_opens_with_its_state_and_is_rewritten_as_current() {
+    let dir = TempDir::new("format-1");
+    let table = SnapshotTable::open(&dir.0, F32, fingerprint(3)).unwrap();
+    let slot = table.slot(9).unwrap();
+    table
+        .update(slot, &mut |record| record.regrets[0] = 2.5)
+        .unwrap();
+    table.checkpoint(&ClientState::NONE).unwrap();
+    drop(table);
+    // Format 1 kept the caller's state as JSON text in a string.
+    let path = dir.0.join(MANIFEST_FILE);
+    let mut manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let object = manifest.as_object_mut().unwrap();
+    object.remove("state");
+    object.insert("format_version".into(), 1.into());
+    object.insert("client_state".into(), r#""at 4""#.into());
+    std::fs::write(&path, serde_json::to_vec(&manifest).unwrap()).unwrap();
+
+    let table = SnapshotTable::open(&dir.0, F32, fingerprint(3)).unwrap();
+    assert_eq!(label(&table).as_deref(), Some("at 4"));
+    assert_eq!(table.read(table.find(9).unwrap()).unwrap().regrets[0], 2.5);
+    table.checkpoint(&state("at 5")).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        text.contains(&format!("\"format_version\": {FORMAT_VERSION}"))
+            && !text.contains("client_state"),
+        "{text}"
+    );
+}
+
+#[test]
 fn reopening_with_other_settings_names_what_differs() {
     let dir = TempDir::new("mismatch");
     SnapshotTable::open(&dir.0, F32, fingerprint(3))
         .unwrap()
-        .checkpoint("")
+        .checkpoint(&ClientState::NONE)
         .unwrap();
     expect_mismatch(
         SnapshotTable::open(&dir.0, I16, fingerprint(3)),
@@ -270,7 +318,10 @@ fn reopening_with_other_settings_names_what_differs() {
     let text = std::fs::read_to_string(dir.0.join(MANIFEST_FILE)).unwrap();
     std::fs::write(
         dir.0.join(MANIFEST_FILE),
-        text.replace("\"format_version\": 1", "\"format_version\": 99"),
+        text.replace(
+            &format!("\"format_version\": {FORMAT_VERSION}"),
+            "\"format_version\": 99",
+        ),
     )
     .unwrap();
     let error = SnapshotTable::open(&dir.0, F32, fingerprint(3)).unwrap_err();
@@ -294,11 +345,11 @@ fn corrupt_after<F: FnOnce(&Path)>(name: &str, mmap: bool, damage: F) -> StoreEr
         let table =
             MmapTable::open(&dir.0, F32, fingerprint(5), &chunks, &mut no_progress).unwrap();
         apply_updates(&table, &chunks.concat(), 2);
-        table.checkpoint("").unwrap();
+        table.checkpoint(&ClientState::NONE).unwrap();
     } else {
         let table = SnapshotTable::open(&dir.0, F32, fingerprint(5)).unwrap();
         apply_updates(&table, &chunks.concat(), 2);
-        table.checkpoint("").unwrap();
+        table.checkpoint(&ClientState::NONE).unwrap();
     }
     damage(&dir.0);
     if mmap {
@@ -421,67 +472,17 @@ fn a_second_writer_is_refused_with_the_holders_pid() {
     );
 }
 
-#[test]
-fn a_full_disk_is_a_clear_error() {
-    // A 1 MiB tmpfs, where permitted (root); the records file needs 5 MB.
-    let dir = TempDir::new("full-disk");
-    std::fs::create_dir_all(&dir.0).unwrap();
-    let mounted = std::process::Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=1m", "tmpfs"])
-        .arg(&dir.0)
-        .status()
-        .is_ok_and(|status| status.success());
-    if mounted {
-        let chunks = universe(100_000);
-        let error = MmapTable::open(
-            &dir.0.join("store"),
-            F32,
-            fingerprint(7),
-            &chunks,
-            &mut no_progress,
-        )
-        .unwrap_err();
-        std::process::Command::new("umount")
-            .arg(&dir.0)
-            .status()
-            .ok();
-        assert!(
-            matches!(&error, StoreError::DiskFull { needed, .. } if *needed > 4_000_000),
-            "{error}"
-        );
-        assert!(
-            error.to_string().contains("not enough disk space"),
-            "{error}"
-        );
-    } else {
-        eprintln!(
-            "tmpfs mount not permitted here; checking ENOSPC handling through /dev/full instead"
-        );
-    }
-    // Either way, a real ENOSPC from the kernel must classify as a full disk.
-    use std::io::Write;
-    let mut full = std::fs::OpenOptions::new()
-        .write(true)
-        .open("/dev/full")
-        .unwrap();
-    let source = full
-        .write_all(b"x")
-        .and_then(|()| full.flush())
-        .unwrap_err();
-    let error = classify_write_error(Path::new("/dev/full"), 1, source);
-    assert!(
-        matches!(error, StoreError::DiskFull { needed: 1, .. }),
-        "{error}"
-    );
-}
-
 /// Reads every key of `keys` that the table holds, missing ones as `None`.
 fn snapshot_of(table: &dyn Table, layout: RecordLayout, keys: &[Key]) -> Vec<Option<Vec<u8>>> {
     keys.iter()
         .map(|&key| {
             table.find(key).map(|slot| {
                 let mut bytes = vec![0u8; layout.bytes() as usize];
-                layout.encode(RecordLayout::key_check(key), &table.read(slot), &mut bytes);
+                layout.encode(
+                    RecordLayout::key_check(key),
+                    &table.read(slot).unwrap(),
+                    &mut bytes,
+                );
                 bytes
             })
         })
@@ -503,7 +504,7 @@ fn a_crash_between_checkpoints_reopens_at_the_last_checkpoint() {
     let expected = {
         let table = open_mmap();
         apply_updates(&table, &keys, 2);
-        table.checkpoint("two rounds").unwrap();
+        table.checkpoint(&state("two rounds")).unwrap();
         let expected = snapshot_of(&table, F32, &keys);
         apply_updates_from(&table, &keys, 3, 5);
         expected
@@ -511,7 +512,7 @@ fn a_crash_between_checkpoints_reopens_at_the_last_checkpoint() {
     for _ in 0..2 {
         // Twice: a second crash after the roll back must roll back again.
         let table = open_mmap();
-        assert_eq!(table.committed_state(), "two rounds");
+        assert_eq!(label(&table).as_deref(), Some("two rounds"));
         assert_eq!(
             snapshot_of(&table, F32, &keys),
             expected,
@@ -525,7 +526,7 @@ fn a_crash_between_checkpoints_reopens_at_the_last_checkpoint() {
         // A 64-record cache flushes many batches before the crash.
         let table = LmdbTable::open(&lmdb_dir.0, F32, fingerprint(1), 64).unwrap();
         apply_updates(&table, early, 2);
-        table.checkpoint("early keys").unwrap();
+        table.checkpoint(&state("early keys")).unwrap();
         let expected = snapshot_of(&table, F32, &keys);
         apply_updates_from(&table, early, 3, 4);
         apply_updates(&table, late, 2);
@@ -537,7 +538,7 @@ fn a_crash_between_checkpoints_reopens_at_the_last_checkpoint() {
     );
     for _ in 0..2 {
         let table = LmdbTable::open(&lmdb_dir.0, F32, fingerprint(1), 64).unwrap();
-        assert_eq!(table.committed_state(), "early keys");
+        assert_eq!(label(&table).as_deref(), Some("early keys"));
         assert_eq!(
             table.len(),
             early.len() as u64,

@@ -156,23 +156,15 @@ impl Game for EuchreGame {
 
     fn node(&self) -> Node {
         match (&self.state, &self.decision) {
-            (None, _) => Node::Chance,
+            (None, _) => Node::SampledChance,
             (Some(state), Some(_)) => Node::Decision(state.to_act().map_or(0, Seat::index)),
             (Some(_), None) => Node::Terminal,
         }
     }
 
+    /// The deal is sampled, never listed, so it has no action count.
     fn num_actions(&self) -> usize {
-        match (&self.state, &self.decision) {
-            (None, _) => usize::MAX,
-            (_, Some(decision)) => decision.actions.len(),
-            _ => 0,
-        }
-    }
-
-    /// Deals are uniform over 2^64 seeds; no solver enumerates them.
-    fn chance_probability(&self, _outcome: usize) -> f64 {
-        0.0
+        self.decision.map_or(0, |decision| decision.actions.len())
     }
 
     fn apply(&mut self, action: usize) {
@@ -199,6 +191,7 @@ impl Game for EuchreGame {
             .map_or(0.0, |payoffs| f64::from(payoffs[team.index()]))
     }
 
+    /// A deal is one of 2^64 seeds, drawn uniformly.
     fn sample_chance<R: Rng + ?Sized>(&self, rng: &mut R) -> usize {
         rng.random::<u64>() as usize
     }
@@ -214,7 +207,7 @@ mod tests {
         let mut decisions = 0;
         loop {
             match game.node() {
-                Node::Chance => {
+                Node::Chance | Node::SampledChance => {
                     let outcome = game.sample_chance(&mut rng);
                     game.apply(outcome);
                 }

@@ -19,6 +19,18 @@ pub(crate) enum Phase {
     FullPlay,
 }
 
+/// Actions per stored record, in every phase: euchre's widest decision
+/// (round 2 with going alone). One constant governs the width end to end:
+/// the engine sizes its legal-action lists by it, every store is opened
+/// with records of this width (which must fit a [`store::Record`], checked
+/// when this compiles), and the solver refuses any decision wider than the
+/// table's records.
+pub(crate) const RECORD_WIDTH: usize = euchre_game::action::Action::MAX_LEGAL;
+const _: () = assert!(
+    RECORD_WIDTH <= store::MAX_ACTIONS,
+    "euchre's widest decision must fit a store record"
+);
+
 /// Bumped when the keys or the game the solver sees change meaning, so an
 /// old store is refused instead of misread.
 const KEY_VERSION: u64 = 1;
@@ -33,9 +45,6 @@ impl Phase {
             Phase::FullPlay => None,
         }
     }
-
-    /// The widest decision of any phase: round 2 with going alone.
-    pub(crate) const MAX_ACTIONS: u8 = 7;
 
     /// What the store's keys mean: rules, phase and key abstraction.
     pub(crate) fn fingerprint(self, rules: Rules) -> Fingerprint {

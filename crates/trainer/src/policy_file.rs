@@ -238,14 +238,18 @@ mod tests {
         let table = MemoryTable::new();
         for key in [7u128, 3, 1 << 100] {
             let slot = table.slot(key).unwrap();
-            table.update(slot, &mut |record| {
-                record.strategy_sum[0] = 1.0;
-                record.strategy_sum[1] = 3.0;
-            });
+            table
+                .update(slot, &mut |record| {
+                    record.strategy_sum[0] = 1.0;
+                    record.strategy_sum[1] = 3.0;
+                })
+                .unwrap();
         }
         // Reached only as the traverser: never averaged, so not exported.
         let slot = table.slot(99).unwrap();
-        table.update(slot, &mut |record| record.regrets[0] = 2.0);
+        table
+            .update(slot, &mut |record| record.regrets[0] = 2.0)
+            .unwrap();
         table
     }
 

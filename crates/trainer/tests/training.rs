@@ -150,15 +150,12 @@ fn the_same_command_again_resumes_and_other_settings_are_named() {
 fn wait_for_checkpoint(run: &str, iterations: u64, child: &mut Child) {
     let started = Instant::now();
     loop {
-        let manifest = Path::new(run).join("store").join("store-manifest.json");
-        if let Ok(text) = std::fs::read_to_string(&manifest) {
-            let value: serde_json::Value = serde_json::from_str(&text).expect("a manifest");
-            let state = value["client_state"].as_str().unwrap_or("");
-            if let Ok(progress) = serde_json::from_str::<serde_json::Value>(state)
-                && progress["iterations"].as_u64().unwrap_or(0) >= iterations
-            {
-                return;
-            }
+        let manifest = store::Manifest::read(&Path::new(run).join("store")).expect("a manifest");
+        if let Some(manifest) = manifest
+            && let Some(progress) = manifest.state.decode::<serde_json::Value>().unwrap()
+            && progress["iterations"].as_u64().unwrap_or(0) >= iterations
+        {
+            return;
         }
         if let Ok(Some(status)) = child.try_wait() {
             panic!("the trainer exited early with {status}");

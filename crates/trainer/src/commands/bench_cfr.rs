@@ -59,7 +59,7 @@ fn sampled<G: cfr::Game>(
         game,
         algorithm: "ES-MCCFR".to_string(),
         iterations,
-        exploitability: exploitability(&tree, &AveragePolicy(&table))?,
+        exploitability: exploitability(&tree, &AveragePolicy::load(&table)?)?,
         seconds,
         threads,
     })

@@ -12,8 +12,8 @@ use anyhow::{Context, bail};
 use clap::ValueEnum;
 use rayon::prelude::*;
 use store::{
-    DurableTable, Fingerprint, Key, KeyUniverse, LmdbTable, MemoryTable, MmapTable, Record,
-    RecordEncoding, RecordLayout, Table,
+    ClientState, DurableTable, Fingerprint, Key, KeyUniverse, LmdbTable, MemoryTable, MmapTable,
+    Record, RecordEncoding, RecordLayout, Table,
 };
 
 use crate::format::{bytes, thousands};
@@ -65,9 +65,9 @@ mod tests {
 }
 
 /// Records of about five actions, as in the post.
-const LAYOUT: RecordLayout = RecordLayout {
-    max_actions: 5,
-    encoding: RecordEncoding::F32,
+const LAYOUT: RecordLayout = match RecordLayout::new(5, RecordEncoding::F32) {
+    Ok(layout) => layout,
+    Err(_) => panic!("five actions fit a record"),
 };
 
 /// A bijection on `bits`-bit integers (xorshifts and odd multiplications
@@ -145,7 +145,7 @@ fn touch(record: &mut Record, index: u64) {
 fn run_steps(table: &dyn Table, keys: u64) -> anyhow::Result<()> {
     (0..keys).into_par_iter().try_for_each(|index| {
         let slot = table.slot(key_of(index))?;
-        table.update(slot, &mut |record| touch(record, index));
+        table.update(slot, &mut |record| touch(record, index))?;
         Ok::<(), store::StoreError>(())
     })?;
     Ok(())
@@ -195,7 +195,7 @@ fn measure(backend: BenchBackend, keys: u64, dir: &Path) -> anyhow::Result<Measu
             let table = LmdbTable::open(&dir.join("lmdb"), LAYOUT, fingerprint(keys), 1 << 20)?;
             let started = Instant::now();
             run_steps(&table, keys)?;
-            table.checkpoint("")?;
+            table.checkpoint(&ClientState::NONE)?;
             disk = table.disk_bytes();
             started.elapsed().as_secs_f64()
         }
@@ -213,7 +213,7 @@ fn measure(backend: BenchBackend, keys: u64, dir: &Path) -> anyhow::Result<Measu
             index_bytes = table.phf_bytes();
             let started = Instant::now();
             run_steps(&table, keys)?;
-            table.checkpoint("")?;
+            table.checkpoint(&ClientState::NONE)?;
             disk = table.disk_bytes();
             started.elapsed().as_secs_f64()
         }
@@ -298,7 +298,7 @@ pub(crate) fn run(
     println!(
         "{} keys (action sequences of 6-19 over 32 actions), records of {} actions ({} B), {} threads",
         thousands(keys),
-        LAYOUT.max_actions,
+        LAYOUT.max_actions(),
         LAYOUT.bytes(),
         rayon::current_num_threads()
     );

@@ -3,7 +3,6 @@
 
 use std::time::Instant;
 
-use euchre_game::action::Action;
 use euchre_game::enumerate::count_bidding_keys;
 use euchre_game::infoset::BiddingDecision;
 use euchre_game::play_key::PlayAbstraction;
@@ -13,7 +12,7 @@ use rayon::prelude::*;
 use store::{RecordEncoding, RecordLayout};
 
 use crate::format::{bytes, thousands};
-use crate::phase::Phase;
+use crate::phase::{Phase, RECORD_WIDTH};
 
 pub(crate) fn bidding(rules: Rules) -> anyhow::Result<()> {
     let started = Instant::now();
@@ -34,7 +33,7 @@ pub(crate) fn bidding(rules: Rules) -> anyhow::Result<()> {
     println!();
     println!("enumerated in {:.2} s", elapsed.as_secs_f64());
     println!();
-    print_footprints(counts.total(), Action::MAX_LEGAL as u8);
+    print_footprints(counts.total());
     Ok(())
 }
 
@@ -107,19 +106,19 @@ pub(crate) fn play(rules: Rules, phase: Phase, abstraction: PlayAbstraction) -> 
     );
     println!("enumerated in {:.1} s", elapsed.as_secs_f64());
     println!();
-    print_footprints(bidding + totals.2, Phase::MAX_ACTIONS);
+    print_footprints(bidding + totals.2);
     Ok(())
 }
 
-fn print_footprints(keys: u64, max_actions: u8) {
+fn print_footprints(keys: u64) {
+    let max_actions = RECORD_WIDTH;
     println!(
         "{:<10} {:>8}  {:>14}  {:>14}  {:>14}  {:>14}",
         "record", "bytes", "memory (RAM)", "lmdb (disk) >=", "mmap (disk)", "mmap RAM floor"
     );
     for encoding in RecordEncoding::ALL {
-        let layout = RecordLayout {
-            max_actions,
-            encoding,
+        let Ok(layout) = RecordLayout::new(max_actions, encoding) else {
+            continue;
         };
         let footprint = layout.footprint(keys);
         println!(

@@ -7,7 +7,7 @@ use store::dir::MANIFEST_FILE;
 
 use crate::config::{self, Identity, Overrides, SessionSettings};
 use crate::format::{bytes, thousands};
-use crate::phase::Phase;
+use crate::phase::RECORD_WIDTH;
 use crate::policy_file::{self, PolicyFile, PolicyMeta};
 use crate::report::BiddingReport;
 use crate::training::backend;
@@ -113,7 +113,7 @@ pub(crate) fn export(dir: &Path, out: Option<PathBuf>) -> anyhow::Result<()> {
         );
     }
     let table = backend::open(&saved.identity, &store_dir, 1 << 16, &mut |_| {})?;
-    let progress = Progress::parse(&table.committed_state(), dir)?;
+    let progress = Progress::committed(&table.committed_state(), dir)?;
     let meta = PolicyMeta {
         phase: saved.identity.phase,
         rules: saved.identity.rules,
@@ -126,7 +126,7 @@ pub(crate) fn export(dir: &Path, out: Option<PathBuf>) -> anyhow::Result<()> {
     let written = policy_file::export(
         table.as_ref(),
         &meta,
-        usize::from(Phase::MAX_ACTIONS),
+        RECORD_WIDTH,
         &path,
         &mut |key, record| {
             let regrets = [0, 1, 2].map(|action| f64::from(record.regrets[action]));
@@ -144,7 +144,7 @@ pub(crate) fn export(dir: &Path, out: Option<PathBuf>) -> anyhow::Result<()> {
         bytes(size)
     );
     let policy = PolicyFile::load(&path).context("reading back the exported policy")?;
-    let mut first = [0.0; Phase::MAX_ACTIONS as usize];
+    let mut first = [0.0; RECORD_WIDTH];
     let first_reads = policy
         .entries()
         .next()
@@ -207,12 +207,9 @@ pub(crate) fn status(dir: &Path, digest: bool) -> anyhow::Result<()> {
         "settings   phase {}, store {}, seed {}, {:?} schedule, {:?} records",
         identity.phase, identity.store, identity.seed, identity.solver.schedule, identity.encoding
     );
-    let manifest_path = dir.join(STORE_DIR).join(MANIFEST_FILE);
-    match std::fs::read_to_string(&manifest_path) {
-        Ok(text) => {
-            let manifest: store::Manifest = serde_json::from_str(&text)
-                .with_context(|| format!("{} does not parse", manifest_path.display()))?;
-            let progress = Progress::parse(&manifest.client_state, dir)?;
+    match store::Manifest::read(&dir.join(STORE_DIR))? {
+        Some(manifest) => {
+            let progress = Progress::committed(&manifest.state, dir)?;
             let age = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |now| now.as_secs())
@@ -236,7 +233,7 @@ pub(crate) fn status(dir: &Path, digest: bool) -> anyhow::Result<()> {
                 bytes(dir_bytes(&dir.join(STORE_DIR)))
             );
         }
-        Err(_) => println!("checkpoint none yet"),
+        None => println!("checkpoint none yet"),
     }
     let policy = dir.join(POLICY_FILE);
     if let Ok(meta) = std::fs::metadata(&policy) {

@@ -5,15 +5,15 @@ use std::path::Path;
 use store::{DurableTable, LmdbTable, MmapTable, RecordLayout, SnapshotTable};
 
 use crate::config::{Identity, StoreKind};
-use crate::phase::Phase;
+use crate::phase::RECORD_WIDTH;
 use crate::training::universe::PhaseUniverse;
 
 /// The record layout every phase uses: seven actions, in the run's encoding.
-pub(crate) fn layout(identity: &Identity) -> RecordLayout {
-    RecordLayout {
-        max_actions: Phase::MAX_ACTIONS,
-        encoding: identity.encoding.encoding(),
-    }
+pub(crate) fn layout(identity: &Identity) -> anyhow::Result<RecordLayout> {
+    Ok(RecordLayout::new(
+        RECORD_WIDTH,
+        identity.encoding.encoding(),
+    )?)
 }
 
 /// Opens or creates the store in `dir`. `progress` hears of slow steps,
@@ -24,7 +24,7 @@ pub(crate) fn open(
     lmdb_cache_records: usize,
     progress: &mut dyn FnMut(&str),
 ) -> anyhow::Result<Box<dyn DurableTable>> {
-    let layout = layout(identity);
+    let layout = layout(identity)?;
     let fingerprint = identity.phase.fingerprint(identity.rules);
     Ok(match identity.store {
         StoreKind::Memory => Box::new(SnapshotTable::open(dir, layout, fingerprint)?),

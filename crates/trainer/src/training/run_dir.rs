@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
-use store::StoreDir;
+use store::{ClientState, StoreDir};
 
 use crate::config::{Identity, SessionSettings, StoreKind};
 use crate::phase::Phase;
@@ -55,20 +55,19 @@ pub(crate) struct Progress {
 }
 
 impl Progress {
-    pub(crate) fn parse(text: &str, dir: &Path) -> anyhow::Result<Progress> {
-        if text.is_empty() {
-            return Ok(Progress::default());
-        }
-        serde_json::from_str(text).with_context(|| {
+    /// The progress a checkpoint committed; zero before the first.
+    pub(crate) fn committed(state: &ClientState, dir: &Path) -> anyhow::Result<Progress> {
+        let progress = state.decode().with_context(|| {
             format!(
-                "the progress recorded in {}'s store manifest does not parse; the manifest was edited or damaged",
+                "reading the progress recorded in {}'s store manifest",
                 dir.display()
             )
-        })
+        })?;
+        Ok(progress.unwrap_or_default())
     }
 
-    pub(crate) fn to_json(self) -> String {
-        serde_json::to_string(&self).unwrap_or_default()
+    pub(crate) fn to_state(self) -> anyhow::Result<ClientState> {
+        ClientState::encode(&self).context("recording the run's progress")
     }
 }
 

@@ -148,7 +148,7 @@ pub(crate) fn run(
         )
     })?;
     dir.save(identity, session)?;
-    let mut progress = Progress::parse(&table.committed_state(), run_dir)?;
+    let mut progress = Progress::committed(&table.committed_state(), run_dir)?;
     let resumed_from = progress.iterations;
     if resumed_from > 0 {
         info!(
@@ -233,7 +233,7 @@ pub(crate) fn run(
     }
     // A new run always gets a first checkpoint, so that it can be resumed
     // and exported even if it was stopped before its first iteration.
-    if progress.iterations != last_checkpoint.1 || table.committed_state().is_empty() {
+    if progress.iterations != last_checkpoint.1 || table.committed_state().is_none() {
         checkpoint(table.as_ref(), &mut progress)?;
     }
     bar.finish_and_clear();
@@ -266,7 +266,7 @@ fn checkpoint(table: &dyn DurableTable, progress: &mut Progress) -> anyhow::Resu
     let started = Instant::now();
     progress.checkpoint_unix = unix_now();
     table
-        .checkpoint(&progress.to_json())
+        .checkpoint(&progress.to_state()?)
         .context("writing a checkpoint")?;
     info!(
         "checkpoint at iteration {} written in {:.2} s",
