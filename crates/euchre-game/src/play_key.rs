@@ -42,6 +42,15 @@ pub enum PlayAbstraction {
     MakerSeat,
 }
 
+impl std::fmt::Display for PlayAbstraction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            PlayAbstraction::Plain => "plain",
+            PlayAbstraction::MakerSeat => "maker-seat",
+        })
+    }
+}
+
 /// The key's top byte for card-play decisions; bidding kinds use 1 to 4.
 pub const PLAY_KIND: u8 = 5;
 

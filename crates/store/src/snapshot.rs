@@ -93,8 +93,10 @@ fn load(
         return Err(StoreError::Corrupt {
             path,
             reason: format!(
-                "its CRC-32 is {checksum:#010x}, the manifest says {:?}",
-                manifest.checksum
+                "its CRC-32 is {checksum:#010x}, the manifest says {}",
+                manifest
+                    .checksum
+                    .map_or_else(|| "none".to_owned(), |sum| format!("{sum:#010x}"))
             ),
         });
     }

@@ -12,39 +12,20 @@ use anyhow::{Context, bail};
 use cfr::Schedule;
 use euchre_game::rules::Rules;
 use serde::{Deserialize, Serialize};
-use store::RecordEncoding;
+use store::{Backend, RecordEncoding};
 
 use crate::phase::Phase;
-
-/// The store backend, as named in profiles and flags.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum StoreKind {
-    Memory,
-    Lmdb,
-    Mmap,
-}
-
-impl fmt::Display for StoreKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            StoreKind::Memory => "memory",
-            StoreKind::Lmdb => "lmdb",
-            StoreKind::Mmap => "mmap",
-        })
-    }
-}
 
 /// How regrets and the average are weighted over iterations.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub(crate) struct SolverSettings {
+pub struct SolverSettings {
     /// `dcfr`, `linear`, `cfr+` or `vanilla`.
-    pub(crate) schedule: ScheduleName,
+    pub schedule: ScheduleName,
     /// DCFR exponents; read only with `schedule = "dcfr"`.
-    pub(crate) alpha: f64,
-    pub(crate) beta: f64,
-    pub(crate) gamma: f64,
+    pub alpha: f64,
+    pub beta: f64,
+    pub gamma: f64,
 }
 
 impl Default for SolverSettings {
@@ -59,7 +40,7 @@ impl Default for SolverSettings {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) enum ScheduleName {
+pub enum ScheduleName {
     #[serde(rename = "dcfr")]
     Dcfr,
     #[serde(rename = "linear")]
@@ -70,8 +51,23 @@ pub(crate) enum ScheduleName {
     Vanilla,
 }
 
+impl fmt::Display for SolverSettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.schedule {
+            ScheduleName::Dcfr => write!(
+                f,
+                "dcfr (alpha {}, beta {}, gamma {})",
+                self.alpha, self.beta, self.gamma
+            ),
+            ScheduleName::Linear => f.write_str("linear"),
+            ScheduleName::CfrPlus => f.write_str("cfr+"),
+            ScheduleName::Vanilla => f.write_str("vanilla"),
+        }
+    }
+}
+
 impl SolverSettings {
-    pub(crate) fn schedule(&self) -> Schedule {
+    pub fn schedule(&self) -> Schedule {
         match self.schedule {
             ScheduleName::Dcfr => Schedule::dcfr(self.alpha, self.beta, self.gamma),
             ScheduleName::Linear => Schedule::LINEAR,
@@ -84,11 +80,11 @@ impl SolverSettings {
 /// Store options beyond the choice of backend.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub(crate) struct StoreSettings {
+pub struct StoreSettings {
     /// `f32`, or `i16` with one scale per infostate (half the disk).
-    pub(crate) encoding: EncodingName,
+    pub encoding: EncodingName,
     /// LMDB only: dirty records held before a batched write transaction.
-    pub(crate) lmdb_cache_records: usize,
+    pub lmdb_cache_records: usize,
 }
 
 impl Default for StoreSettings {
@@ -102,13 +98,22 @@ impl Default for StoreSettings {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub(crate) enum EncodingName {
+pub enum EncodingName {
     F32,
     I16,
 }
 
+impl fmt::Display for EncodingName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            EncodingName::F32 => "f32",
+            EncodingName::I16 => "i16",
+        })
+    }
+}
+
 impl EncodingName {
-    pub(crate) fn encoding(self) -> RecordEncoding {
+    pub fn encoding(self) -> RecordEncoding {
         match self {
             EncodingName::F32 => RecordEncoding::F32,
             EncodingName::I16 => RecordEncoding::I16Scaled,
@@ -119,47 +124,47 @@ impl EncodingName {
 /// A run profile as written in TOML: every field optional.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct RunProfile {
+pub struct RunProfile {
     #[serde(default)]
-    pub(crate) run: RunSection,
+    pub run: RunSection,
     #[serde(default)]
-    pub(crate) rules: Rules,
+    pub rules: Rules,
     #[serde(default)]
-    pub(crate) solver: SolverSettings,
+    pub solver: SolverSettings,
     #[serde(default)]
-    pub(crate) store: StoreSettings,
+    pub store: StoreSettings,
     #[serde(default)]
-    pub(crate) log: LogSettings,
+    pub log: LogSettings,
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct RunSection {
+pub struct RunSection {
     /// The run directory; by default `runs/<phase>-<store>`.
-    pub(crate) dir: Option<std::path::PathBuf>,
+    pub dir: Option<std::path::PathBuf>,
     /// Export the policy at the end of each session.
-    pub(crate) export: Option<bool>,
-    pub(crate) phase: Option<Phase>,
-    pub(crate) store: Option<StoreKind>,
-    pub(crate) threads: Option<usize>,
-    pub(crate) iterations: Option<u64>,
+    pub export: Option<bool>,
+    pub phase: Option<Phase>,
+    pub store: Option<Backend>,
+    pub threads: Option<usize>,
+    pub iterations: Option<u64>,
     #[serde(rename = "for")]
-    pub(crate) duration: Option<String>,
-    pub(crate) seed: Option<u64>,
-    pub(crate) checkpoint_every_iterations: Option<u64>,
-    pub(crate) checkpoint_every_minutes: Option<f64>,
-    pub(crate) batch: Option<u64>,
+    pub duration: Option<String>,
+    pub seed: Option<u64>,
+    pub checkpoint_every_iterations: Option<u64>,
+    pub checkpoint_every_minutes: Option<f64>,
+    pub batch: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub(crate) struct LogSettings {
+pub struct LogSettings {
     /// `error`, `warn`, `info`, `debug` or `trace`.
-    pub(crate) level: String,
+    pub level: String,
     /// Also log to `train.log` in the run directory.
-    pub(crate) file: bool,
+    pub file: bool,
     /// Draw a progress bar when stderr is a terminal.
-    pub(crate) progress: bool,
+    pub progress: bool,
 }
 
 impl Default for LogSettings {
@@ -172,12 +177,12 @@ impl Default for LogSettings {
     }
 }
 
-pub(crate) fn parse_profile(text: &str, origin: &str) -> anyhow::Result<RunProfile> {
+pub fn parse_profile(text: &str, origin: &str) -> anyhow::Result<RunProfile> {
     toml::from_str(text)
         .with_context(|| format!("{origin} is not a valid run profile (see configs/example.toml)"))
 }
 
-pub(crate) fn load_profile(path: Option<&Path>) -> anyhow::Result<RunProfile> {
+pub fn load_profile(path: Option<&Path>) -> anyhow::Result<RunProfile> {
     let Some(path) = path else {
         return Ok(RunProfile::default());
     };
@@ -188,7 +193,7 @@ pub(crate) fn load_profile(path: Option<&Path>) -> anyhow::Result<RunProfile> {
 
 /// The rules from `path`'s `[rules]` table, or the defaults without a file.
 /// The threads a `threads` setting asks for: 0 means every core.
-pub(crate) fn worker_threads(requested: usize) -> usize {
+pub fn worker_threads(requested: usize) -> usize {
     if requested == 0 {
         std::thread::available_parallelism().map_or(1, usize::from)
     } else {
@@ -196,7 +201,7 @@ pub(crate) fn worker_threads(requested: usize) -> usize {
     }
 }
 
-pub(crate) fn load_rules(path: Option<&Path>) -> anyhow::Result<Rules> {
+pub fn load_rules(path: Option<&Path>) -> anyhow::Result<Rules> {
     Ok(load_profile(path)?.rules)
 }
 
@@ -204,18 +209,18 @@ pub(crate) fn load_rules(path: Option<&Path>) -> anyhow::Result<Rules> {
 /// would mix two different trainings in one store.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct Identity {
-    pub(crate) phase: Phase,
-    pub(crate) store: StoreKind,
-    pub(crate) rules: Rules,
-    pub(crate) solver: SolverSettings,
-    pub(crate) encoding: EncodingName,
-    pub(crate) seed: u64,
+pub struct Identity {
+    pub phase: Phase,
+    pub store: Backend,
+    pub rules: Rules,
+    pub solver: SolverSettings,
+    pub encoding: EncodingName,
+    pub seed: u64,
 }
 
 impl Identity {
     /// Each setting that differs from `other`, as "name: ours vs theirs".
-    pub(crate) fn differences(&self, saved: &Identity) -> Vec<String> {
+    pub fn differences(&self, saved: &Identity) -> Vec<String> {
         let mut out = Vec::new();
         let mut check = |name: &str, now: String, then: String| {
             if now != then {
@@ -231,15 +236,11 @@ impl Identity {
             crate::phase::describe_rules(self.rules),
             crate::phase::describe_rules(saved.rules),
         );
-        check(
-            "solver",
-            format!("{:?}", self.solver),
-            format!("{:?}", saved.solver),
-        );
+        check("solver", self.solver.to_string(), saved.solver.to_string());
         check(
             "store encoding",
-            format!("{:?}", self.encoding),
-            format!("{:?}", saved.encoding),
+            self.encoding.to_string(),
+            saved.encoding.to_string(),
         );
         check("seed", self.seed.to_string(), saved.seed.to_string());
         out
@@ -249,45 +250,45 @@ impl Identity {
 /// How a session runs: free to change between sessions of one run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct SessionSettings {
+pub struct SessionSettings {
     /// Worker threads; 0 means every core.
-    pub(crate) threads: usize,
+    pub threads: usize,
     /// Iterations to run in this session; `None` for no limit.
-    pub(crate) iterations: Option<u64>,
+    pub iterations: Option<u64>,
     /// Stop once the run's total reaches this many iterations.
-    pub(crate) until: Option<u64>,
+    pub until: Option<u64>,
     /// Wall-clock budget for this session.
-    pub(crate) duration: Option<Duration>,
-    pub(crate) checkpoint_every_iterations: u64,
-    pub(crate) checkpoint_every_minutes: f64,
+    pub duration: Option<Duration>,
+    pub checkpoint_every_iterations: u64,
+    pub checkpoint_every_minutes: f64,
     /// Iterations between progress updates and stop checks.
-    pub(crate) batch: u64,
-    pub(crate) lmdb_cache_records: usize,
+    pub batch: u64,
+    pub lmdb_cache_records: usize,
     /// Export the policy and say what it learned when the session ends.
-    pub(crate) export: bool,
-    pub(crate) log: LogSettings,
+    pub export: bool,
+    pub log: LogSettings,
 }
 
 /// The budget when neither a profile nor a flag gives one.
-pub(crate) const DEFAULT_ITERATIONS: u64 = 20_000;
+pub const DEFAULT_ITERATIONS: u64 = 20_000;
 
 /// Command-line values that override a profile.
 #[derive(Debug, Default)]
-pub(crate) struct Overrides {
-    pub(crate) phase: Option<Phase>,
-    pub(crate) store: Option<StoreKind>,
-    pub(crate) threads: Option<usize>,
-    pub(crate) iterations: Option<u64>,
-    pub(crate) until: Option<u64>,
-    pub(crate) duration: Option<Duration>,
-    pub(crate) seed: Option<u64>,
-    pub(crate) checkpoint_every_iterations: Option<u64>,
-    pub(crate) export: bool,
+pub struct Overrides {
+    pub phase: Option<Phase>,
+    pub store: Option<Backend>,
+    pub threads: Option<usize>,
+    pub iterations: Option<u64>,
+    pub until: Option<u64>,
+    pub duration: Option<Duration>,
+    pub seed: Option<u64>,
+    pub checkpoint_every_iterations: Option<u64>,
+    pub export: bool,
 }
 
 /// Resolves a profile and flags into the run's identity and this session's
 /// settings.
-pub(crate) fn resolve(
+pub fn resolve(
     profile: RunProfile,
     flags: Overrides,
 ) -> anyhow::Result<(Identity, SessionSettings, Option<std::path::PathBuf>)> {
@@ -295,7 +296,7 @@ pub(crate) fn resolve(
     let dir = run.dir.clone();
     let identity = Identity {
         phase: flags.phase.or(run.phase).unwrap_or(Phase::Bidding),
-        store: flags.store.or(run.store).unwrap_or(StoreKind::Memory),
+        store: flags.store.or(run.store).unwrap_or(Backend::Memory),
         rules: profile.rules,
         solver: profile.solver,
         encoding: profile.store.encoding,
@@ -356,7 +357,7 @@ pub(crate) fn resolve(
 }
 
 /// Parses `90s`, `45m`, `2h`, `1h30m` or `1d`.
-pub(crate) fn parse_duration(text: &str) -> anyhow::Result<Duration> {
+pub fn parse_duration(text: &str) -> anyhow::Result<Duration> {
     let mut seconds = 0u64;
     let mut digits = String::new();
     let mut any = false;
@@ -431,13 +432,13 @@ mod tests {
         )
         .unwrap();
         let flags = Overrides {
-            store: Some(StoreKind::Mmap),
+            store: Some(Backend::Mmap),
             seed: Some(9),
             ..Overrides::default()
         };
         let (identity, session, _) = resolve(profile, flags).unwrap();
         assert_eq!(identity.phase, Phase::Play(2));
-        assert_eq!(identity.store, StoreKind::Mmap);
+        assert_eq!(identity.store, Backend::Mmap);
         assert_eq!(identity.seed, 9);
         assert_eq!(session.threads, 2);
     }

@@ -1,7 +1,7 @@
 //! Number formatting for tables meant to be read by people.
 
 /// `1586970` → `1,586,970`.
-pub(crate) fn thousands(value: u64) -> String {
+pub fn thousands(value: u64) -> String {
     let digits = value.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (index, digit) in digits.chars().enumerate() {
@@ -14,7 +14,7 @@ pub(crate) fn thousands(value: u64) -> String {
 }
 
 /// Bytes in binary units with three significant figures.
-pub(crate) fn bytes(value: u64) -> String {
+pub fn bytes(value: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
     let mut scaled = value as f64;
     let mut unit = 0;

@@ -30,7 +30,7 @@ use crate::phase::Phase;
 
 /// A hand in progress, or the deal still to come.
 #[derive(Clone, Debug)]
-pub(crate) struct EuchreGame {
+pub struct EuchreGame {
     rules: Rules,
     /// Cards of play the solver owns; `None` for all of them.
     horizon: Option<u32>,
@@ -42,7 +42,7 @@ pub(crate) struct EuchreGame {
 }
 
 impl EuchreGame {
-    pub(crate) fn root(rules: Rules, phase: Phase) -> EuchreGame {
+    pub fn root(rules: Rules, phase: Phase) -> EuchreGame {
         EuchreGame {
             rules,
             horizon: phase.horizon(),
@@ -53,7 +53,7 @@ impl EuchreGame {
     }
 
     /// The deal a chance outcome stands for.
-    pub(crate) fn deal(outcome: u64) -> Deal {
+    pub fn deal(outcome: u64) -> Deal {
         Deal::random(Seat::North, &mut SmallRng::seed_from_u64(outcome))
     }
 
@@ -96,7 +96,7 @@ thread_local! {
 }
 
 /// Forgets this thread's solved leaves, so that a benchmark starts cold.
-pub(crate) fn clear_leaf_cache() {
+pub fn clear_leaf_cache() {
     LEAVES.with_borrow_mut(|cache| cache.tricks.clear());
 }
 

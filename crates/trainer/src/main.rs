@@ -1,19 +1,14 @@
-//! `trainer`: the command-line front end of the euchre CFR workspace.
-
-mod commands;
-mod config;
-mod eval;
-mod format;
-mod game;
-mod meter;
-mod phase;
-mod policy_file;
-mod report;
-mod training;
+//! `trainer`: the command-line front end of the euchre CFR workspace. It
+//! parses the command line and hands each subcommand to the library.
+//!
+//! The doc comments on the argument types below are clap's help text, read
+//! in a terminal, so they are written as plain text, not rustdoc markdown.
+#![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
 
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
+use trainer::{bench, commands, config, eval, phase};
 
 /// Train and inspect euchre bots built with counterfactual regret minimisation.
 ///
@@ -70,8 +65,8 @@ struct TrainArgs {
     phase: Option<phase::Phase>,
     /// Where regrets live: memory (snapshot at checkpoints), lmdb, or mmap
     /// (a perfect hash over the key universe; runs with files larger than RAM).
-    #[arg(long, value_enum)]
-    store: Option<config::StoreKind>,
+    #[arg(long, value_parser = parse_store)]
+    store: Option<store::Backend>,
     /// A run profile (see configs/); flags override it.
     #[arg(long)]
     config: Option<PathBuf>,
@@ -86,6 +81,14 @@ struct TrainArgs {
 }
 
 fn parse_phase(text: &str) -> Result<phase::Phase, String> {
+    text.parse()
+}
+
+fn parse_subject(text: &str) -> Result<bench::store::Subject, String> {
+    text.parse()
+}
+
+fn parse_store(text: &str) -> Result<store::Backend, String> {
     text.parse()
 }
 
@@ -247,8 +250,8 @@ enum BenchTarget {
         #[arg(long, default_value = "runs/bench-store")]
         dir: PathBuf,
         /// Run only this backend, in this process (used by the parent run).
-        #[arg(long, value_enum, hide = true)]
-        only: Option<commands::bench_store::BenchBackend>,
+        #[arg(long, value_parser = parse_subject, hide = true)]
+        only: Option<bench::store::Subject>,
     },
     /// The open-hand (double-dummy) solver: full 20-card positions per second.
     Dd {
@@ -389,20 +392,23 @@ fn main() -> anyhow::Result<()> {
         }
         Command::Replay => commands::replay::run(std::io::stdin().lock(), std::io::stdout().lock()),
         Command::Bench { target } => match target {
-            BenchTarget::Game { hands, seed } => commands::bench_game::run(hands, seed),
+            BenchTarget::Game { hands, seed } => bench::game::run(hands, seed),
             BenchTarget::Train {
                 iterations,
                 phases,
                 dir,
-            } => commands::bench_train::run(iterations, &phases, &dir),
-            BenchTarget::Dd { positions, seed } => commands::bench_dd::run(positions, seed),
-            BenchTarget::Cfr { iterations, seed } => commands::bench_cfr::run(iterations, seed),
+            } => bench::train::run(iterations, &phases, &dir),
+            BenchTarget::Dd { positions, seed } => bench::dd::run(positions, seed),
+            BenchTarget::Cfr { iterations, seed } => bench::cfr::run(iterations, seed),
             BenchTarget::Store {
                 keys,
                 threads,
                 dir,
                 only,
-            } => commands::bench_store::run(keys, threads, &dir, only),
+            } => {
+                let trainer = std::env::current_exe()?;
+                bench::store::run(keys, threads, &dir, only, &trainer)
+            }
         },
     }
 }

@@ -7,7 +7,8 @@ use std::time::Duration;
 /// Peak anonymous and file-backed resident memory, sampled every 20 ms.
 /// File-backed pages of the mmap are page cache the kernel can reclaim;
 /// anonymous memory is what the process truly holds.
-pub(crate) struct MemorySampler {
+#[derive(Debug)]
+pub struct MemorySampler {
     stop: std::sync::Arc<AtomicBool>,
     peak_anon: std::sync::Arc<AtomicU64>,
     peak_file: std::sync::Arc<AtomicU64>,
@@ -15,7 +16,7 @@ pub(crate) struct MemorySampler {
 }
 
 /// A `/proc/self/status` field in KiB, or 0 where unknown.
-pub(crate) fn status_kib(field: &str) -> u64 {
+pub fn status_kib(field: &str) -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     status
         .lines()
@@ -26,7 +27,7 @@ pub(crate) fn status_kib(field: &str) -> u64 {
 }
 
 impl MemorySampler {
-    pub(crate) fn start() -> MemorySampler {
+    pub fn start() -> MemorySampler {
         let stop = std::sync::Arc::new(AtomicBool::new(false));
         let peak_anon = std::sync::Arc::new(AtomicU64::new(0));
         let peak_file = std::sync::Arc::new(AtomicU64::new(0));
@@ -46,7 +47,7 @@ impl MemorySampler {
         }
     }
 
-    pub(crate) fn finish(mut self) -> (u64, u64) {
+    pub fn finish(mut self) -> (u64, u64) {
         self.stop.store(true, Ordering::Relaxed);
         if let Some(handle) = self.handle.take() {
             handle.join().ok();
@@ -59,11 +60,11 @@ impl MemorySampler {
 }
 
 /// Resident memory now, anonymous plus file-backed, in bytes.
-pub(crate) fn resident_bytes() -> u64 {
+pub fn resident_bytes() -> u64 {
     (status_kib("RssAnon:") + status_kib("RssFile:")) * 1024
 }
 
 /// Anonymous resident memory now: what the process holds beyond page cache.
-pub(crate) fn anonymous_bytes() -> u64 {
+pub fn anonymous_bytes() -> u64 {
     status_kib("RssAnon:") * 1024
 }

@@ -10,7 +10,7 @@ use store::Fingerprint;
 /// A training phase. Spelled `bidding`, `play-N` (N from 1 to 19) or
 /// `full-play` on the command line and in profiles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum Phase {
+pub enum Phase {
     /// Bidding with perfect recall; card play valued open-handed.
     Bidding,
     /// Bidding plus the first N cards of play; the rest valued open-handed.
@@ -25,7 +25,7 @@ pub(crate) enum Phase {
 /// with records of this width (which must fit a [`store::Record`], checked
 /// when this compiles), and the solver refuses any decision wider than the
 /// table's records.
-pub(crate) const RECORD_WIDTH: usize = euchre_game::action::Action::MAX_LEGAL;
+pub const RECORD_WIDTH: usize = euchre_game::action::Action::MAX_LEGAL;
 const _: () = assert!(
     RECORD_WIDTH <= store::MAX_ACTIONS,
     "euchre's widest decision must fit a store record"
@@ -38,7 +38,7 @@ const KEY_VERSION: u64 = 1;
 impl Phase {
     /// Cards the solver plays before the open-hand evaluator takes over;
     /// `None` means it plays to the end.
-    pub(crate) fn horizon(self) -> Option<u32> {
+    pub fn horizon(self) -> Option<u32> {
         match self {
             Phase::Bidding => Some(0),
             Phase::Play(cards) => Some(u32::from(cards)),
@@ -47,7 +47,7 @@ impl Phase {
     }
 
     /// What the store's keys mean: rules, phase and key abstraction.
-    pub(crate) fn fingerprint(self, rules: Rules) -> Fingerprint {
+    pub fn fingerprint(self, rules: Rules) -> Fingerprint {
         let phase_code = match self {
             Phase::Bidding => 0,
             Phase::Play(cards) => u64::from(cards),
@@ -63,7 +63,7 @@ impl Phase {
     }
 }
 
-pub(crate) fn describe_rules(rules: Rules) -> String {
+pub fn describe_rules(rules: Rules) -> String {
     format!(
         "stick_the_dealer={} lone_defender={} dealer_may_discard_upcard={}",
         rules.stick_the_dealer, rules.lone_defender, rules.dealer_may_discard_upcard

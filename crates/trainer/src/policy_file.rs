@@ -29,16 +29,16 @@ const SCALE: f64 = 65535.0;
 
 /// What a policy file was trained as.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub(crate) struct PolicyMeta {
-    pub(crate) phase: Phase,
-    pub(crate) rules: Rules,
-    pub(crate) iterations: u64,
+pub struct PolicyMeta {
+    pub phase: Phase,
+    pub rules: Rules,
+    pub iterations: u64,
 }
 
 /// A loaded policy.
 #[derive(Debug)]
-pub(crate) struct PolicyFile {
-    pub(crate) meta: PolicyMeta,
+pub struct PolicyFile {
+    pub meta: PolicyMeta,
     actions: usize,
     keys: Vec<Key>,
     probabilities: Vec<u16>,
@@ -47,7 +47,7 @@ pub(crate) struct PolicyFile {
 /// Writes the average strategy in `table` to `path`; returns the entries
 /// written. `observe` sees every record on the same pass, so a caller that
 /// also wants a summary of the table does not read it twice.
-pub(crate) fn export(
+pub fn export(
     table: &dyn Table,
     meta: &PolicyMeta,
     actions: usize,
@@ -123,7 +123,7 @@ impl<'a> Reader<'a> {
 }
 
 impl PolicyFile {
-    pub(crate) fn load(path: &Path) -> anyhow::Result<PolicyFile> {
+    pub fn load(path: &Path) -> anyhow::Result<PolicyFile> {
         let bytes = std::fs::read(path).with_context(|| {
             format!(
                 "cannot read the policy file {}; make one with `trainer export --run-dir runs/NAME`",
@@ -138,9 +138,9 @@ impl PolicyFile {
         let magic: [u8; 12] = reader.array()?;
         ensure!(
             &magic == MAGIC,
-            "{} is not a policy file (it does not start with {:?})",
+            "{} is not a policy file (it does not start with '{}'); export one with `trainer export`",
             path.display(),
-            std::str::from_utf8(MAGIC).unwrap_or_default()
+            String::from_utf8_lossy(MAGIC)
         );
         let version = u32::from_le_bytes(reader.array()?);
         ensure!(
@@ -194,12 +194,16 @@ impl PolicyFile {
         })
     }
 
-    pub(crate) fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         self.keys.len()
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
     /// Every entry: its key and its probabilities, scaled to 65535.
-    pub(crate) fn entries(&self) -> impl Iterator<Item = (Key, &[u16])> {
+    pub fn entries(&self) -> impl Iterator<Item = (Key, &[u16])> {
         self.keys
             .iter()
             .copied()
@@ -209,7 +213,7 @@ impl PolicyFile {
     /// Fills `out` (one entry per legal action) with the policy at `key`.
     /// Returns `false`, leaving `out` uniform, for a key the policy has
     /// never averaged: the caller decides what unseen means and counts it.
-    pub(crate) fn probabilities(&self, key: Key, out: &mut [f64]) -> bool {
+    pub fn probabilities(&self, key: Key, out: &mut [f64]) -> bool {
         let uniform = 1.0 / out.len() as f64;
         let Ok(index) = self.keys.binary_search(&key) else {
             out.fill(uniform);

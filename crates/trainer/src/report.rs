@@ -15,7 +15,7 @@ const SEATS: [(u8, &str); 4] = [
 ];
 
 /// Mean probability and count of hands behind it.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Mean {
     total: f64,
     count: u64,
@@ -43,8 +43,8 @@ impl Mean {
 /// Round 1 of bidding summarised: how often each seat orders the upcard
 /// up, by trumps held and with the right bower turned up. Averages are over
 /// distinct hands (canonical keys), each counted once.
-#[derive(Default)]
-pub(crate) struct BiddingReport {
+#[derive(Debug, Default)]
+pub struct BiddingReport {
     by_trumps: [[Mean; 4]; 6],
     right_bower_up: [Mean; 4],
 }
@@ -52,7 +52,7 @@ pub(crate) struct BiddingReport {
 impl BiddingReport {
     /// Adds one infostate with its action probabilities (any scale, in the
     /// key's canonical action order).
-    pub(crate) fn add(&mut self, key: u128, probabilities: &[f64]) {
+    pub fn add(&mut self, key: u128, probabilities: &[f64]) {
         let Some(view) = BiddingView::decode(euchre_game::infoset::InfoKey(key)) else {
             return;
         };
@@ -77,7 +77,7 @@ impl BiddingReport {
         }
     }
 
-    pub(crate) fn from_policy(policy: &PolicyFile) -> BiddingReport {
+    pub fn from_policy(policy: &PolicyFile) -> BiddingReport {
         let mut report = BiddingReport::default();
         let mut row = Vec::new();
         for (key, scaled) in policy.entries() {
@@ -88,7 +88,7 @@ impl BiddingReport {
         report
     }
 
-    pub(crate) fn print(&self, title: &str) {
+    pub fn print(&self, title: &str) {
         println!("{title}");
         print!("{:<22}", "trumps in hand");
         for (_, name) in SEATS {

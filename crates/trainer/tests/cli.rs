@@ -42,7 +42,7 @@ fn enumerate_reads_rules_from_a_profile() {
     let output = trainer(&["enumerate", "--config", good.to_str().unwrap()], "");
     assert!(output.status.success(), "{}", text(&output.stderr));
     let stdout = text(&output.stdout);
-    assert!(stdout.contains("lone_defender: true"), "{stdout}");
+    assert!(stdout.contains("lone_defender=true"), "{stdout}");
     assert!(
         !stdout.contains("1,586,970"),
         "lone defending adds infostates: {stdout}"

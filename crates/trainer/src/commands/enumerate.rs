@@ -14,12 +14,12 @@ use store::{RecordEncoding, RecordLayout};
 use crate::format::{bytes, thousands};
 use crate::phase::{Phase, RECORD_WIDTH};
 
-pub(crate) fn bidding(rules: Rules) -> anyhow::Result<()> {
+pub fn bidding(rules: Rules) -> anyhow::Result<()> {
     let started = Instant::now();
     let counts = count_bidding_keys(rules);
     let elapsed = started.elapsed();
     println!("phase: bidding (perfect recall, exact colour-preserving suit symmetry)");
-    println!("rules: {rules:?}");
+    println!("rules: {}", crate::phase::describe_rules(rules));
     println!();
     println!("{:<16} {:>12}", "decision", "infostates");
     for decision in BiddingDecision::ALL {
@@ -40,7 +40,7 @@ pub(crate) fn bidding(rules: Rules) -> anyhow::Result<()> {
 /// Exact counts of a play phase's keys, per trick, streamed from their
 /// shapes without holding them; then what the stored universe (bidding plus
 /// play decisions with a choice) takes in each backend.
-pub(crate) fn play(rules: Rules, phase: Phase, abstraction: PlayAbstraction) -> anyhow::Result<()> {
+pub fn play(rules: Rules, phase: Phase, abstraction: PlayAbstraction) -> anyhow::Result<()> {
     let started = Instant::now();
     let all_keys = PlayKeyFilter {
         min_legal: 1,
@@ -58,9 +58,9 @@ pub(crate) fn play(rules: Rules, phase: Phase, abstraction: PlayAbstraction) -> 
     let bidding = count_bidding_keys(rules).total();
     let elapsed = started.elapsed();
     println!(
-        "phase: {phase} (perfect-recall bidding, rank-compressed play, abstraction {abstraction:?})"
+        "phase: {phase} (perfect-recall bidding, rank-compressed play, abstraction {abstraction})"
     );
-    println!("rules: {rules:?}");
+    println!("rules: {}", crate::phase::describe_rules(rules));
     println!();
     println!(
         "{:<10} {:>10} {:>16} {:>22}",

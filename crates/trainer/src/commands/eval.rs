@@ -9,19 +9,20 @@ use indicatif::ProgressBar;
 
 use crate::eval::arena::{run_match, summarise};
 use crate::eval::bot::{Bot, from_spec};
-use crate::training::session::set_template;
+use crate::training::terminal::set_template;
 
-pub(crate) struct EvalRequest {
-    pub(crate) a: String,
-    pub(crate) b: String,
-    pub(crate) hands: u64,
-    pub(crate) seed: u64,
-    pub(crate) threads: usize,
-    pub(crate) rules: Rules,
-    pub(crate) unseen: crate::eval::policy::Unseen,
+#[derive(Debug)]
+pub struct EvalRequest {
+    pub a: String,
+    pub b: String,
+    pub hands: u64,
+    pub seed: u64,
+    pub threads: usize,
+    pub rules: Rules,
+    pub unseen: crate::eval::policy::Unseen,
 }
 
-pub(crate) fn run(request: &EvalRequest) -> anyhow::Result<()> {
+pub fn run(request: &EvalRequest) -> anyhow::Result<()> {
     ensure!(
         request.hands >= 2 && request.hands.is_multiple_of(2),
         "--hands {} must be an even number of at least 2: each deal is played twice, with the seats swapped",

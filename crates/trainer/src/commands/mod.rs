@@ -1,10 +1,9 @@
-pub(crate) mod bench_cfr;
-pub(crate) mod bench_dd;
-pub(crate) mod bench_game;
-pub(crate) mod bench_store;
-pub(crate) mod bench_train;
-pub(crate) mod enumerate;
-pub(crate) mod eval;
-pub(crate) mod play;
-pub(crate) mod replay;
-pub(crate) mod train;
+//! What each subcommand does, written for a person at a terminal: each
+//! takes plain values (the binary has parsed the flags) and prints its
+//! report to stdout.
+
+pub mod enumerate;
+pub mod eval;
+pub mod play;
+pub mod replay;
+pub mod train;

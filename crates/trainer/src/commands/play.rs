@@ -16,20 +16,21 @@ use rand::{RngExt, SeedableRng};
 use crate::eval::bot::{Bot, from_spec};
 use crate::eval::seen::Seen;
 
-pub(crate) struct PlayRequest {
-    pub(crate) partner: String,
-    pub(crate) opponents: String,
-    pub(crate) ascii: bool,
-    pub(crate) seed: Option<u64>,
-    pub(crate) target: u32,
-    pub(crate) rules: Rules,
-    pub(crate) unseen: crate::eval::policy::Unseen,
+#[derive(Debug)]
+pub struct PlayRequest {
+    pub partner: String,
+    pub opponents: String,
+    pub ascii: bool,
+    pub seed: Option<u64>,
+    pub target: u32,
+    pub rules: Rules,
+    pub unseen: crate::eval::policy::Unseen,
 }
 
 const HUMAN: Seat = Seat::South;
 
 /// Runs games until the person quits or input ends.
-pub(crate) fn run(
+pub fn run(
     request: &PlayRequest,
     input: &mut dyn BufRead,
     out: &mut dyn Write,

@@ -7,7 +7,7 @@ use anyhow::Context;
 use euchre_game::replay::{HandRecord, ReplayError, replay};
 use serde_json::{Value, json};
 
-pub(crate) fn run(input: impl BufRead, mut output: impl Write) -> anyhow::Result<()> {
+pub fn run(input: impl BufRead, mut output: impl Write) -> anyhow::Result<()> {
     for (index, line) in input.lines().enumerate() {
         let line = line.context("cannot read standard input")?;
         if line.trim().is_empty() {

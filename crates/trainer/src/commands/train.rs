@@ -11,14 +11,17 @@ use crate::phase::RECORD_WIDTH;
 use crate::policy_file::{self, PolicyFile, PolicyMeta};
 use crate::report::BiddingReport;
 use crate::training::backend;
+use crate::training::logging;
+use crate::training::run_dir::LOG_FILE;
 use crate::training::run_dir::{
     self, POLICY_FILE, Progress, RunDir, SETTINGS_FILE, STORE_DIR, read_settings,
 };
-use crate::training::session::{self, Ending, Summary};
+use crate::training::session::{Budget, Ending, Session, Summary};
+use crate::training::terminal::TerminalWatcher;
 
 /// `trainer train`: start a run, or resume the one in the run directory
 /// when its settings match.
-pub(crate) fn train(
+pub fn train(
     config: Option<&Path>,
     run_dir: Option<PathBuf>,
     flags: Overrides,
@@ -33,7 +36,7 @@ pub(crate) fn train(
 
 /// `trainer resume`: continue a run with the settings it was made with;
 /// flags change only this session's budget and threads.
-pub(crate) fn resume(dir: &Path, flags: Overrides) -> anyhow::Result<()> {
+pub fn resume(dir: &Path, flags: Overrides) -> anyhow::Result<()> {
     let Some(saved) = read_settings(dir)? else {
         bail!(
             "{} holds no run (no {SETTINGS_FILE}); start one with `trainer train --run-dir {}`",
@@ -58,7 +61,15 @@ pub(crate) fn resume(dir: &Path, flags: Overrides) -> anyhow::Result<()> {
 }
 
 fn run_session(dir: &Path, identity: &Identity, session: &SessionSettings) -> anyhow::Result<()> {
-    let summary = session::run(dir, identity, session)?;
+    let mut watcher = TerminalWatcher::new(session.log.progress)?;
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create the run directory {}", dir.display()))?;
+    let log_file = session.log.file.then(|| dir.join(LOG_FILE));
+    logging::init(&session.log.level, watcher.bar(), log_file.as_deref())?;
+    let mut training = Session::open(dir, identity, session, &mut watcher)?;
+    let summary = training.train(Budget::of(session), &mut watcher)?;
+    drop(training);
+    watcher.finish();
     print_summary(&summary);
     if session.export {
         export(dir, None)?;
@@ -97,7 +108,7 @@ fn print_summary(summary: &Summary) {
 }
 
 /// `trainer export`: write the average strategy to a policy file.
-pub(crate) fn export(dir: &Path, out: Option<PathBuf>) -> anyhow::Result<()> {
+pub fn export(dir: &Path, out: Option<PathBuf>) -> anyhow::Result<()> {
     let Some(saved) = read_settings(dir)? else {
         bail!(
             "{} holds no run (no {SETTINGS_FILE}); train one first with `trainer train`",
@@ -197,15 +208,15 @@ fn records_digest(dir: &Path) -> anyhow::Result<(u64, u32)> {
 /// `trainer status`: where a run stands, without disturbing a trainer
 /// that may be working in it. `digest` also reads every record (this
 /// needs the run's lock) and prints a digest of them.
-pub(crate) fn status(dir: &Path, digest: bool) -> anyhow::Result<()> {
+pub fn status(dir: &Path, digest: bool) -> anyhow::Result<()> {
     let Some(saved) = read_settings(dir)? else {
         bail!("{} holds no run (no {SETTINGS_FILE})", dir.display());
     };
     let identity = &saved.identity;
     println!("run        {}", dir.display());
     println!(
-        "settings   phase {}, store {}, seed {}, {:?} schedule, {:?} records",
-        identity.phase, identity.store, identity.seed, identity.solver.schedule, identity.encoding
+        "settings   phase {}, store {}, seed {}, solver {}, {} records",
+        identity.phase, identity.store, identity.seed, identity.solver, identity.encoding
     );
     match store::Manifest::read(&dir.join(STORE_DIR))? {
         Some(manifest) => {

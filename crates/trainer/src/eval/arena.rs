@@ -28,19 +28,19 @@ enum Seating {
 
 /// One played hand, from side A's point of view.
 #[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct HandResult {
-    pub(crate) points: [u8; 2],
-    pub(crate) made_trump: [bool; 2],
-    pub(crate) alone: [bool; 2],
-    pub(crate) euchred: [bool; 2],
-    pub(crate) defended_alone: [bool; 2],
+pub struct HandResult {
+    pub points: [u8; 2],
+    pub made_trump: [bool; 2],
+    pub alone: [bool; 2],
+    pub euchred: [bool; 2],
+    pub defended_alone: [bool; 2],
 }
 
 /// Both tables of one deal: A as north-south, then as east-west.
-pub(crate) type DealResult = [HandResult; 2];
+pub type DealResult = [HandResult; 2];
 
 /// Plays one hand with `bots` by seat; returns the outcome and the history.
-pub(crate) fn play_hand(
+pub fn play_hand(
     deal: Deal,
     rules: Rules,
     bots: [&dyn Bot; 4],
@@ -90,7 +90,7 @@ fn hand_result(state: &GameState, outcome: Option<Outcome>, a_team: Team) -> Han
 }
 
 /// Plays `deals` duplicate deals between `a` and `b`; results in deal order.
-pub(crate) fn run_match(
+pub fn run_match(
     a: &Arc<dyn Bot>,
     b: &Arc<dyn Bot>,
     rules: Rules,
@@ -137,23 +137,23 @@ fn mix(seed: u64, index: u64, stream: u64) -> u64 {
 
 /// What a match shows, from side A's point of view.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct MatchSummary {
-    pub(crate) hands: u64,
+pub struct MatchSummary {
+    pub hands: u64,
     /// A's points minus B's, per hand, and the half-width of its 95%
     /// interval (from the per-deal means, so the duplicate pairing counts).
-    pub(crate) net_per_hand: f64,
-    pub(crate) net_interval: f64,
-    pub(crate) points_per_hand: [f64; 2],
-    pub(crate) point_share: f64,
+    pub net_per_hand: f64,
+    pub net_interval: f64,
+    pub points_per_hand: [f64; 2],
+    pub point_share: f64,
     /// Games to 10 won by each side, chaining each table's hands in order.
-    pub(crate) games_won: [u64; 2],
-    pub(crate) made_trump: [f64; 2],
-    pub(crate) alone: [f64; 2],
-    pub(crate) euchred: [f64; 2],
-    pub(crate) defended_alone: [f64; 2],
+    pub games_won: [u64; 2],
+    pub made_trump: [f64; 2],
+    pub alone: [f64; 2],
+    pub euchred: [f64; 2],
+    pub defended_alone: [f64; 2],
 }
 
-pub(crate) fn summarise(results: &[DealResult]) -> MatchSummary {
+pub fn summarise(results: &[DealResult]) -> MatchSummary {
     let deals = results.len().max(1) as f64;
     let hands = 2.0 * deals;
     let per_deal: Vec<f64> = results

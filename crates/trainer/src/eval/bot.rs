@@ -19,7 +19,7 @@ use crate::phase::describe_rules;
 /// A player. `&self` and `Sync` so that one bot serves every table of a
 /// parallel match; randomness comes from the caller's generator, so a match
 /// is deterministic for its seed.
-pub(crate) trait Bot: Send + Sync {
+pub trait Bot: Send + Sync {
     fn name(&self) -> String;
 
     /// One of `seen.legal()`.
@@ -33,7 +33,8 @@ pub(crate) trait Bot: Send + Sync {
 }
 
 /// Uniform over the legal actions.
-pub(crate) struct RandomBot;
+#[derive(Debug)]
+pub struct RandomBot;
 
 impl Bot for RandomBot {
     fn name(&self) -> String {
@@ -47,12 +48,11 @@ impl Bot for RandomBot {
 }
 
 /// The bot specs `--a`, `--b` and `--opponents` accept.
-pub(crate) const SPEC_HELP: &str =
-    "random | heuristic | pimc:WORLDS | policy:FILE | policy-argmax:FILE";
+pub const SPEC_HELP: &str = "random | heuristic | pimc:WORLDS | policy:FILE | policy-argmax:FILE";
 
 /// Builds the bot a spec names for a table playing `rules`; `unseen` says
 /// who plays a policy's untrained keys.
-pub(crate) fn from_spec(spec: &str, rules: Rules, unseen: Unseen) -> anyhow::Result<Arc<dyn Bot>> {
+pub fn from_spec(spec: &str, rules: Rules, unseen: Unseen) -> anyhow::Result<Arc<dyn Bot>> {
     let (kind, argument) = spec.split_once(':').unwrap_or((spec, ""));
     Ok(match (kind, argument) {
         ("random", "") => Arc::new(RandomBot),

@@ -27,11 +27,12 @@ use crate::eval::bot::Bot;
 use crate::eval::seen::Seen;
 
 /// Strength at which a hand makes trump.
-pub(crate) const CALL: f32 = 6.0;
+pub const CALL: f32 = 6.0;
 /// Strength at which a hand with the right bower and four trumps goes alone.
-pub(crate) const ALONE: f32 = 10.0;
+pub const ALONE: f32 = 10.0;
 
-pub(crate) struct Heuristic;
+#[derive(Debug)]
+pub struct Heuristic;
 
 impl Bot for Heuristic {
     fn name(&self) -> String {
@@ -59,7 +60,7 @@ impl Bot for Heuristic {
 }
 
 /// How good `hand` is with `trump` as trump.
-pub(crate) fn strength(hand: CardSet, trump: Suit) -> f32 {
+pub fn strength(hand: CardSet, trump: Suit) -> f32 {
     let mut total = 0.0;
     let mut trumps = 0;
     let mut suits_held = [false; 4];
@@ -142,7 +143,7 @@ fn round2(seen: &Seen<'_>) -> Action {
 }
 
 /// The dealer's discard from six cards.
-pub(crate) fn discard(hand: CardSet, trump: Suit) -> Card {
+pub fn discard(hand: CardSet, trump: Suit) -> Card {
     let off: Vec<Card> = hand
         .iter()
         .filter(|&card| effective_suit(card, trump) != trump)

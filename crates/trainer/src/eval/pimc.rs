@@ -33,12 +33,13 @@ use crate::eval::bot::Bot;
 use crate::eval::heuristic::Heuristic;
 use crate::eval::seen::Seen;
 
-pub(crate) struct Pimc {
+#[derive(Debug)]
+pub struct Pimc {
     worlds: usize,
 }
 
 impl Pimc {
-    pub(crate) fn new(worlds: usize) -> Pimc {
+    pub fn new(worlds: usize) -> Pimc {
         Pimc { worlds }
     }
 }
@@ -114,7 +115,7 @@ fn bidding_value(mut world: GameState, action: Action, team: Team, rng: &mut Sma
 /// A full state consistent with everything the actor knows, at the same
 /// point of the hand; `None` if the history does not replay (never
 /// expected, but a sample is skipped rather than trusted).
-pub(crate) fn sample_world(seen: &Seen<'_>, rng: &mut SmallRng) -> Option<GameState> {
+pub fn sample_world(seen: &Seen<'_>, rng: &mut SmallRng) -> Option<GameState> {
     let actor = seen.actor();
     let dealer = seen.dealer();
     let upcard = seen.upcard();

@@ -26,7 +26,7 @@ use crate::policy_file::PolicyFile;
 
 /// How the bot turns the average strategy into an action.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Sampling {
+pub enum Sampling {
     /// Draw from the average strategy, as the equilibrium prescribes.
     Sample,
     /// Take its most likely action.
@@ -35,12 +35,13 @@ pub(crate) enum Sampling {
 
 /// Who plays a key the policy never trained.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum Unseen {
+pub enum Unseen {
     Heuristic,
     Uniform,
 }
 
-pub(crate) struct PolicyBot {
+#[derive(Debug)]
+pub struct PolicyBot {
     file: PolicyFile,
     name: String,
     sampling: Sampling,
@@ -48,7 +49,7 @@ pub(crate) struct PolicyBot {
     counts: Counts,
 }
 
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct Counts {
     from_policy: AtomicU64,
     unseen: AtomicU64,
@@ -56,11 +57,7 @@ struct Counts {
 }
 
 impl PolicyBot {
-    pub(crate) fn load(
-        path: &Path,
-        sampling: Sampling,
-        unseen: Unseen,
-    ) -> anyhow::Result<PolicyBot> {
+    pub fn load(path: &Path, sampling: Sampling, unseen: Unseen) -> anyhow::Result<PolicyBot> {
         let file = PolicyFile::load(path)?;
         let prefix = match sampling {
             Sampling::Sample => "policy",
@@ -76,7 +73,7 @@ impl PolicyBot {
     }
 
     /// The rules the policy was trained under.
-    pub(crate) fn rules(&self) -> euchre_game::rules::Rules {
+    pub fn rules(&self) -> euchre_game::rules::Rules {
         self.file.meta.rules
     }
 

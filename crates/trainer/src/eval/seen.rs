@@ -10,74 +10,74 @@ use euchre_game::state::{Contract, GameState, Stage, Trick};
 use euchre_game::trump::effective_suit;
 
 /// One hand's actions so far, in order, with who took each.
-pub(crate) type History = [(Seat, Action)];
+pub type History = [(Seat, Action)];
 
-#[derive(Clone, Copy)]
-pub(crate) struct Seen<'a> {
+#[derive(Clone, Copy, Debug)]
+pub struct Seen<'a> {
     state: &'a GameState,
     history: &'a History,
 }
 
 impl<'a> Seen<'a> {
     /// The view of whoever is to act in `state`.
-    pub(crate) fn new(state: &'a GameState, history: &'a History) -> Seen<'a> {
+    pub fn new(state: &'a GameState, history: &'a History) -> Seen<'a> {
         Seen { state, history }
     }
 
-    pub(crate) fn actor(&self) -> Seat {
+    pub fn actor(&self) -> Seat {
         self.state.to_act().unwrap_or(Seat::North)
     }
 
-    pub(crate) fn hand(&self) -> CardSet {
+    pub fn hand(&self) -> CardSet {
         self.state.hand(self.actor())
     }
 
-    pub(crate) fn legal(&self) -> ActionList {
+    pub fn legal(&self) -> ActionList {
         self.state.legal_actions()
     }
 
     /// The infostate key and its canonical action order, as the trainer
     /// keys it (a function of the actor's knowledge only).
-    pub(crate) fn decision(&self) -> Option<Decision> {
+    pub fn decision(&self) -> Option<Decision> {
         decision(self.state)
     }
 
-    pub(crate) fn stage(&self) -> Stage {
+    pub fn stage(&self) -> Stage {
         self.state.stage()
     }
 
-    pub(crate) fn rules(&self) -> Rules {
+    pub fn rules(&self) -> Rules {
         *self.state.rules()
     }
 
-    pub(crate) fn dealer(&self) -> Seat {
+    pub fn dealer(&self) -> Seat {
         self.state.dealer()
     }
 
-    pub(crate) fn upcard(&self) -> Card {
+    pub fn upcard(&self) -> Card {
         self.state.upcard()
     }
 
-    pub(crate) fn contract(&self) -> Option<Contract> {
+    pub fn contract(&self) -> Option<Contract> {
         self.state.contract()
     }
 
-    pub(crate) fn sits_out(&self, seat: Seat) -> bool {
+    pub fn sits_out(&self, seat: Seat) -> bool {
         self.state.sits_out(seat)
     }
 
-    pub(crate) fn trick(&self) -> &Trick {
+    pub fn trick(&self) -> &Trick {
         self.state.trick()
     }
 
     /// Every card played to a trick so far.
-    pub(crate) fn played(&self) -> CardSet {
+    pub fn played(&self) -> CardSet {
         self.state.played()
     }
 
     /// The actions so far; the dealer's discard is `None` to everyone but
     /// the dealer.
-    pub(crate) fn history(&self) -> impl Iterator<Item = (Seat, Option<Action>)> + '_ {
+    pub fn history(&self) -> impl Iterator<Item = (Seat, Option<Action>)> + '_ {
         let actor = self.actor();
         self.history
             .iter()
@@ -88,7 +88,7 @@ impl<'a> Seen<'a> {
     }
 
     /// The card the actor discarded as dealer, if it did.
-    pub(crate) fn own_discard(&self) -> Option<Card> {
+    pub fn own_discard(&self) -> Option<Card> {
         self.history().find_map(|(seat, action)| match action {
             Some(Action::Discard(card)) if seat == self.actor() => Some(card),
             _ => None,
@@ -96,7 +96,7 @@ impl<'a> Seen<'a> {
     }
 
     /// Cards each seat has played, from the public history.
-    pub(crate) fn played_by(&self) -> [CardSet; 4] {
+    pub fn played_by(&self) -> [CardSet; 4] {
         let mut played = [CardSet::EMPTY; 4];
         for (seat, action) in self.history() {
             if let Some(Action::Play(card)) = action {
@@ -107,7 +107,7 @@ impl<'a> Seen<'a> {
     }
 
     /// Suits each seat has shown out of by not following the led suit.
-    pub(crate) fn voids(&self) -> [[bool; 4]; 4] {
+    pub fn voids(&self) -> [[bool; 4]; 4] {
         let mut voids = [[false; 4]; 4];
         let Some(trump) = self.contract().map(|contract| contract.trump) else {
             return voids;

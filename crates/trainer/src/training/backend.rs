@@ -4,12 +4,13 @@ use std::path::Path;
 
 use store::{DurableTable, LmdbTable, MmapTable, RecordLayout, SnapshotTable};
 
-use crate::config::{Identity, StoreKind};
+use crate::config::Identity;
 use crate::phase::RECORD_WIDTH;
 use crate::training::universe::PhaseUniverse;
+use store::Backend;
 
 /// The record layout every phase uses: seven actions, in the run's encoding.
-pub(crate) fn layout(identity: &Identity) -> anyhow::Result<RecordLayout> {
+pub fn layout(identity: &Identity) -> anyhow::Result<RecordLayout> {
     Ok(RecordLayout::new(
         RECORD_WIDTH,
         identity.encoding.encoding(),
@@ -18,7 +19,7 @@ pub(crate) fn layout(identity: &Identity) -> anyhow::Result<RecordLayout> {
 
 /// Opens or creates the store in `dir`. `progress` hears of slow steps,
 /// such as building a perfect hash.
-pub(crate) fn open(
+pub fn open(
     identity: &Identity,
     dir: &Path,
     lmdb_cache_records: usize,
@@ -27,14 +28,14 @@ pub(crate) fn open(
     let layout = layout(identity)?;
     let fingerprint = identity.phase.fingerprint(identity.rules);
     Ok(match identity.store {
-        StoreKind::Memory => Box::new(SnapshotTable::open(dir, layout, fingerprint)?),
-        StoreKind::Lmdb => Box::new(LmdbTable::open(
+        Backend::Memory => Box::new(SnapshotTable::open(dir, layout, fingerprint)?),
+        Backend::Lmdb => Box::new(LmdbTable::open(
             dir,
             layout,
             fingerprint,
             lmdb_cache_records,
         )?),
-        StoreKind::Mmap => {
+        Backend::Mmap => {
             let (rules, phase) = (identity.rules, identity.phase);
             Box::new(MmapTable::open_with(
                 dir,

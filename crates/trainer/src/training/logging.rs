@@ -68,7 +68,7 @@ impl<'a> MakeWriter<'a> for LogFile {
 }
 
 /// Installs the process-wide logger. `file` appends to a log file too.
-pub(crate) fn init(level: &str, bar: &ProgressBar, file: Option<&Path>) -> anyhow::Result<()> {
+pub fn init(level: &str, bar: &ProgressBar, file: Option<&Path>) -> anyhow::Result<()> {
     let level: tracing::Level = level.parse().unwrap_or(tracing::Level::INFO);
     let stderr = AroundBar(bar.clone()).with_max_level(level);
     let builder = tracing_subscriber::fmt()

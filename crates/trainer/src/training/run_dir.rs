@@ -13,17 +13,18 @@ use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 use store::{ClientState, StoreDir};
 
-use crate::config::{Identity, SessionSettings, StoreKind};
+use crate::config::{Identity, SessionSettings};
 use crate::phase::Phase;
+use store::Backend;
 
-pub(crate) const SETTINGS_FILE: &str = "settings.toml";
-pub(crate) const STORE_DIR: &str = "store";
-pub(crate) const LOG_FILE: &str = "train.log";
-pub(crate) const POLICY_FILE: &str = "policy.bin";
+pub const SETTINGS_FILE: &str = "settings.toml";
+pub const STORE_DIR: &str = "store";
+pub const LOG_FILE: &str = "train.log";
+pub const POLICY_FILE: &str = "policy.bin";
 const LOCK_FILE: &str = "run.lock";
 
 /// The default directory of a run: `runs/<phase>-<store>`.
-pub(crate) fn default_path(phase: Phase, store: StoreKind) -> PathBuf {
+pub fn default_path(phase: Phase, store: Backend) -> PathBuf {
     PathBuf::from("runs").join(format!("{phase}-{store}"))
 }
 
@@ -31,32 +32,32 @@ pub(crate) fn default_path(phase: Phase, store: StoreKind) -> PathBuf {
 /// settings last used, which `trainer resume` starts from.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct SavedSettings {
-    pub(crate) identity: Identity,
-    pub(crate) session: SessionSettings,
+pub struct SavedSettings {
+    pub identity: Identity,
+    pub session: SessionSettings,
 }
 
 /// A locked run directory.
 #[derive(Debug)]
-pub(crate) struct RunDir {
+pub struct RunDir {
     lock: StoreDir,
 }
 
 /// How far a run has got, committed with the store at each checkpoint.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Progress {
-    pub(crate) iterations: u64,
-    pub(crate) regret_updates: u64,
-    pub(crate) strategy_updates: u64,
+pub struct Progress {
+    pub iterations: u64,
+    pub regret_updates: u64,
+    pub strategy_updates: u64,
     /// Seconds spent iterating over all sessions.
-    pub(crate) train_seconds: f64,
+    pub train_seconds: f64,
     /// When the checkpoint was taken, in seconds since the Unix epoch.
-    pub(crate) checkpoint_unix: u64,
+    pub checkpoint_unix: u64,
 }
 
 impl Progress {
     /// The progress a checkpoint committed; zero before the first.
-    pub(crate) fn committed(state: &ClientState, dir: &Path) -> anyhow::Result<Progress> {
+    pub fn committed(state: &ClientState, dir: &Path) -> anyhow::Result<Progress> {
         let progress = state.decode().with_context(|| {
             format!(
                 "reading the progress recorded in {}'s store manifest",
@@ -66,29 +67,29 @@ impl Progress {
         Ok(progress.unwrap_or_default())
     }
 
-    pub(crate) fn to_state(self) -> anyhow::Result<ClientState> {
+    pub fn to_state(self) -> anyhow::Result<ClientState> {
         ClientState::encode(&self).context("recording the run's progress")
     }
 }
 
 impl RunDir {
     /// Takes the directory's lock, creating it if needed.
-    pub(crate) fn lock(path: &Path) -> anyhow::Result<RunDir> {
+    pub fn lock(path: &Path) -> anyhow::Result<RunDir> {
         let lock = StoreDir::lock_with(path, LOCK_FILE)?;
         Ok(RunDir { lock })
     }
 
-    pub(crate) fn path(&self) -> &Path {
+    pub fn path(&self) -> &Path {
         self.lock.path()
     }
 
-    pub(crate) fn file(&self, name: &str) -> PathBuf {
+    pub fn file(&self, name: &str) -> PathBuf {
         self.lock.file(name)
     }
 
     /// Checks `identity` against the run's saved one, naming every setting
     /// that differs. A directory with no run passes.
-    pub(crate) fn check(&self, identity: &Identity) -> anyhow::Result<()> {
+    pub fn check(&self, identity: &Identity) -> anyhow::Result<()> {
         if let Some(saved) = read_settings(self.path())? {
             let differences = identity.differences(&saved.identity);
             if !differences.is_empty() {
@@ -106,11 +107,7 @@ impl RunDir {
     /// Records the run's identity and this session's settings; called once
     /// the store has opened, so a run that never started leaves no settings
     /// to trip over.
-    pub(crate) fn save(
-        &self,
-        identity: &Identity,
-        session: &SessionSettings,
-    ) -> anyhow::Result<()> {
+    pub fn save(&self, identity: &Identity, session: &SessionSettings) -> anyhow::Result<()> {
         let saved = SavedSettings {
             identity: identity.clone(),
             session: session.clone(),
@@ -123,7 +120,7 @@ impl RunDir {
 
 /// Reads a run's saved settings without taking its lock; `None` for a
 /// directory that holds no run.
-pub(crate) fn read_settings(dir: &Path) -> anyhow::Result<Option<SavedSettings>> {
+pub fn read_settings(dir: &Path) -> anyhow::Result<Option<SavedSettings>> {
     let path = dir.join(SETTINGS_FILE);
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,

@@ -1,268 +1,313 @@
-//! One training session: open the run, iterate in batches, checkpoint on
-//! schedule and on interrupt, and say where the run stands.
+//! A training session: a run directory opened and locked, its store, and
+//! the loop that iterates in batches, checkpoints on schedule and stops on
+//! its budget or when asked.
+//!
+//! The session prints nothing. Whoever runs it (the `train` command, the
+//! training benchmark, a test) watches it through a [`Watcher`]: a progress
+//! bar and Ctrl-C for a person, nothing at all for a benchmark.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::Context;
-use cfr::mccfr::{BatchStats, ExternalSampling};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use cfr::mccfr::ExternalSampling;
 use store::DurableTable;
 use tracing::info;
 
 use crate::config::{Identity, SessionSettings};
 use crate::format::{bytes, thousands};
 use crate::game::EuchreGame;
-use crate::meter::{anonymous_bytes, resident_bytes};
 use crate::training::backend;
-use crate::training::run_dir::{LOG_FILE, Progress, RunDir, STORE_DIR};
-use crate::training::signals;
+use crate::training::run_dir::{Progress, RunDir, STORE_DIR};
 
 /// Why a session ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Ending {
+pub enum Ending {
     Budget,
     Interrupted,
 }
 
 /// What a session did, for the caller to report.
 #[derive(Debug)]
-pub(crate) struct Summary {
-    pub(crate) run_dir: PathBuf,
-    pub(crate) resumed_from: u64,
-    pub(crate) progress: Progress,
-    pub(crate) session_iterations: u64,
-    pub(crate) session_seconds: f64,
-    pub(crate) infostates: u64,
-    pub(crate) disk_bytes: u64,
-    pub(crate) ending: Ending,
+pub struct Summary {
+    pub run_dir: PathBuf,
+    pub resumed_from: u64,
+    pub progress: Progress,
+    pub session_iterations: u64,
+    /// Wall time of the whole `train` call, checkpoints included.
+    pub session_seconds: f64,
+    /// Time spent iterating only: what a speed measurement divides by.
+    pub train_seconds: f64,
+    pub infostates: u64,
+    pub disk_bytes: u64,
+    pub ending: Ending,
 }
 
-/// A session's budget: whichever limit comes first ends it.
-struct Budget {
-    iterations: Option<u64>,
-    until: Option<u64>,
-    deadline: Option<Instant>,
+/// How much one call of [`Session::train`] may do; the first limit reached
+/// ends it. No limit at all trains until the watcher asks to stop.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Budget {
+    /// Iterations in this call.
+    pub iterations: Option<u64>,
+    /// Stop once the run's total reaches this many iterations.
+    pub until: Option<u64>,
+    /// Training time (building a new store does not count).
+    pub duration: Option<Duration>,
 }
 
 impl Budget {
-    /// Iterations still allowed after `done` this session at run total `total`.
-    fn remaining(&self, done: u64, total: u64) -> u64 {
+    pub fn of(settings: &SessionSettings) -> Budget {
+        Budget {
+            iterations: settings.iterations,
+            until: settings.until,
+            duration: settings.duration,
+        }
+    }
+
+    /// Iterations still allowed after `done` at run total `total`.
+    fn remaining(&self, done: u64, total: u64, deadline: Option<Instant>) -> u64 {
         let by_count = self.iterations.map_or(u64::MAX, |n| n.saturating_sub(done));
         let by_total = self.until.map_or(u64::MAX, |n| n.saturating_sub(total));
-        let by_time = match self.deadline {
+        let by_time = match deadline {
             Some(deadline) if Instant::now() >= deadline => 0,
             _ => u64::MAX,
         };
         by_count.min(by_total).min(by_time)
     }
 
+    /// The session's length in iterations, when a count fixes it.
     fn length(&self, start_total: u64) -> Option<u64> {
-        let by_count = self.iterations;
         let by_total = self.until.map(|n| n.saturating_sub(start_total));
-        match (by_count, by_total) {
+        match (self.iterations, by_total) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
     }
 }
 
-fn unix_now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |elapsed| elapsed.as_secs())
-}
-
-/// A spinner until the session's length is known, then (with
-/// [`show_length`]) a bar with an ETA.
-fn progress_bar(enabled: bool) -> ProgressBar {
-    let target = if enabled {
-        ProgressDrawTarget::stderr_with_hz(4)
-    } else {
-        ProgressDrawTarget::hidden()
-    };
-    let bar = ProgressBar::with_draw_target(None, target);
-    set_template(
-        &bar,
-        "{elapsed_precise} {spinner} {pos} it, {per_sec} | {msg}",
-    );
-    bar
-}
-
-fn show_length(bar: &ProgressBar, length: u64) {
-    bar.set_length(length);
-    set_template(
-        bar,
-        "{elapsed_precise} [{bar:30}] {pos}/{len} it, {per_sec}, eta {eta} | {msg}",
-    );
-}
-
-/// Styles `bar` with an indicatif template; a bad template keeps the default.
-pub(crate) fn set_template(bar: &ProgressBar, template: &str) {
-    if let Ok(style) = ProgressStyle::with_template(template) {
-        bar.set_style(style.progress_chars("=> "));
+/// Who watches a session, and may ask it to stop. Every method has a
+/// default that does nothing, so `()` watches silently.
+pub trait Watcher {
+    /// A slow step of opening the store, such as building a perfect hash.
+    fn stage(&mut self, _stage: &str) {}
+    /// Training starts; `length` is its iterations when a count fixes it.
+    fn started(&mut self, _length: Option<u64>) {}
+    /// A batch finished; `done` iterations so far this session.
+    fn batch(&mut self, _done: u64, _table: &dyn DurableTable) {}
+    /// Asked between batches: stop now (with a checkpoint)?
+    fn should_stop(&self) -> bool {
+        false
     }
 }
 
-/// Runs one session in `run_dir`. `identity` is checked against the run's
-/// saved settings, and saved for a new run.
-pub(crate) fn run(
-    run_dir: &Path,
-    identity: &Identity,
-    session: &SessionSettings,
-) -> anyhow::Result<Summary> {
-    let dir = RunDir::lock(run_dir)?;
-    dir.check(identity)?;
+impl Watcher for () {}
 
-    let bar = progress_bar(session.log.progress);
-    let log_file = session.log.file.then(|| dir.file(LOG_FILE));
-    crate::training::logging::init(&session.log.level, &bar, log_file.as_deref())?;
-    signals::install()?;
+/// An open training run. Dropping it releases the run directory's lock;
+/// everything since the last checkpoint is then lost, as after a crash.
+pub struct Session {
+    run: RunDir,
+    identity: Identity,
+    settings: SessionSettings,
+    table: Box<dyn DurableTable>,
+    progress: Progress,
+    resumed_from: u64,
+    /// When, and at which run total, the last checkpoint was written.
+    last_checkpoint: (Instant, u64),
+}
 
-    info!(
-        "run {}: phase {}, store {}, seed {}, {:?}",
-        run_dir.display(),
-        identity.phase,
-        identity.store,
-        identity.seed,
-        identity.solver.schedule()
-    );
-    let opened = Instant::now();
-    // Building an mmap store's perfect hash takes minutes at full scale:
-    // a spinner names each stage while it runs.
-    bar.enable_steady_tick(Duration::from_millis(200));
-    let table = backend::open(
-        identity,
-        &dir.file(STORE_DIR),
-        session.lmdb_cache_records,
-        &mut |stage| {
-            info!("store: {stage}");
-            bar.set_message(format!("store: {stage}"));
-        },
-    )
-    .with_context(|| {
-        format!(
-            "opening the {} store in {}",
-            identity.store,
-            run_dir.display()
-        )
-    })?;
-    dir.save(identity, session)?;
-    let mut progress = Progress::committed(&table.committed_state(), run_dir)?;
-    let resumed_from = progress.iterations;
-    if resumed_from > 0 {
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("run", &self.run.path())
+            .field("progress", &self.progress)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Session {
+    /// Locks `run_dir`, checks `identity` against the run's saved one (a new
+    /// run has none), opens or builds the store, and saves the identity and
+    /// `settings` for `trainer resume`.
+    pub fn open(
+        run_dir: &Path,
+        identity: &Identity,
+        settings: &SessionSettings,
+        watcher: &mut dyn Watcher,
+    ) -> anyhow::Result<Session> {
+        let run = RunDir::lock(run_dir)?;
+        run.check(identity)?;
         info!(
-            "resuming from the checkpoint at iteration {} ({} infostates, opened in {:.1} s)",
-            thousands(resumed_from),
-            thousands(table.len()),
-            opened.elapsed().as_secs_f64()
+            "run {}: phase {}, store {}, seed {}, solver {}",
+            run_dir.display(),
+            identity.phase,
+            identity.store,
+            identity.seed,
+            identity.solver
         );
-    } else {
-        info!("starting a new run");
+        let opened = Instant::now();
+        let table = backend::open(
+            identity,
+            &run.file(STORE_DIR),
+            settings.lmdb_cache_records,
+            &mut |stage| {
+                info!("store: {stage}");
+                watcher.stage(stage);
+            },
+        )
+        .with_context(|| {
+            format!(
+                "opening the {} store in {}",
+                identity.store,
+                run_dir.display()
+            )
+        })?;
+        // Saved only once the store has opened, so that a run that never
+        // started leaves no settings to trip over.
+        run.save(identity, settings)?;
+        let progress = Progress::committed(&table.committed_state(), run_dir)?;
+        if progress.iterations > 0 {
+            info!(
+                "resuming from the checkpoint at iteration {} ({} infostates, opened in {:.1} s)",
+                thousands(progress.iterations),
+                thousands(table.len()),
+                opened.elapsed().as_secs_f64()
+            );
+        } else {
+            info!("starting a new run");
+        }
+        Ok(Session {
+            run,
+            identity: identity.clone(),
+            settings: settings.clone(),
+            table,
+            resumed_from: progress.iterations,
+            last_checkpoint: (Instant::now(), progress.iterations),
+            progress,
+        })
     }
 
-    let threads = crate::config::worker_threads(session.threads);
-    let root = EuchreGame::root(identity.rules, identity.phase);
-    let solver = ExternalSampling::new(
-        root,
-        table.as_ref(),
-        identity.solver.schedule(),
-        identity.seed,
-        threads,
-    )?;
-    bar.disable_steady_tick();
-    // A time budget counts training only: building a new store comes first.
-    let budget = Budget {
-        iterations: session.iterations,
-        until: session.until,
-        deadline: session.duration.map(|d| Instant::now() + d),
-    };
-    if let Some(length) = budget.length(resumed_from) {
-        show_length(&bar, length);
+    /// The run's progress, including iterations not yet checkpointed.
+    pub fn progress(&self) -> Progress {
+        self.progress
     }
 
-    let started = Instant::now();
-    let mut last_checkpoint = (Instant::now(), progress.iterations);
-    let checkpoint_every = Duration::from_secs_f64(session.checkpoint_every_minutes * 60.0);
-    let mut batch = 1u64;
-    let mut done = 0u64;
-    let mut ending = Ending::Budget;
-    loop {
-        if signals::stop_requested() {
-            ending = Ending::Interrupted;
-            break;
-        }
-        let remaining = budget.remaining(done, progress.iterations);
-        if remaining == 0 {
-            break;
-        }
-        // Never cross a checkpoint boundary inside a batch, so checkpoints
-        // land on the same iterations however the batches fall.
-        let to_checkpoint = session.checkpoint_every_iterations
-            - (progress.iterations - last_checkpoint.1) % session.checkpoint_every_iterations;
-        let count = batch.min(remaining).min(to_checkpoint).min(session.batch);
-        let batch_started = Instant::now();
-        let stats: BatchStats = solver.run(progress.iterations + 1, count)?;
-        let took = batch_started.elapsed();
-        // Aim for about half a second per batch: responsive to Ctrl-C and
-        // cheap to account for.
-        if took < Duration::from_millis(250) {
-            batch = (batch * 2).min(session.batch);
-        } else if took > Duration::from_secs(1) && batch > 1 {
-            batch /= 2;
-        }
-        done += count;
-        progress.iterations += count;
-        progress.regret_updates += stats.regret_updates;
-        progress.strategy_updates += stats.strategy_updates;
-        progress.train_seconds += took.as_secs_f64();
-        bar.set_position(done);
-        bar.set_message(format!(
-            "{} infostates, disk {}, resident {} (anon {})",
-            thousands(table.len()),
-            bytes(table.disk_bytes()),
-            bytes(resident_bytes()),
-            bytes(anonymous_bytes()),
-        ));
-        let due = progress.iterations - last_checkpoint.1 >= session.checkpoint_every_iterations
-            || last_checkpoint.0.elapsed() >= checkpoint_every;
-        if due {
-            checkpoint(table.as_ref(), &mut progress)?;
-            last_checkpoint = (Instant::now(), progress.iterations);
-        }
+    /// The run total this session opened at.
+    pub fn resumed_from(&self) -> u64 {
+        self.resumed_from
     }
-    // A new run always gets a first checkpoint, so that it can be resumed
-    // and exported even if it was stopped before its first iteration.
-    if progress.iterations != last_checkpoint.1 || table.committed_state().is_none() {
-        checkpoint(table.as_ref(), &mut progress)?;
+
+    pub fn table(&self) -> &dyn DurableTable {
+        self.table.as_ref()
     }
-    bar.finish_and_clear();
-    let summary = Summary {
-        run_dir: run_dir.to_path_buf(),
-        resumed_from,
-        progress,
-        session_iterations: done,
-        session_seconds: started.elapsed().as_secs_f64(),
-        infostates: table.len(),
-        disk_bytes: table.disk_bytes(),
-        ending,
-    };
-    info!(
-        "{} at iteration {}: {} this session in {:.1} s, {} infostates, store {} on disk",
-        match ending {
-            Ending::Budget => "checkpointed",
-            Ending::Interrupted => "interrupted and checkpointed",
-        },
-        thousands(summary.progress.iterations),
-        thousands(done),
-        summary.session_seconds,
-        thousands(summary.infostates),
-        bytes(summary.disk_bytes)
-    );
-    Ok(summary)
+
+    /// Trains within `budget`: iterations in batches, a checkpoint whenever
+    /// one is due and one at the end. Checkpoints land on the same
+    /// iterations however the batches fall, so a run is reproducible on one
+    /// thread whatever its sessions' budgets.
+    pub fn train(&mut self, budget: Budget, watcher: &mut dyn Watcher) -> anyhow::Result<Summary> {
+        let threads = crate::config::worker_threads(self.settings.threads);
+        let root = EuchreGame::root(self.identity.rules, self.identity.phase);
+        let solver = ExternalSampling::new(
+            root,
+            self.table.as_ref(),
+            self.identity.solver.schedule(),
+            self.identity.seed,
+            threads,
+        )?;
+        let start_total = self.progress.iterations;
+        watcher.started(budget.length(start_total));
+        let started = Instant::now();
+        let deadline = budget.duration.map(|duration| started + duration);
+        let checkpoint_every = self.settings.checkpoint_every_iterations;
+        let checkpoint_minutes =
+            Duration::from_secs_f64(self.settings.checkpoint_every_minutes * 60.0);
+        let mut train_seconds = 0.0;
+        let mut batch = 1u64;
+        let mut done = 0u64;
+        let mut ending = Ending::Budget;
+        loop {
+            if watcher.should_stop() {
+                ending = Ending::Interrupted;
+                break;
+            }
+            let remaining = budget.remaining(done, self.progress.iterations, deadline);
+            if remaining == 0 {
+                break;
+            }
+            // Never cross a checkpoint boundary inside a batch.
+            let to_checkpoint = checkpoint_every
+                - (self.progress.iterations - self.last_checkpoint.1) % checkpoint_every;
+            let count = batch
+                .min(remaining)
+                .min(to_checkpoint)
+                .min(self.settings.batch);
+            let batch_started = Instant::now();
+            let stats = solver.run(self.progress.iterations + 1, count)?;
+            let took = batch_started.elapsed();
+            // Aim for about half a second per batch: responsive to Ctrl-C
+            // and cheap to account for.
+            if took < Duration::from_millis(250) {
+                batch = (batch * 2).min(self.settings.batch);
+            } else if took > Duration::from_secs(1) && batch > 1 {
+                batch /= 2;
+            }
+            done += count;
+            train_seconds += took.as_secs_f64();
+            self.progress.iterations += count;
+            self.progress.regret_updates += stats.regret_updates;
+            self.progress.strategy_updates += stats.strategy_updates;
+            self.progress.train_seconds += took.as_secs_f64();
+            watcher.batch(done, self.table.as_ref());
+            let due = self.progress.iterations - self.last_checkpoint.1 >= checkpoint_every
+                || self.last_checkpoint.0.elapsed() >= checkpoint_minutes;
+            if due {
+                commit(self.table.as_ref(), &mut self.progress)?;
+                self.last_checkpoint = (Instant::now(), self.progress.iterations);
+            }
+        }
+        drop(solver);
+        // A new run always gets a first checkpoint, so that it can be
+        // resumed and exported even if it stopped before its first iteration.
+        if self.progress.iterations != self.last_checkpoint.1
+            || self.table.committed_state().is_none()
+        {
+            self.checkpoint()?;
+        }
+        let summary = Summary {
+            run_dir: self.run.path().to_path_buf(),
+            resumed_from: start_total,
+            progress: self.progress,
+            session_iterations: done,
+            session_seconds: started.elapsed().as_secs_f64(),
+            train_seconds,
+            infostates: self.table.len(),
+            disk_bytes: self.table.disk_bytes(),
+            ending,
+        };
+        info!(
+            "{} at iteration {}: {} this session in {:.1} s, {} infostates, store {} on disk",
+            match ending {
+                Ending::Budget => "checkpointed",
+                Ending::Interrupted => "interrupted and checkpointed",
+            },
+            thousands(summary.progress.iterations),
+            thousands(done),
+            summary.session_seconds,
+            thousands(summary.infostates),
+            bytes(summary.disk_bytes)
+        );
+        Ok(summary)
+    }
+
+    /// Commits the records and the run's progress in one atomic step.
+    pub fn checkpoint(&mut self) -> anyhow::Result<()> {
+        commit(self.table.as_ref(), &mut self.progress)?;
+        self.last_checkpoint = (Instant::now(), self.progress.iterations);
+        Ok(())
+    }
 }
 
-fn checkpoint(table: &dyn DurableTable, progress: &mut Progress) -> anyhow::Result<()> {
+fn commit(table: &dyn DurableTable, progress: &mut Progress) -> anyhow::Result<()> {
     let started = Instant::now();
     progress.checkpoint_unix = unix_now();
     table
@@ -274,4 +319,104 @@ fn checkpoint(table: &dyn DurableTable, progress: &mut Progress) -> anyhow::Resu
         started.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Overrides, RunProfile, resolve};
+    use crate::phase::Phase;
+
+    struct TempDir(PathBuf);
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn temp_dir(name: &str) -> TempDir {
+        let path =
+            std::env::temp_dir().join(format!("trainer-session-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        TempDir(path)
+    }
+
+    fn settings(checkpoint_every: u64) -> (Identity, SessionSettings) {
+        let flags = Overrides {
+            phase: Some(Phase::Bidding),
+            threads: Some(1),
+            checkpoint_every_iterations: Some(checkpoint_every),
+            ..Overrides::default()
+        };
+        let (identity, mut settings, _) = resolve(RunProfile::default(), flags).unwrap();
+        settings.log.progress = false;
+        (identity, settings)
+    }
+
+    /// Stops after a set number of batches, as Ctrl-C would.
+    struct StopAfter(u64, u64);
+
+    impl Watcher for StopAfter {
+        fn batch(&mut self, _done: u64, _table: &dyn DurableTable) {
+            self.1 += 1;
+        }
+
+        fn should_stop(&self) -> bool {
+            self.1 >= self.0
+        }
+    }
+
+    #[test]
+    fn budgets_end_sessions_and_progress_survives_a_reopen() {
+        let dir = temp_dir("budget");
+        let (identity, settings) = settings(50);
+        let mut session = Session::open(&dir.0, &identity, &settings, &mut ()).unwrap();
+        let budget = Budget {
+            iterations: Some(120),
+            ..Budget::default()
+        };
+        let summary = session.train(budget, &mut ()).unwrap();
+        assert_eq!(summary.session_iterations, 120);
+        assert_eq!(summary.ending, Ending::Budget);
+        let until = Budget {
+            until: Some(150),
+            ..Budget::default()
+        };
+        assert_eq!(
+            session.train(until, &mut ()).unwrap().session_iterations,
+            30
+        );
+        drop(session);
+
+        let mut session = Session::open(&dir.0, &identity, &settings, &mut ()).unwrap();
+        assert_eq!(session.resumed_from(), 150);
+        let summary = session
+            .train(Budget::default(), &mut StopAfter(2, 0))
+            .unwrap();
+        assert_eq!(summary.ending, Ending::Interrupted);
+        assert!(summary.session_iterations > 0);
+        assert_eq!(
+            summary.progress.iterations,
+            150 + summary.session_iterations
+        );
+    }
+
+    #[test]
+    fn a_second_session_on_one_directory_is_refused() {
+        let dir = temp_dir("second");
+        let (identity, settings) = settings(1000);
+        let _first = Session::open(&dir.0, &identity, &settings, &mut ()).unwrap();
+        let error = Session::open(&dir.0, &identity, &settings, &mut ()).unwrap_err();
+        assert!(
+            format!("{error:#}").contains("another trainer"),
+            "{error:#}"
+        );
+    }
 }

@@ -12,7 +12,7 @@ const INTERRUPTED: i32 = 130;
 static INSTALLED: std::sync::Once = std::sync::Once::new();
 
 /// Installs the handler once per process; later calls do nothing.
-pub(crate) fn install() -> anyhow::Result<()> {
+pub fn install() -> anyhow::Result<()> {
     let mut result = Ok(());
     INSTALLED.call_once(|| result = set_handler());
     result
@@ -31,6 +31,6 @@ fn set_handler() -> anyhow::Result<()> {
     Ok(())
 }
 
-pub(crate) fn stop_requested() -> bool {
+pub fn stop_requested() -> bool {
     SIGNALS.load(Ordering::SeqCst) > 0
 }

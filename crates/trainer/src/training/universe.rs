@@ -28,13 +28,13 @@ struct Source {
 
 /// A phase's key universe: bidding keys, then the play keys the phase stores.
 #[derive(Debug)]
-pub(crate) struct PhaseUniverse {
+pub struct PhaseUniverse {
     chunks: Vec<UniverseChunk>,
 }
 
 /// A slice of the universe that lists its keys again each time it is walked.
 #[derive(Clone, Debug)]
-pub(crate) struct UniverseChunk {
+pub struct UniverseChunk {
     source: Arc<Source>,
     part: Part,
     len: usize,
@@ -48,7 +48,7 @@ enum Part {
 
 impl PhaseUniverse {
     /// Counts the universe (in parallel) and splits it into chunks.
-    pub(crate) fn new(rules: Rules, phase: Phase) -> PhaseUniverse {
+    pub fn new(rules: Rules, phase: Phase) -> PhaseUniverse {
         let bidding: Vec<Key> = bidding_keys(rules).map(|(_, key)| key.0).collect();
         // Bidding's horizon of 0 cards leaves no play shapes.
         let filter = PlayKeyFilter::stored(phase.horizon());
@@ -103,9 +103,17 @@ impl KeyUniverse for PhaseUniverse {
 }
 
 /// A chunk's keys, with the count known in advance as boomphf requires.
-pub(crate) struct ChunkKeys {
+pub struct ChunkKeys {
     keys: Box<dyn Iterator<Item = Key> + Send>,
     remaining: usize,
+}
+
+impl std::fmt::Debug for ChunkKeys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChunkKeys")
+            .field("remaining", &self.remaining)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Iterator for ChunkKeys {

@@ -65,7 +65,7 @@ fn sampled<G: cfr::Game>(
     })
 }
 
-pub(crate) fn run(mccfr_iterations: u64, seed: u64) -> anyhow::Result<()> {
+pub fn run(mccfr_iterations: u64, seed: u64) -> anyhow::Result<()> {
     anyhow::ensure!(mccfr_iterations > 0, "--iterations must be at least 1");
     let rows = vec![
         exact("kuhn", &Kuhn::new(), "CFR+", Schedule::CFR_PLUS, 1000)?,

@@ -9,39 +9,57 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use clap::ValueEnum;
 use rayon::prelude::*;
 use store::{
-    ClientState, DurableTable, Fingerprint, Key, KeyUniverse, LmdbTable, MemoryTable, MmapTable,
-    Record, RecordEncoding, RecordLayout, Table,
+    Backend, ClientState, DurableTable, Fingerprint, Key, KeyUniverse, LmdbTable, MemoryTable,
+    MmapTable, Record, RecordEncoding, RecordLayout, Table,
 };
 
 use crate::format::{bytes, thousands};
 use crate::meter::MemorySampler;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub(crate) enum BenchBackend {
+/// What one measurement runs on: a store backend, or the baseline it is
+/// compared with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Subject {
+    /// A `Mutex<HashMap>`: the obvious store, to measure the others against.
     Baseline,
-    Memory,
-    Lmdb,
-    Mmap,
+    Store(Backend),
 }
 
-impl BenchBackend {
-    const ALL: [BenchBackend; 4] = [
-        BenchBackend::Baseline,
-        BenchBackend::Memory,
-        BenchBackend::Lmdb,
-        BenchBackend::Mmap,
+impl Subject {
+    const ALL: [Subject; 4] = [
+        Subject::Baseline,
+        Subject::Store(Backend::Memory),
+        Subject::Store(Backend::Lmdb),
+        Subject::Store(Backend::Mmap),
     ];
+
+    /// The name `--only` takes.
+    fn name(self) -> &'static str {
+        match self {
+            Subject::Baseline => "baseline",
+            Subject::Store(backend) => backend.name(),
+        }
+    }
 
     fn label(self) -> &'static str {
         match self {
-            BenchBackend::Baseline => "Mutex<HashMap> (baseline)",
-            BenchBackend::Memory => "memory",
-            BenchBackend::Lmdb => "lmdb",
-            BenchBackend::Mmap => "mmap + phf",
+            Subject::Baseline => "Mutex<HashMap> (baseline)",
+            Subject::Store(Backend::Mmap) => "mmap + phf",
+            Subject::Store(backend) => backend.name(),
         }
+    }
+}
+
+impl std::str::FromStr for Subject {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Subject, String> {
+        Subject::ALL
+            .into_iter()
+            .find(|subject| subject.name() == text)
+            .ok_or_else(|| format!("unknown subject '{text}': use baseline, memory, lmdb or mmap"))
     }
 }
 
@@ -168,13 +186,13 @@ fn fingerprint(keys: u64) -> Fingerprint {
     }
 }
 
-fn measure(backend: BenchBackend, keys: u64, dir: &Path) -> anyhow::Result<Measurement> {
+fn measure(backend: Subject, keys: u64, dir: &Path) -> anyhow::Result<Measurement> {
     let sampler = MemorySampler::start();
     let setup = Instant::now();
     let mut index_bytes = 0;
     let mut disk = 0;
     let seconds = match backend {
-        BenchBackend::Baseline => {
+        Subject::Baseline => {
             let map: Mutex<HashMap<Key, Record>> = Mutex::new(HashMap::new());
             let started = Instant::now();
             (0..keys).into_par_iter().for_each(|index| {
@@ -185,13 +203,13 @@ fn measure(backend: BenchBackend, keys: u64, dir: &Path) -> anyhow::Result<Measu
             });
             started.elapsed().as_secs_f64()
         }
-        BenchBackend::Memory => {
+        Subject::Store(Backend::Memory) => {
             let table = MemoryTable::new();
             let started = Instant::now();
             run_steps(&table, keys)?;
             started.elapsed().as_secs_f64()
         }
-        BenchBackend::Lmdb => {
+        Subject::Store(Backend::Lmdb) => {
             let table = LmdbTable::open(&dir.join("lmdb"), LAYOUT, fingerprint(keys), 1 << 20)?;
             let started = Instant::now();
             run_steps(&table, keys)?;
@@ -199,7 +217,7 @@ fn measure(backend: BenchBackend, keys: u64, dir: &Path) -> anyhow::Result<Measu
             disk = table.disk_bytes();
             started.elapsed().as_secs_f64()
         }
-        BenchBackend::Mmap => {
+        Subject::Store(Backend::Mmap) => {
             let universe = BenchUniverse(keys);
             let table = MmapTable::open(
                 &dir.join("mmap"),
@@ -230,11 +248,15 @@ fn measure(backend: BenchBackend, keys: u64, dir: &Path) -> anyhow::Result<Measu
     })
 }
 
-pub(crate) fn run(
+/// Measures every subject, each in a child process of `trainer` (so that
+/// each peak of memory is its own), or with `only`, one subject in this
+/// process. `trainer` is the executable that runs the children.
+pub fn run(
     keys: u64,
     threads: Option<usize>,
     dir: &Path,
-    only: Option<BenchBackend>,
+    only: Option<Subject>,
+    trainer: &Path,
 ) -> anyhow::Result<()> {
     anyhow::ensure!(keys > 0, "--keys must be at least 1");
     anyhow::ensure!(
@@ -256,21 +278,20 @@ pub(crate) fn run(
         );
         return Ok(());
     }
-    let exe = std::env::current_exe().context("cannot find the trainer executable")?;
     let mut rows = Vec::new();
-    for backend in BenchBackend::ALL {
-        let run_dir = dir.join(format!("{backend:?}").to_lowercase());
+    for backend in Subject::ALL {
+        let run_dir = dir.join(backend.name());
         std::fs::remove_dir_all(&run_dir).ok();
         eprintln!(
             "measuring {} on {} keys ...",
             backend.label(),
             thousands(keys)
         );
-        let mut command = Command::new(&exe);
+        let mut command = Command::new(trainer);
         command
             .args(["bench", "store", "--keys", &keys.to_string(), "--dir"])
             .arg(&run_dir);
-        command.args(["--only", &format!("{backend:?}").to_lowercase()]);
+        command.args(["--only", backend.name()]);
         if let Some(threads) = threads {
             command.args(["--threads", &threads.to_string()]);
         }

@@ -3,72 +3,74 @@
 //! same run.
 
 use std::path::Path;
-use std::time::Instant;
 
-use cfr::mccfr::ExternalSampling;
-use euchre_game::rules::Rules;
-
-use crate::config::{EncodingName, Identity, SolverSettings, StoreKind};
+use crate::config::{Overrides, RunProfile, resolve};
 use crate::format::{bytes, thousands};
-use crate::game::EuchreGame;
 use crate::meter::resident_bytes;
 use crate::phase::Phase;
-use crate::training::backend;
+use crate::training::run_dir::Progress;
+use crate::training::session::{Budget, Session};
+use store::Backend;
 
 struct Row {
     phase: Phase,
-    store: StoreKind,
+    store: Backend,
     threads: usize,
     result: Result<(f64, u64, u64), String>,
 }
 
+/// One phase, store and thread count: iterations per second, record
+/// updates and resident memory, measured through a training [`Session`]
+/// in a fresh run directory, as `trainer train` runs it.
 fn measure(
     phase: Phase,
-    store: StoreKind,
+    store: Backend,
     threads: usize,
     iterations: u64,
     dir: &Path,
-) -> Result<(f64, u64, u64), String> {
-    let identity = Identity {
-        phase,
-        store,
-        rules: Rules::default(),
-        solver: SolverSettings::default(),
-        encoding: EncodingName::F32,
-        seed: 1,
+) -> anyhow::Result<(f64, u64, u64)> {
+    let flags = Overrides {
+        phase: Some(phase),
+        store: Some(store),
+        threads: Some(threads),
+        seed: Some(1),
+        ..Overrides::default()
     };
+    let (identity, settings, _) = resolve(RunProfile::default(), flags)?;
     let run = dir.join(format!("{phase}-{store}-{threads}"));
-    std::fs::remove_dir_all(&run).ok();
-    let table =
-        backend::open(&identity, &run, 1 << 20, &mut |_| {}).map_err(|e| format!("{e:#}"))?;
+    let _ = std::fs::remove_dir_all(&run);
+    let mut session = Session::open(&run, &identity, &settings, &mut ())?;
     // One-thread runs reuse this thread: start each with no cached leaves.
     crate::game::clear_leaf_cache();
-    let root = EuchreGame::root(identity.rules, phase);
-    let solver =
-        ExternalSampling::new(root, table.as_ref(), identity.solver.schedule(), 1, threads)
-            .map_err(|e| e.to_string())?;
     // A short warm-up touches the commonest infostates first, as any run does.
-    solver.run(1, iterations / 10).map_err(|e| e.to_string())?;
-    let started = Instant::now();
-    let stats = solver
-        .run(iterations / 10 + 1, iterations)
-        .map_err(|e| e.to_string())?;
-    let seconds = started.elapsed().as_secs_f64();
+    let warm_up = Budget {
+        iterations: Some(iterations / 10),
+        ..Budget::default()
+    };
+    session.train(warm_up, &mut ())?;
+    let updates_so_far = |progress: Progress| progress.regret_updates + progress.strategy_updates;
+    let before = updates_so_far(session.progress());
+    let measured = Budget {
+        iterations: Some(iterations),
+        ..Budget::default()
+    };
+    let summary = session.train(measured, &mut ())?;
+    let updates = updates_so_far(summary.progress) - before;
     let resident = resident_bytes();
-    drop(solver);
-    drop(table);
-    std::fs::remove_dir_all(&run).ok();
-    Ok((seconds, stats.updates(), resident))
+    drop(session);
+    let _ = std::fs::remove_dir_all(&run);
+    Ok((summary.train_seconds, updates, resident))
 }
 
-pub(crate) fn run(iterations: u64, phases: &[Phase], dir: &Path) -> anyhow::Result<()> {
+pub fn run(iterations: u64, phases: &[Phase], dir: &Path) -> anyhow::Result<()> {
     anyhow::ensure!(iterations >= 10, "--iterations must be at least 10");
     let mut rows = Vec::new();
     for &phase in phases {
-        for store in [StoreKind::Memory, StoreKind::Lmdb, StoreKind::Mmap] {
+        for store in Backend::ALL {
             for threads in [1, 2] {
                 eprintln!("measuring {phase} on {store} with {threads} thread(s)...");
-                let result = measure(phase, store, threads, iterations, dir);
+                let result =
+                    measure(phase, store, threads, iterations, dir).map_err(|e| format!("{e:#}"));
                 rows.push(Row {
                     phase,
                     store,
@@ -109,7 +111,7 @@ pub(crate) fn run(iterations: u64, phases: &[Phase], dir: &Path) -> anyhow::Resu
         let own = iterations as f64 / seconds;
         let baseline = rows
             .iter()
-            .find(|r| r.phase == row.phase && r.store == StoreKind::Memory && r.threads == 1)
+            .find(|r| r.phase == row.phase && r.store == Backend::Memory && r.threads == 1)
             .and_then(rate);
         let one_thread = rows
             .iter()

@@ -53,7 +53,7 @@ fn random_hands(hands: u64, seed: u64, rules: Rules) -> Measurement {
     }
 }
 
-pub(crate) fn run(hands: u64, seed: u64) -> anyhow::Result<()> {
+pub fn run(hands: u64, seed: u64) -> anyhow::Result<()> {
     anyhow::ensure!(hands > 0, "--hands must be at least 1");
     let deals = deal_only(hands, seed);
     let rows = [

@@ -33,7 +33,7 @@ fn first_leads(count: usize, seed: u64) -> Vec<GameState> {
     positions
 }
 
-pub(crate) fn run(positions: usize, seed: u64) -> anyhow::Result<()> {
+pub fn run(positions: usize, seed: u64) -> anyhow::Result<()> {
     anyhow::ensure!(positions > 0, "--positions must be at least 1");
     let states = first_leads(positions, seed);
 

@@ -1,0 +1,10 @@
+//! Speed measurements, each printed as a table of ratios against a baseline
+//! measured in the same run (these machines are shared and noisy). The
+//! `trainer bench …` subcommands and `cargo bench` (the targets in
+//! `benches/`) run the same functions.
+
+pub mod cfr;
+pub mod dd;
+pub mod game;
+pub mod store;
+pub mod train;

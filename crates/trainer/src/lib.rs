@@ -1,0 +1,26 @@
+//! The euchre trainer as a library: everything the `trainer` binary does,
+//! in parts that tests and benchmarks call directly.
+//!
+//! - [`game`]: euchre as a [`cfr::Game`]: the engine of `euchre_game`, a
+//!   training [`phase`] deciding where the solver stops, and open-hand
+//!   (double-dummy) values at the leaves.
+//! - [`training`]: a run directory, the store behind it ([`store`]) and a
+//!   [`training::session::Session`] that trains in checkpointed batches.
+//! - [`policy_file`]: the exported average strategy, the only thing that
+//!   [`eval`] (bots and the duplicate-match arena) and play ever read.
+//! - [`config`]: run profiles in TOML and the settings a run is made with.
+//! - [`bench`]: the speed measurements behind `trainer bench` and
+//!   `cargo bench`.
+//! - [`commands`]: what each subcommand prints for a person.
+
+pub mod bench;
+pub mod commands;
+pub mod config;
+pub mod eval;
+pub mod format;
+pub mod game;
+pub mod meter;
+pub mod phase;
+pub mod policy_file;
+pub mod report;
+pub mod training;
