@@ -3,13 +3,14 @@
 
 use std::collections::HashSet;
 
-use euchre_game::card::{Card, CardSet, Suit, subsets};
-use euchre_game::enumerate::{bidding_keys, count_bidding_keys, raw_bidding_views};
-use euchre_game::infoset::{BiddingDecision, BiddingView, InfoKey, bidding_decision};
-use euchre_game::rules::Rules;
-use euchre_game::seat::Seat;
-use euchre_game::state::{Deal, GameState};
-use euchre_game::symmetry::SuitPerm;
+use euchre_game::engine::card::{Card, CardSet, Suit, subsets};
+use euchre_game::engine::rules::Rules;
+use euchre_game::engine::seat::Seat;
+use euchre_game::engine::state::{Deal, GameState};
+use euchre_game::keys::InfoKey;
+use euchre_game::keys::bidding::{BiddingDecision, BiddingView, bidding_decision};
+use euchre_game::keys::symmetry::SuitPerm;
+use euchre_game::universe::bidding::{bidding_keys, count_bidding_keys, raw_bidding_views};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 

@@ -1,11 +1,11 @@
 //! The open-hand solver against plain minimax, on random positions near
 //! the end of a hand where minimax is affordable.
 
-use euchre_game::action::Action;
-use euchre_game::double_dummy::{DoubleDummy, brute_force};
-use euchre_game::rules::Rules;
-use euchre_game::seat::{Seat, Team};
-use euchre_game::state::{Deal, GameState, Stage};
+use euchre_game::engine::action::Action;
+use euchre_game::engine::double_dummy::{DoubleDummy, brute_force};
+use euchre_game::engine::rules::Rules;
+use euchre_game::engine::seat::{Seat, Team};
+use euchre_game::engine::state::{Deal, GameState, Stage};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 

@@ -3,14 +3,14 @@
 
 use std::collections::HashMap;
 
-use euchre_game::action::Action;
-use euchre_game::card::Suit;
-use euchre_game::infoset::decision;
-use euchre_game::play_key::{Label, PLAY_KIND, PlayView, play_decision, slot_suits};
-use euchre_game::rules::Rules;
-use euchre_game::seat::Seat;
-use euchre_game::state::{Deal, GameState, Stage};
-use euchre_game::symmetry::SuitPerm;
+use euchre_game::engine::action::Action;
+use euchre_game::engine::card::Suit;
+use euchre_game::engine::rules::Rules;
+use euchre_game::engine::seat::Seat;
+use euchre_game::engine::state::{Deal, GameState, Stage};
+use euchre_game::keys::decision;
+use euchre_game::keys::play::{Label, PLAY_KIND, PlayView, play_decision, slot_suits};
+use euchre_game::keys::symmetry::SuitPerm;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 

@@ -2,12 +2,12 @@
 
 use std::collections::HashSet;
 
-use euchre_game::infoset::InfoKey;
-use euchre_game::play_key::{PlayAbstraction, PlayView, play_decision, play_decision_with};
-use euchre_game::play_universe::{PlayKeyFilter, PlayShape, contains, play_shapes};
-use euchre_game::rules::Rules;
-use euchre_game::seat::Seat;
-use euchre_game::state::{Deal, GameState, Stage};
+use euchre_game::engine::rules::Rules;
+use euchre_game::engine::seat::Seat;
+use euchre_game::engine::state::{Deal, GameState, Stage};
+use euchre_game::keys::InfoKey;
+use euchre_game::keys::play::{PlayAbstraction, PlayView, play_decision, play_decision_with};
+use euchre_game::universe::play::{PlayKeyFilter, PlayShape, contains, play_shapes};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 

@@ -1,11 +1,11 @@
 //! Properties of every hand, over random deals and random legal play.
 
-use euchre_game::action::Action;
-use euchre_game::card::{Card, CardSet};
-use euchre_game::replay::{HandRecord, replay};
-use euchre_game::rules::Rules;
-use euchre_game::seat::Seat;
-use euchre_game::state::{Deal, GameState, Stage};
+use euchre_game::engine::action::Action;
+use euchre_game::engine::card::{Card, CardSet};
+use euchre_game::engine::replay::{HandRecord, replay};
+use euchre_game::engine::rules::Rules;
+use euchre_game::engine::seat::Seat;
+use euchre_game::engine::state::{Deal, GameState, Stage};
 use proptest::prelude::*;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};

@@ -1,11 +1,11 @@
 //! The rules that are easy to get wrong, each on a hand built to exercise it.
 
-use euchre_game::action::Action;
-use euchre_game::card::Card;
-use euchre_game::error::IllegalAction;
-use euchre_game::rules::Rules;
-use euchre_game::seat::{Seat, Team};
-use euchre_game::state::{Deal, GameState, Stage};
+use euchre_game::engine::action::Action;
+use euchre_game::engine::card::Card;
+use euchre_game::engine::error::IllegalAction;
+use euchre_game::engine::rules::Rules;
+use euchre_game::engine::seat::{Seat, Team};
+use euchre_game::engine::state::{Deal, GameState, Stage};
 
 /// North deals. East leads first.
 fn deal(north: &str, east: &str, south: &str, west: &str, upcard: &str) -> Deal {
@@ -312,9 +312,11 @@ fn scoring_follows_the_tricks() {
         let best = *legal
             .iter()
             .max_by_key(|action| match action {
-                Action::Play(card) => {
-                    euchre_game::trump::trick_strength(*card, card_suit("h"), card_suit("h"))
-                }
+                Action::Play(card) => euchre_game::engine::trump::trick_strength(
+                    *card,
+                    card_suit("h"),
+                    card_suit("h"),
+                ),
                 _ => 0,
             })
             .unwrap();
@@ -325,7 +327,7 @@ fn scoring_follows_the_tricks() {
     assert_eq!(outcome.points, [4, 0], "a lone march scores 4");
 }
 
-fn card_suit(text: &str) -> euchre_game::card::Suit {
+fn card_suit(text: &str) -> euchre_game::engine::card::Suit {
     text.parse().unwrap()
 }
 
@@ -346,6 +348,6 @@ fn the_state_is_small_plain_data() {
     // Solvers copy states instead of undoing moves; keep them within a cache line.
     assert!(size_of::<GameState>() <= 64, "{}", size_of::<GameState>());
     assert_eq!(size_of::<Card>(), 1);
-    assert_eq!(size_of::<euchre_game::card::CardSet>(), 4);
-    assert!(size_of::<euchre_game::action::ActionList>() <= 16);
+    assert_eq!(size_of::<euchre_game::engine::card::CardSet>(), 4);
+    assert!(size_of::<euchre_game::engine::action::ActionList>() <= 16);
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use cfr::Schedule;
-use euchre_game::rules::Rules;
+use euchre_game::engine::rules::Rules;
 use serde::{Deserialize, Serialize};
 use store::{Backend, RecordEncoding};
 

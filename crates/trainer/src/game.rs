@@ -17,11 +17,11 @@
 use std::cell::RefCell;
 
 use cfr::{Game, Node};
-use euchre_game::double_dummy::DoubleDummy;
-use euchre_game::infoset::{Decision, decision};
-use euchre_game::rules::Rules;
-use euchre_game::seat::{Seat, Team};
-use euchre_game::state::{Deal, GameState, Stage, score};
+use euchre_game::engine::double_dummy::DoubleDummy;
+use euchre_game::engine::rules::Rules;
+use euchre_game::engine::seat::{Seat, Team};
+use euchre_game::engine::state::{Deal, GameState, Stage, score};
+use euchre_game::keys::{Decision, decision};
 use rand::rngs::SmallRng;
 use rand::{Rng, RngExt, SeedableRng};
 use rustc_hash::FxHashMap;

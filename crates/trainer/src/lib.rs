@@ -9,7 +9,7 @@
 //! - [`policy_file`]: the exported average strategy, the only thing that
 //!   [`eval`] (bots and the duplicate-match arena) and play ever read.
 //! - [`config`]: run profiles in TOML and the settings a run is made with.
-//! - [`bench`]: the speed measurements behind `trainer bench` and
+//! - [`bench`](mod@bench): the speed measurements behind `trainer bench` and
 //!   `cargo bench`.
 //! - [`commands`]: what each subcommand prints for a person.
 

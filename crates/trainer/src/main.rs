@@ -289,7 +289,7 @@ enum AbstractionArg {
     MakerSeat,
 }
 
-impl From<AbstractionArg> for euchre_game::play_key::PlayAbstraction {
+impl From<AbstractionArg> for euchre_game::keys::play::PlayAbstraction {
     fn from(arg: AbstractionArg) -> Self {
         match arg {
             AbstractionArg::Plain => Self::Plain,

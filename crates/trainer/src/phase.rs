@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use euchre_game::rules::Rules;
+use euchre_game::engine::rules::Rules;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use store::Fingerprint;
 
@@ -25,7 +25,7 @@ pub enum Phase {
 /// with records of this width (which must fit a [`store::Record`], checked
 /// when this compiles), and the solver refuses any decision wider than the
 /// table's records.
-pub const RECORD_WIDTH: usize = euchre_game::action::Action::MAX_LEGAL;
+pub const RECORD_WIDTH: usize = euchre_game::engine::action::Action::MAX_LEGAL;
 const _: () = assert!(
     RECORD_WIDTH <= store::MAX_ACTIONS,
     "euchre's widest decision must fit a store record"

@@ -17,7 +17,7 @@
 use std::path::Path;
 
 use anyhow::{Context, bail, ensure};
-use euchre_game::rules::Rules;
+use euchre_game::engine::rules::Rules;
 use serde::{Deserialize, Serialize};
 use store::{Key, Record, Table};
 

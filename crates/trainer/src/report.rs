@@ -1,8 +1,8 @@
 //! What a trained policy has learned, in terms a euchre player reads.
 
-use euchre_game::card::{Rank, Suit};
-use euchre_game::infoset::{BiddingDecision, BiddingView};
-use euchre_game::trump::cards_of_suit;
+use euchre_game::engine::card::{Rank, Suit};
+use euchre_game::engine::trump::cards_of_suit;
+use euchre_game::keys::bidding::{BiddingDecision, BiddingView};
 
 use crate::policy_file::PolicyFile;
 
@@ -53,7 +53,7 @@ impl BiddingReport {
     /// Adds one infostate with its action probabilities (any scale, in the
     /// key's canonical action order).
     pub fn add(&mut self, key: u128, probabilities: &[f64]) {
-        let Some(view) = BiddingView::decode(euchre_game::infoset::InfoKey(key)) else {
+        let Some(view) = BiddingView::decode(euchre_game::keys::InfoKey(key)) else {
             return;
         };
         if view.decision != BiddingDecision::Round1 || probabilities.len() < 3 {

@@ -3,10 +3,10 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use euchre_game::double_dummy::DoubleDummy;
-use euchre_game::rules::Rules;
-use euchre_game::seat::Seat;
-use euchre_game::state::{Deal, GameState, Stage};
+use euchre_game::engine::double_dummy::DoubleDummy;
+use euchre_game::engine::rules::Rules;
+use euchre_game::engine::seat::Seat;
+use euchre_game::engine::state::{Deal, GameState, Stage};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 

@@ -3,9 +3,9 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use euchre_game::rules::Rules;
-use euchre_game::seat::Seat;
-use euchre_game::state::{Deal, GameState};
+use euchre_game::engine::rules::Rules;
+use euchre_game::engine::seat::Seat;
+use euchre_game::engine::state::{Deal, GameState};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 

@@ -3,11 +3,11 @@
 
 use std::time::Instant;
 
-use euchre_game::enumerate::count_bidding_keys;
-use euchre_game::infoset::BiddingDecision;
-use euchre_game::play_key::PlayAbstraction;
-use euchre_game::play_universe::{PlayKeyFilter, play_shapes};
-use euchre_game::rules::Rules;
+use euchre_game::engine::rules::Rules;
+use euchre_game::keys::bidding::BiddingDecision;
+use euchre_game::keys::play::PlayAbstraction;
+use euchre_game::universe::bidding::count_bidding_keys;
+use euchre_game::universe::play::{PlayKeyFilter, play_shapes};
 use rayon::prelude::*;
 use store::{RecordEncoding, RecordLayout};
 

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, ensure};
-use euchre_game::rules::Rules;
+use euchre_game::engine::rules::Rules;
 use indicatif::ProgressBar;
 
 use crate::eval::arena::{run_match, summarise};

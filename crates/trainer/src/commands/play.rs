@@ -4,12 +4,12 @@ use std::io::{BufRead, Write};
 use std::sync::Arc;
 
 use anyhow::Context;
-use euchre_game::action::Action;
-use euchre_game::card::Card;
-use euchre_game::rules::Rules;
-use euchre_game::seat::{Seat, Team};
-use euchre_game::state::{Deal, GameState, Stage};
-use euchre_game::trump::{effective_suit, trump_order};
+use euchre_game::engine::action::Action;
+use euchre_game::engine::card::Card;
+use euchre_game::engine::rules::Rules;
+use euchre_game::engine::seat::{Seat, Team};
+use euchre_game::engine::state::{Deal, GameState, Stage};
+use euchre_game::engine::trump::{effective_suit, trump_order};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 

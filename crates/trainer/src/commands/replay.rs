@@ -4,7 +4,7 @@
 use std::io::{BufRead, Write};
 
 use anyhow::Context;
-use euchre_game::replay::{HandRecord, ReplayError, replay};
+use euchre_game::engine::replay::{HandRecord, ReplayError, replay};
 use serde_json::{Value, json};
 
 pub fn run(input: impl BufRead, mut output: impl Write) -> anyhow::Result<()> {
@@ -52,7 +52,7 @@ fn replay_line(line_number: usize, line: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use euchre_game::state::GameState;
+    use euchre_game::engine::state::GameState;
 
     fn run_lines(input: &str) -> Vec<Value> {
         let mut output = Vec::new();

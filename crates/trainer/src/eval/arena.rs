@@ -8,10 +8,10 @@
 
 use std::sync::Arc;
 
-use euchre_game::action::Action;
-use euchre_game::rules::Rules;
-use euchre_game::seat::{Seat, Team};
-use euchre_game::state::{Deal, GameState, Outcome};
+use euchre_game::engine::action::Action;
+use euchre_game::engine::rules::Rules;
+use euchre_game::engine::seat::{Seat, Team};
+use euchre_game::engine::state::{Deal, GameState, Outcome};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use rayon::prelude::*;

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context, bail, ensure};
-use euchre_game::action::Action;
-use euchre_game::rules::Rules;
+use euchre_game::engine::action::Action;
+use euchre_game::engine::rules::Rules;
 use rand::RngExt;
 use rand::rngs::SmallRng;
 

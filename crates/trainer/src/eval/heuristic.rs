@@ -17,10 +17,10 @@
 //! 1.2, ten and nine 1; each off-suit ace 1; each void 0.5 with two or more
 //! trumps.
 
-use euchre_game::action::Action;
-use euchre_game::card::{Card, CardSet, Rank, Suit};
-use euchre_game::state::Stage;
-use euchre_game::trump::{effective_suit, trick_strength, trump_order};
+use euchre_game::engine::action::Action;
+use euchre_game::engine::card::{Card, CardSet, Rank, Suit};
+use euchre_game::engine::state::Stage;
+use euchre_game::engine::trump::{effective_suit, trick_strength, trump_order};
 use rand::rngs::SmallRng;
 
 use crate::eval::bot::Bot;

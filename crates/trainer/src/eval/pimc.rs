@@ -19,12 +19,12 @@
 
 use std::cell::RefCell;
 
-use euchre_game::action::Action;
-use euchre_game::card::{Card, CardSet};
-use euchre_game::double_dummy::DoubleDummy;
-use euchre_game::seat::{Seat, Team};
-use euchre_game::state::{Deal, GameState, Stage, score};
-use euchre_game::trump::effective_suit;
+use euchre_game::engine::action::Action;
+use euchre_game::engine::card::{Card, CardSet};
+use euchre_game::engine::double_dummy::DoubleDummy;
+use euchre_game::engine::seat::{Seat, Team};
+use euchre_game::engine::state::{Deal, GameState, Stage, score};
+use euchre_game::engine::trump::effective_suit;
 use rand::RngExt;
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;

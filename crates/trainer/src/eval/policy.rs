@@ -13,8 +13,8 @@
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use euchre_game::action::Action;
-use euchre_game::state::Stage;
+use euchre_game::engine::action::Action;
+use euchre_game::engine::state::Stage;
 use rand::RngExt;
 use rand::rngs::SmallRng;
 
@@ -73,7 +73,7 @@ impl PolicyBot {
     }
 
     /// The rules the policy was trained under.
-    pub fn rules(&self) -> euchre_game::rules::Rules {
+    pub fn rules(&self) -> euchre_game::engine::rules::Rules {
         self.file.meta.rules
     }
 

@@ -1,13 +1,13 @@
 //! What one seat knows at its turn. Bots get only this: the true state sits
 //! behind it, so no bot can read another player's cards.
 
-use euchre_game::action::{Action, ActionList};
-use euchre_game::card::{Card, CardSet, Suit};
-use euchre_game::infoset::{Decision, decision};
-use euchre_game::rules::Rules;
-use euchre_game::seat::Seat;
-use euchre_game::state::{Contract, GameState, Stage, Trick};
-use euchre_game::trump::effective_suit;
+use euchre_game::engine::action::{Action, ActionList};
+use euchre_game::engine::card::{Card, CardSet, Suit};
+use euchre_game::engine::rules::Rules;
+use euchre_game::engine::seat::Seat;
+use euchre_game::engine::state::{Contract, GameState, Stage, Trick};
+use euchre_game::engine::trump::effective_suit;
+use euchre_game::keys::{Decision, decision};
 
 /// One hand's actions so far, in order, with who took each.
 pub type History = [(Seat, Action)];

@@ -7,9 +7,9 @@
 
 use std::sync::Arc;
 
-use euchre_game::enumerate::bidding_keys;
-use euchre_game::play_universe::{PlayKeyFilter, PlayShape, play_shapes};
-use euchre_game::rules::Rules;
+use euchre_game::engine::rules::Rules;
+use euchre_game::universe::bidding::bidding_keys;
+use euchre_game::universe::play::{PlayKeyFilter, PlayShape, play_shapes};
 use rayon::prelude::*;
 use store::{Key, KeyUniverse};
 
@@ -163,7 +163,7 @@ impl IntoIterator for UniverseChunk {
 mod tests {
     use std::collections::HashSet;
 
-    use euchre_game::play_universe::contains;
+    use euchre_game::universe::play::contains;
 
     use super::*;
 
@@ -184,7 +184,7 @@ mod tests {
         assert!(!play_keys.is_empty());
         let filter = PlayKeyFilter::stored(Some(2));
         assert!(play_keys.iter().all(|&&key| contains(
-            euchre_game::infoset::InfoKey(key),
+            euchre_game::keys::InfoKey(key),
             rules,
             filter
         )));

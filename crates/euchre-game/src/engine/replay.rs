@@ -7,12 +7,12 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::action::Action;
-use crate::card::{Card, CardSet};
-use crate::error::{DealError, NotationError};
-use crate::rules::Rules;
-use crate::seat::{Seat, Team};
-use crate::state::{Deal, GameState};
+use crate::engine::action::Action;
+use crate::engine::card::{Card, CardSet};
+use crate::engine::error::{DealError, NotationError};
+use crate::engine::rules::Rules;
+use crate::engine::seat::{Seat, Team};
+use crate::engine::state::{Deal, GameState};
 
 /// One hand: the deal, then the actions as words. Rule options left out
 /// take their defaults.

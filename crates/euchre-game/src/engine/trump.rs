@@ -1,7 +1,7 @@
 //! Trump-dependent card properties, precomputed at compile time so that
 //! following suit and finding a trick's winner are table lookups.
 
-use crate::card::{Card, CardSet, Rank, Suit};
+use crate::engine::card::{Card, CardSet, Rank, Suit};
 
 /// Which suit a card belongs to once trump is known: the left bower (the
 /// jack of trump's colour) counts as trump.

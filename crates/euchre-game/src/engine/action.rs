@@ -3,8 +3,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::card::{Card, Suit};
-use crate::error::NotationError;
+use crate::engine::card::{Card, Suit};
+use crate::engine::error::NotationError;
 
 /// Everything a player can do in a hand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -23,12 +23,12 @@
 //! **Symmetry.** The two off suits may swap; the key is the smaller of the
 //! two encodings, and actions are ordered consistently with it.
 
-use crate::action::{Action, ActionList};
-use crate::card::{Card, Suit};
-use crate::infoset::{Decision, InfoKey};
-use crate::seat::Seat;
-use crate::state::{GameState, Stage};
-use crate::trump::{effective_suit, trump_order};
+use crate::engine::action::{Action, ActionList};
+use crate::engine::card::{Card, Suit};
+use crate::engine::seat::Seat;
+use crate::engine::state::{GameState, Stage};
+use crate::engine::trump::{effective_suit, trump_order};
+use crate::keys::{Decision, InfoKey};
 
 /// What the play key holds beyond the plain rank-compressed view, so that
 /// enrichments can be counted and measured against each other.

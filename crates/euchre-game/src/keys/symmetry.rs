@@ -8,9 +8,9 @@
 //! over this group; treating any three suits as interchangeable would merge
 //! hands that play differently.
 
-use crate::action::Action;
-use crate::card::{Card, CardSet, Suit};
-use crate::state::Deal;
+use crate::engine::action::Action;
+use crate::engine::card::{Card, CardSet, Suit};
+use crate::engine::state::Deal;
 
 /// A renaming of suits: suit `s` becomes `self.0[s]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -19,11 +19,11 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::action::Action;
-use crate::card::{Card, CardSet, Suit};
-use crate::seat::{Seat, Team};
-use crate::state::{GameState, Stage};
-use crate::trump::{cards_of_suit, effective_suit, trick_strength, trump_order};
+use crate::engine::action::Action;
+use crate::engine::card::{Card, CardSet, Suit};
+use crate::engine::seat::{Seat, Team};
+use crate::engine::state::{GameState, Stage};
+use crate::engine::trump::{cards_of_suit, effective_suit, trick_strength, trump_order};
 
 /// Bounds on the makers' tricks still to come from a trick boundary.
 #[derive(Clone, Copy, Debug)]

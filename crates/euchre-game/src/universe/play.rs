@@ -18,9 +18,9 @@
 //! would stop training. The tests check that random play never reaches a
 //! key outside the universe.
 
-use crate::infoset::InfoKey;
-use crate::play_key::{Label, PlayAbstraction, PlayView, SLOT_SIZES, SuitLabels, TRUMP_SLOT};
-use crate::rules::Rules;
+use crate::engine::rules::Rules;
+use crate::keys::InfoKey;
+use crate::keys::play::{Label, PlayAbstraction, PlayView, SLOT_SIZES, SuitLabels, TRUMP_SLOT};
 
 /// What the actor knows of the contract besides trump.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -4,7 +4,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::error::NotationError;
+use crate::engine::error::NotationError;
 
 /// The four suits. The discriminants put the two suits of one colour at `s`
 /// and `3 - s` (clubs/spades, diamonds/hearts), which makes the left bower's

@@ -7,12 +7,12 @@
 use rand::Rng;
 use rand::seq::SliceRandom;
 
-use crate::action::{Action, ActionList};
-use crate::card::{Card, CardSet, Suit};
-use crate::error::{DealError, IllegalAction};
-use crate::rules::Rules;
-use crate::seat::{Seat, Team};
-use crate::trump::{cards_of_suit, effective_suit, trick_strength};
+use crate::engine::action::{Action, ActionList};
+use crate::engine::card::{Card, CardSet, Suit};
+use crate::engine::error::{DealError, IllegalAction};
+use crate::engine::rules::Rules;
+use crate::engine::seat::{Seat, Team};
+use crate::engine::trump::{cards_of_suit, effective_suit, trick_strength};
 
 /// The cards as dealt: who dealt, five cards per seat and the upcard. The
 /// three cards left in the kitty are implied.
@@ -108,7 +108,7 @@ impl Trick {
         Trick {
             leader,
             played_mask: 0,
-            cards: [Card::new(Suit::Clubs, crate::card::Rank::Nine); 4],
+            cards: [Card::new(Suit::Clubs, crate::engine::card::Rank::Nine); 4],
             led: Suit::Clubs,
         }
     }

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::error::NotationError;
+use crate::engine::error::NotationError;
 
 /// A seat at the table, clockwise N, E, S, W. "Left of" a seat is the next
 /// one clockwise.

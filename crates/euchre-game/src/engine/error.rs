@@ -3,9 +3,9 @@
 
 use thiserror::Error;
 
-use crate::action::Action;
-use crate::card::Card;
-use crate::seat::Seat;
+use crate::engine::action::Action;
+use crate::engine::card::Card;
+use crate::engine::seat::Seat;
 
 /// Text that is not valid card, seat or action notation.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]

@@ -3,9 +3,10 @@
 //! representative. A perfect hash is built from this stream, so it must
 //! never repeat a key nor miss one.
 
-use crate::card::{Card, CardSet, Rank, Suit, subsets};
-use crate::infoset::{BiddingDecision, BiddingView, InfoKey, PublicContract};
-use crate::rules::Rules;
+use crate::engine::card::{Card, CardSet, Rank, Suit, subsets};
+use crate::engine::rules::Rules;
+use crate::keys::InfoKey;
+use crate::keys::bidding::{BiddingDecision, BiddingView, PublicContract};
 
 /// One decision context: everything in a view except the cards.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,7 +138,7 @@ pub fn bidding_keys(rules: Rules) -> impl Iterator<Item = (BiddingView, InfoKey)
                 .map(|view| {
                     (
                         view,
-                        InfoKey(view.encode(&crate::symmetry::SuitPerm::IDENTITY)),
+                        InfoKey(view.encode(&crate::keys::symmetry::SuitPerm::IDENTITY)),
                     )
                 })
         })

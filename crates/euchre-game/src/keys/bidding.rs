@@ -8,24 +8,12 @@
 //! bidding ended; and the second defender's turn implies the first passed.
 //! The dealer's own discard is kept, because only the dealer knows it.
 
-use crate::action::{Action, ActionList};
-use crate::card::{Card, CardSet, Suit};
-use crate::state::{GameState, Stage};
-use crate::symmetry::SuitPerm;
-
-/// A canonical infostate key. Plain data: copy it, hash it, store its bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct InfoKey(pub u128);
+use super::symmetry::SuitPerm;
+use super::{Decision, InfoKey, canonical_order};
+use crate::engine::card::{Card, CardSet, Suit};
+use crate::engine::state::{GameState, Stage};
 
 impl InfoKey {
-    pub const fn to_le_bytes(self) -> [u8; 16] {
-        self.0.to_le_bytes()
-    }
-
-    pub const fn from_le_bytes(bytes: [u8; 16]) -> InfoKey {
-        InfoKey(u128::from_le_bytes(bytes))
-    }
-
     /// Which decision a key belongs to, from its top byte.
     pub fn decision_kind(self) -> Option<BiddingDecision> {
         BiddingDecision::from_tag((self.0 >> KIND_SHIFT) as u8)
@@ -214,15 +202,6 @@ impl BiddingView {
     }
 }
 
-/// A decision point as a solver sees it: the canonical key, and the legal
-/// actions in canonical order. Action `i` means the same thing at every
-/// state with this key, whichever suits the deal actually used.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Decision {
-    pub key: InfoKey,
-    pub actions: ActionList,
-}
-
 /// The bidding decision at `state`, or `None` once play has begun.
 pub fn bidding_decision(state: &GameState) -> Option<Decision> {
     let view = BiddingView::of_state(state)?;
@@ -231,19 +210,4 @@ pub fn bidding_decision(state: &GameState) -> Option<Decision> {
         key,
         actions: canonical_order(state.legal_actions(), &perm),
     })
-}
-
-/// Sorts actions by their id after renaming suits by `perm`.
-pub fn canonical_order(mut actions: ActionList, perm: &SuitPerm) -> ActionList {
-    actions
-        .as_mut_slice()
-        .sort_unstable_by_key(|&action: &Action| perm.action(action).id());
-    actions
-}
-
-/// The decision at `state` under the full key: perfect recall through
-/// bidding, the rank-compressed key for card play. `None` once the hand is
-/// over.
-pub fn decision(state: &GameState) -> Option<Decision> {
-    bidding_decision(state).or_else(|| crate::play_key::play_decision(state))
 }
