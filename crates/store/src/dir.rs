@@ -231,7 +231,9 @@ impl StoreDir {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
                 let mut pid = String::new();
-                lock.read_to_string(&mut pid).ok();
+                // The holder's pid only improves the message; an unreadable
+                // one is reported as unknown.
+                let _ = lock.read_to_string(&mut pid);
                 let pid = if pid.trim().is_empty() {
                     "unknown".into()
                 } else {

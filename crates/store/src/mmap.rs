@@ -414,7 +414,9 @@ fn allocate(path: &Path, bytes: u64) -> Result<File, StoreError> {
         Err(rustix::io::Errno::OPNOTSUPP) => write_zeros(&file, path, bytes)?,
         Err(errno) => {
             drop(file);
-            std::fs::remove_file(path).ok();
+            // The allocation's own error is the one to report; a file left
+            // behind is truncated by the next attempt.
+            let _ = std::fs::remove_file(path);
             return Err(classify_write_error(path, bytes, errno.into()));
         }
     }
@@ -602,6 +604,7 @@ impl Table for MmapTable {
         Ok(slot)
     }
 
+    /// Every error of `slot` means the key has no record here.
     fn find(&self, key: Key) -> Option<SlotId> {
         self.slot(key).ok()
     }

@@ -74,18 +74,31 @@ impl UndoJournal {
         flush: &mut dyn FnMut() -> Result<(), StoreError>,
     ) -> Result<(UndoJournal, u64), StoreError> {
         let mut rolled_back = 0;
-        if let Ok(mut file) = File::open(path) {
+        // No journal is nothing to roll back; a journal that exists but
+        // cannot be opened is an error, since skipping it would reopen the
+        // store with changes made after its checkpoint.
+        let existing = match File::open(path) {
+            Ok(file) => Some(file),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
+            Err(source) => {
+                return Err(StoreError::Io {
+                    path: path.to_path_buf(),
+                    source,
+                });
+            }
+        };
+        if let Some(mut file) = existing {
             let mut header = [0u8; HEADER as usize];
             if file.read_exact(&mut header).is_ok()
                 && &header[..8] == MAGIC
-                && u64::from_le_bytes(header[8..].try_into().unwrap_or_default()) == epoch
+                && u64::from_le_bytes(word(&header[8..])) == epoch
             {
                 let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
                 let mut entry = vec![0u8; ENTRY as usize];
                 // Read whole entries to the end; skip torn or unused ones.
                 while reader.read_exact(&mut entry).is_ok() {
-                    let page = u64::from_le_bytes(entry[..8].try_into().unwrap_or_default());
-                    let crc = u32::from_le_bytes(entry[8..12].try_into().unwrap_or_default());
+                    let page = u64::from_le_bytes(word(&entry[..8]));
+                    let crc = u32::from_le_bytes(word(&entry[8..12]));
                     let length = page_length(page, data_len);
                     let bytes = &entry[12..];
                     if length == 0 || crc32fast::hash(bytes) != crc {
@@ -220,6 +233,13 @@ impl UndoJournal {
             }
         }
     }
+}
+
+/// The first `N` bytes of `bytes`, which callers slice to exactly `N`.
+fn word<const N: usize>(bytes: &[u8]) -> [u8; N] {
+    let mut out = [0u8; N];
+    out.copy_from_slice(&bytes[..N]);
+    out
 }
 
 /// Bytes of the data file in `page`; 0 past its end.
