@@ -339,7 +339,45 @@ fn export_writes_a_policy_and_says_what_was_learned() {
     let played = ok(&trainer(&[
         "eval", "--a", &spec, "--b", "random", "--hands", "200",
     ]));
-    assert!(played.contains("past the phase's horizon"), "{played}");
+    assert!(
+        played.contains("past the phase's horizon (played by heuristic)"),
+        "{played}"
+    );
+    // A composite bot hands the decisions past the horizon to the bot
+    // after the `+`, which may be any bot, a composite included.
+    let composite = format!("policy:{out}+pimc:3");
+    let played = ok(&trainer(&[
+        "eval",
+        "--a",
+        &composite,
+        "--b",
+        "heuristic",
+        "--hands",
+        "40",
+    ]));
+    assert!(played.contains("+pimc:3"), "{played}");
+    assert!(
+        played.contains("past the phase's horizon (played by pimc:3)"),
+        "{played}"
+    );
+    let nested = format!("policy-argmax:{out}+policy:{out}+random");
+    let played = ok(&trainer(&[
+        "eval", "--a", &nested, "--b", "random", "--hands", "20",
+    ]));
+    assert!(played.contains("(played by policy:"), "{played}");
+    for (bad, expected) in [
+        (
+            format!("policy:{out}+pimc:x"),
+            "pimc needs a number of worlds",
+        ),
+        (format!("policy:{out}+"), "unknown bot"),
+        ("policy:+heuristic".to_owned(), "before the '+'"),
+    ] {
+        let refused = trainer(&["eval", "--a", &bad, "--b", "random", "--hands", "2"]);
+        assert!(!refused.status.success(), "{bad}");
+        let stderr = text(&refused.stderr);
+        assert!(stderr.contains(expected), "{bad}: {stderr}");
+    }
     // ...but not under rules it was never trained for.
     let profile = temp.run("lone.toml");
     std::fs::write(&profile, "[rules]\nlone_defender = true\n").expect("a profile");

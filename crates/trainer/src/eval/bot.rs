@@ -48,7 +48,8 @@ impl Bot for RandomBot {
 }
 
 /// The bot specs `--a`, `--b` and `--opponents` accept.
-pub const SPEC_HELP: &str = "random | heuristic | pimc:WORLDS | policy:FILE | policy-argmax:FILE";
+pub const SPEC_HELP: &str = "random | heuristic | pimc:WORLDS | policy:FILE | policy-argmax:FILE, \
+     and either policy followed by +BOT for the decisions past its phase (policy:FILE+pimc:50)";
 
 /// Builds the bot a spec names for a table playing `rules`; `unseen` says
 /// who plays a policy's untrained keys.
@@ -63,13 +64,23 @@ pub fn from_spec(spec: &str, rules: Rules, unseen: Unseen) -> anyhow::Result<Arc
             })?;
             Arc::new(Pimc::new(worlds))
         }
-        ("policy", path) | ("policy-argmax", path) if !path.is_empty() => {
+        ("policy", argument) | ("policy-argmax", argument) if !argument.is_empty() => {
             let sampling = if kind == "policy" {
                 Sampling::Sample
             } else {
                 Sampling::Argmax
             };
-            let bot = PolicyBot::load(&PathBuf::from(path), sampling, unseen)?;
+            // `FILE+BOT`: BOT plays past the policy's horizon. The first `+`
+            // splits, so BOT may itself be a composite.
+            let (path, beyond) = match argument.split_once('+') {
+                Some((path, beyond)) => (path, from_spec(beyond, rules, unseen)?),
+                None => (argument, Arc::new(Heuristic) as Arc<dyn Bot>),
+            };
+            ensure!(
+                !path.is_empty(),
+                "bot '{spec}': name the policy file before the '+', as in policy:FILE+pimc:50"
+            );
+            let bot = PolicyBot::load(&PathBuf::from(path), sampling, unseen, beyond)?;
             // Keys mean different things under other rules: refuse rather
             // than play a policy on a game it never saw.
             ensure!(

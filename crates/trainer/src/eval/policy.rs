@@ -4,13 +4,19 @@
 //! training. By default ([`Unseen::Heuristic`]) such decisions are handed
 //! to the [`Heuristic`] bot; [`Unseen::Uniform`] plays them uniformly at
 //! random instead, which is what the untrained average strategy is, and
-//! measures the policy with no outside help. Decisions past the phase's
-//! horizon (card play for a `bidding` policy, cards after the N-th for
-//! `play-N`) always go to the heuristic. Every case is counted, and
+//! measures the policy with no outside help.
+//!
+//! **Composite bots.** Decisions past the phase's horizon (card play for a
+//! `bidding` policy, cards after the N-th for `play-N`) go to the bot named
+//! after a `+` in the spec, as in `policy:FILE+pimc:50`, and to the
+//! heuristic when none is named. A bidding policy trained on open-hand
+//! leaves is meant to be followed by open-hand search, which is how the
+//! published euchre bots are judged. Every case is counted, and
 //! [`Bot::report`] prints the counts after a match, so a result always
 //! says how much of it was the policy's own play.
 
 use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use euchre_game::engine::action::Action;
@@ -40,13 +46,23 @@ pub enum Unseen {
     Uniform,
 }
 
-#[derive(Debug)]
 pub struct PolicyBot {
     file: PolicyFile,
     name: String,
     sampling: Sampling,
     unseen: Unseen,
+    /// Plays the decisions past the policy's horizon.
+    beyond: Arc<dyn Bot>,
     counts: Counts,
+}
+
+impl std::fmt::Debug for PolicyBot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PolicyBot")
+            .field("name", &self.name)
+            .field("beyond", &self.beyond.name())
+            .finish_non_exhaustive()
+    }
 }
 
 #[derive(Debug, Default)]
@@ -57,17 +73,28 @@ struct Counts {
 }
 
 impl PolicyBot {
-    pub fn load(path: &Path, sampling: Sampling, unseen: Unseen) -> anyhow::Result<PolicyBot> {
+    /// The policy in `path`, with `beyond` playing past its horizon.
+    pub fn load(
+        path: &Path,
+        sampling: Sampling,
+        unseen: Unseen,
+        beyond: Arc<dyn Bot>,
+    ) -> anyhow::Result<PolicyBot> {
         let file = PolicyFile::load(path)?;
         let prefix = match sampling {
             Sampling::Sample => "policy",
             Sampling::Argmax => "policy-argmax",
         };
+        let mut name = format!("{prefix}:{} ({})", path.display(), file.meta.phase);
+        if file.meta.phase != Phase::FullPlay {
+            name = format!("{name}+{}", beyond.name());
+        }
         Ok(PolicyBot {
-            name: format!("{prefix}:{} ({})", path.display(), file.meta.phase),
+            name,
             file,
             sampling,
             unseen,
+            beyond,
             counts: Counts::default(),
         })
     }
@@ -102,10 +129,10 @@ impl Bot for PolicyBot {
         }
         if !self.trained_here(seen) {
             self.counts.past_horizon.fetch_add(1, Ordering::Relaxed);
-            return Heuristic.act(seen, rng);
+            return self.beyond.act(seen, rng);
         }
         let Some(decision) = seen.decision() else {
-            return Heuristic.act(seen, rng);
+            return self.beyond.act(seen, rng);
         };
         let mut probabilities = [0.0f64; Action::MAX_LEGAL];
         let width = decision.actions.len();
@@ -145,8 +172,8 @@ impl Bot for PolicyBot {
         let unseen = self.counts.unseen.load(Ordering::Relaxed);
         let past = self.counts.past_horizon.load(Ordering::Relaxed);
         let total = (from_policy + unseen + past).max(1) as f64;
-        Some(format!(
-            "{}: {} decisions with a choice: {:.1}% from the policy, {:.1}% unseen keys (played by {}) and {:.1}% past the phase's horizon (played by the heuristic)",
+        let mut report = format!(
+            "{}: {} decisions with a choice: {:.1}% from the policy, {:.1}% unseen keys (played by {}) and {:.1}% past the phase's horizon (played by {})",
             self.name,
             from_policy + unseen + past,
             100.0 * from_policy as f64 / total,
@@ -156,6 +183,11 @@ impl Bot for PolicyBot {
                 Unseen::Uniform => "uniform random choice",
             },
             100.0 * past as f64 / total,
-        ))
+            self.beyond.name(),
+        );
+        if let Some(inner) = self.beyond.report() {
+            report = format!("{report}\n  {inner}");
+        }
+        Some(report)
     }
 }
