@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use store::{Backend, RecordEncoding};
 
 use crate::phase::Phase;
+use crate::training::curve::CurveSettings;
 
 /// How regrets and the average are weighted over iterations.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -135,6 +136,20 @@ pub struct RunProfile {
     pub store: StoreSettings,
     #[serde(default)]
     pub log: LogSettings,
+    /// The learning curve: `every`, `against`, `hands` (see configs/example.toml).
+    #[serde(default)]
+    pub eval: EvalSection,
+}
+
+/// A profile's `[eval]` table: a learning-curve point every `every` of
+/// training, against `against`, over `hands` hands.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvalSection {
+    pub every: Option<String>,
+    pub against: Option<String>,
+    pub hands: Option<u64>,
+    pub seed: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -267,6 +282,9 @@ pub struct SessionSettings {
     /// Export the policy and say what it learned when the session ends.
     pub export: bool,
     pub log: LogSettings,
+    /// Measure a learning curve while training; `None` for no curve.
+    #[serde(default)]
+    pub curve: Option<CurveSettings>,
 }
 
 /// The budget when neither a profile nor a flag gives one.
@@ -284,6 +302,9 @@ pub struct Overrides {
     pub seed: Option<u64>,
     pub checkpoint_every_iterations: Option<u64>,
     pub export: bool,
+    pub eval_every: Option<Duration>,
+    pub eval_against: Option<String>,
+    pub eval_hands: Option<u64>,
 }
 
 /// Resolves a profile and flags into the run's identity and this session's
@@ -294,6 +315,7 @@ pub fn resolve(
 ) -> anyhow::Result<(Identity, SessionSettings, Option<std::path::PathBuf>)> {
     let run = profile.run;
     let dir = run.dir.clone();
+    let curve = resolve_curve(&profile.eval, &flags)?;
     let identity = Identity {
         phase: flags.phase.or(run.phase).unwrap_or(Phase::Bidding),
         store: flags.store.or(run.store).unwrap_or(Backend::Memory),
@@ -346,7 +368,11 @@ pub fn resolve(
         lmdb_cache_records: profile.store.lmdb_cache_records.max(1024),
         export: flags.export || run.export.unwrap_or(false),
         log: profile.log,
+        curve,
     };
+    if let Some(curve) = &session.curve {
+        curve.validate(identity.rules)?;
+    }
     if !["error", "warn", "info", "debug", "trace"].contains(&session.log.level.as_str()) {
         bail!(
             "[log] level '{}' is not one of error, warn, info, debug, trace",
@@ -354,6 +380,44 @@ pub fn resolve(
         );
     }
     Ok((identity, session, dir))
+}
+
+/// Hands per learning-curve point unless a flag or profile says otherwise.
+pub const DEFAULT_EVAL_HANDS: u64 = 2000;
+/// The learning curve's opponent unless a flag or profile says otherwise.
+pub const DEFAULT_EVAL_AGAINST: &str = "pimc:20";
+
+/// The learning curve a profile's `[eval]` table and the flags ask for: one
+/// exists when either gives an interval.
+fn resolve_curve(
+    section: &EvalSection,
+    flags: &Overrides,
+) -> anyhow::Result<Option<CurveSettings>> {
+    let every = match flags.eval_every {
+        Some(every) => Some(every),
+        None => section
+            .every
+            .as_deref()
+            .map(parse_duration)
+            .transpose()
+            .context("[eval] every")?,
+    };
+    let Some(every) = every else {
+        return Ok(None);
+    };
+    Ok(Some(CurveSettings {
+        every,
+        against: flags
+            .eval_against
+            .clone()
+            .or_else(|| section.against.clone())
+            .unwrap_or_else(|| DEFAULT_EVAL_AGAINST.to_owned()),
+        hands: flags
+            .eval_hands
+            .or(section.hands)
+            .unwrap_or(DEFAULT_EVAL_HANDS),
+        seed: section.seed.unwrap_or(1),
+    }))
 }
 
 /// Parses `90s`, `45m`, `2h`, `1h30m` or `1d`.

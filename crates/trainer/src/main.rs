@@ -51,6 +51,18 @@ struct BudgetArgs {
     /// Export the policy at the end and print what the bot learned.
     #[arg(long)]
     export: bool,
+    /// Measure a learning curve: a point every DURATION of training time,
+    /// written to curve.csv and drawn in curve.svg in the run directory.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    eval_every: Option<std::time::Duration>,
+    /// The curve's fixed opponent (default pimc:20). The policy's side plays
+    /// past its phase's horizon with the same bot, so only trained
+    /// decisions differ.
+    #[arg(long, value_name = "BOT")]
+    eval_against: Option<String>,
+    /// Hands per curve point (default 2000; even).
+    #[arg(long, value_name = "N")]
+    eval_hands: Option<u64>,
 }
 
 fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
@@ -112,6 +124,9 @@ impl BudgetArgs {
             duration: self.duration,
             checkpoint_every_iterations: self.checkpoint_every,
             export: self.export,
+            eval_every: self.eval_every,
+            eval_against: self.eval_against.clone(),
+            eval_hands: self.eval_hands,
             ..config::Overrides::default()
         }
     }

@@ -432,3 +432,76 @@ fn play_phases_train_on_the_mmap_store_and_agree_with_memory() {
         "training changed: {memory}"
     );
 }
+
+#[test]
+fn a_run_measures_its_learning_curve_and_status_prints_the_latest_point() {
+    let temp = TempDir::new("curve");
+    let run = temp.run("run");
+    let stdout = train(
+        &run,
+        "memory",
+        &[
+            "--for",
+            "3s",
+            "--eval-every",
+            "1s",
+            "--eval-against",
+            "heuristic",
+            "--eval-hands",
+            "40",
+        ],
+    );
+    assert!(stdout.contains("session finished"), "{stdout}");
+    let csv = std::fs::read_to_string(Path::new(&run).join("curve.csv")).expect("curve.csv");
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("iterations,train_seconds,a_minus_b,interval95,point_share,hands,opponent")
+    );
+    let points: Vec<Vec<&str>> = lines.map(|line| line.split(',').collect()).collect();
+    assert!(!points.is_empty(), "{csv}");
+    for (index, point) in points.iter().enumerate() {
+        assert_eq!(point.len(), 7, "{csv}");
+        let seconds: f64 = point[1].parse().unwrap();
+        assert!(
+            seconds >= (index + 1) as f64,
+            "points fall on the grid: {csv}"
+        );
+        let share: f64 = point[4].parse().unwrap();
+        assert!((0.0..=1.0).contains(&share), "{csv}");
+        assert_eq!((point[5], point[6]), ("40", "heuristic"), "{csv}");
+    }
+    let svg = std::fs::read_to_string(Path::new(&run).join("curve.svg")).expect("curve.svg");
+    assert!(svg.starts_with("<svg"), "{svg}");
+    let status = ok(&trainer(&["status", "--run-dir", &run]));
+    assert!(
+        status.contains("curve") && status.contains("points per hand against heuristic"),
+        "{status}"
+    );
+
+    for (flags, expected) in [
+        (["--eval-against", "pimcc:3"], "pimcc"),
+        (["--eval-hands", "41"], "even"),
+    ] {
+        let mut args = vec![
+            "train",
+            "--phase",
+            "bidding",
+            "--run-dir",
+            &run,
+            "--threads",
+            "1",
+            "--seed",
+            "7",
+            "--store",
+            "memory",
+            "--eval-every",
+            "1m",
+        ];
+        args.extend_from_slice(&flags);
+        let refused = trainer(&args);
+        assert!(!refused.status.success(), "{flags:?}");
+        let stderr = text(&refused.stderr);
+        assert!(stderr.contains(expected), "{flags:?}: {stderr}");
+    }
+}

@@ -11,6 +11,7 @@ use crate::phase::RECORD_WIDTH;
 use crate::policy_file::{self, PolicyFile, PolicyMeta};
 use crate::report::BiddingReport;
 use crate::training::backend;
+use crate::training::curve::{self, CurveSettings};
 use crate::training::logging;
 use crate::training::run_dir::LOG_FILE;
 use crate::training::run_dir::{
@@ -57,6 +58,32 @@ pub fn resume(dir: &Path, flags: Overrides) -> anyhow::Result<()> {
         session.checkpoint_every_iterations = every.max(1);
     }
     session.export |= flags.export;
+    if let Some(every) = flags.eval_every {
+        let previous = session.curve.take();
+        session.curve = Some(CurveSettings {
+            every,
+            against: flags
+                .eval_against
+                .clone()
+                .or_else(|| previous.as_ref().map(|c| c.against.clone()))
+                .unwrap_or_else(|| config::DEFAULT_EVAL_AGAINST.to_owned()),
+            hands: flags
+                .eval_hands
+                .or(previous.as_ref().map(|c| c.hands))
+                .unwrap_or(config::DEFAULT_EVAL_HANDS),
+            seed: previous.map_or(1, |c| c.seed),
+        });
+    } else if let Some(curve) = &mut session.curve {
+        if let Some(against) = &flags.eval_against {
+            curve.against.clone_from(against);
+        }
+        if let Some(hands) = flags.eval_hands {
+            curve.hands = hands;
+        }
+    }
+    if let Some(curve) = &session.curve {
+        curve.validate(saved.identity.rules)?;
+    }
     run_session(dir, &saved.identity, &session)
 }
 
@@ -245,6 +272,14 @@ pub fn status(dir: &Path, digest: bool) -> anyhow::Result<()> {
             );
         }
         None => println!("checkpoint none yet"),
+    }
+    if let Some(point) = curve::read(dir)?.last() {
+        println!("curve      {point}");
+        println!(
+            "           ({} and {} in the run directory)",
+            curve::CURVE_FILE,
+            curve::CURVE_PLOT
+        );
     }
     let policy = dir.join(POLICY_FILE);
     if let Ok(meta) = std::fs::metadata(&policy) {

@@ -2,6 +2,7 @@
 //! with its checkpoints, and how it reports and stops.
 
 pub mod backend;
+pub mod curve;
 pub mod logging;
 pub mod run_dir;
 pub mod session;

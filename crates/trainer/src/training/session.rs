@@ -17,7 +17,9 @@ use tracing::info;
 use crate::config::{Identity, SessionSettings};
 use crate::format::{bytes, thousands};
 use crate::game::EuchreGame;
+use crate::policy_file::PolicyMeta;
 use crate::training::backend;
+use crate::training::curve::{self, CurvePoint};
 use crate::training::run_dir::{Progress, RunDir, STORE_DIR};
 
 /// Why a session ended.
@@ -94,6 +96,8 @@ pub trait Watcher {
     fn started(&mut self, _length: Option<u64>) {}
     /// A batch finished; `done` iterations so far this session.
     fn batch(&mut self, _done: u64, _table: &dyn DurableTable) {}
+    /// A learning-curve point was measured.
+    fn point(&mut self, _point: &CurvePoint) {}
     /// Asked between batches: stop now (with a checkpoint)?
     fn should_stop(&self) -> bool {
         false
@@ -217,11 +221,17 @@ impl Session {
         let start_total = self.progress.iterations;
         watcher.started(budget.length(start_total));
         let started = Instant::now();
-        let deadline = budget.duration.map(|duration| started + duration);
+        // Measuring a curve point pauses the clock: the deadline moves by it.
+        let mut deadline = budget.duration.map(|duration| started + duration);
         let checkpoint_every = self.settings.checkpoint_every_iterations;
         let checkpoint_minutes =
             Duration::from_secs_f64(self.settings.checkpoint_every_minutes * 60.0);
         let mut train_seconds = 0.0;
+        let mut next_point = self
+            .settings
+            .curve
+            .as_ref()
+            .map(|curve| curve.next_point(self.progress.train_seconds));
         let mut batch = 1u64;
         let mut done = 0u64;
         let mut ending = Ending::Budget;
@@ -263,6 +273,29 @@ impl Session {
             if due {
                 commit(self.table.as_ref(), &mut self.progress)?;
                 self.last_checkpoint = (Instant::now(), self.progress.iterations);
+            }
+            if let (Some(curve), Some(at)) = (&self.settings.curve, next_point)
+                && self.progress.train_seconds >= at
+            {
+                let measuring = Instant::now();
+                let meta = PolicyMeta {
+                    phase: self.identity.phase,
+                    rules: self.identity.rules,
+                    iterations: self.progress.iterations,
+                };
+                let point = curve::measure(
+                    self.table.as_ref(),
+                    &meta,
+                    self.progress.train_seconds,
+                    curve,
+                    threads,
+                    self.run.path(),
+                )?;
+                curve::record(self.run.path(), &point)?;
+                info!("curve: {point}");
+                watcher.point(&point);
+                next_point = Some(curve.next_point(self.progress.train_seconds));
+                deadline = deadline.map(|deadline| deadline + measuring.elapsed());
             }
         }
         drop(solver);

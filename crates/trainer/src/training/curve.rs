@@ -1,0 +1,344 @@
+//! Learning curves: a run measures itself while it trains.
+//!
+//! Every `every` of training time (the run's own clock, which excludes
+//! building the store and the measurements themselves, and continues
+//! across resumed sessions), the session exports its current average
+//! strategy and plays a duplicate match: the policy, with the opponent's
+//! own bot playing past the policy's horizon, against the opponent. The
+//! only difference between the sides is then the decisions the policy
+//! trained, so a bidding policy is judged by its bids. Each point goes to
+//! `curve.csv` in the run directory, and `curve.svg` is redrawn from it.
+//!
+//! Points fall on multiples of `every`, so curves of two runs (or two
+//! changes to the trainer) line up at equal training time.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, ensure};
+use euchre_game::engine::rules::Rules;
+use plotters::prelude::*;
+use serde::{Deserialize, Serialize};
+use store::Table;
+
+use crate::eval::arena::{run_match, summarise};
+use crate::eval::bot::{Bot, from_spec};
+use crate::eval::policy::{PolicyBot, Sampling, Unseen};
+use crate::phase::RECORD_WIDTH;
+use crate::policy_file::{self, PolicyMeta};
+
+pub const CURVE_FILE: &str = "curve.csv";
+pub const CURVE_PLOT: &str = "curve.svg";
+/// The policy a point measured, overwritten by the next point.
+const SNAPSHOT_FILE: &str = "curve-policy.bin";
+const HEADER: &str = "iterations,train_seconds,a_minus_b,interval95,point_share,hands,opponent";
+
+/// What a run measures itself against, and how often.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CurveSettings {
+    /// Training time between points.
+    pub every: Duration,
+    /// The fixed opponent, as a bot spec (`pimc:20`, `heuristic`, ...).
+    pub against: String,
+    /// Hands per point: even, since each deal is played twice.
+    pub hands: u64,
+    /// The deals of every point: the same for all, so points differ only
+    /// by the policy.
+    pub seed: u64,
+}
+
+impl CurveSettings {
+    /// Checks the settings before training starts, so that a typo fails at
+    /// once rather than at the first point.
+    pub fn validate(&self, rules: Rules) -> anyhow::Result<()> {
+        ensure!(
+            self.hands >= 2 && self.hands.is_multiple_of(2),
+            "--eval-hands {} must be an even number of at least 2: each deal is played twice",
+            self.hands
+        );
+        ensure!(
+            !self.every.is_zero(),
+            "--eval-every must be a positive duration"
+        );
+        from_spec(&self.against, rules, Unseen::Heuristic)
+            .with_context(|| format!("--eval-against '{}'", self.against))?;
+        Ok(())
+    }
+
+    /// The training time of the first point after `train_seconds`.
+    pub fn next_point(&self, train_seconds: f64) -> f64 {
+        let every = self.every.as_secs_f64();
+        ((train_seconds / every).floor() + 1.0) * every
+    }
+}
+
+/// One measurement of the policy.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CurvePoint {
+    pub iterations: u64,
+    pub train_seconds: f64,
+    /// The policy's points per hand minus the opponent's.
+    pub a_minus_b: f64,
+    /// Half-width of the 95% interval of `a_minus_b`, over deals.
+    pub interval: f64,
+    /// The policy's share of all points.
+    pub point_share: f64,
+    pub hands: u64,
+    pub opponent: String,
+}
+
+impl CurvePoint {
+    fn csv_line(&self) -> String {
+        format!(
+            "{},{:.1},{:.5},{:.5},{:.5},{},{}",
+            self.iterations,
+            self.train_seconds,
+            self.a_minus_b,
+            self.interval,
+            self.point_share,
+            self.hands,
+            self.opponent
+        )
+    }
+
+    /// The opponent's spec is the last column and may itself hold commas.
+    fn parse(line: &str) -> Option<CurvePoint> {
+        let mut fields = line.splitn(7, ',');
+        let mut next = || fields.next();
+        Some(CurvePoint {
+            iterations: next()?.parse().ok()?,
+            train_seconds: next()?.parse().ok()?,
+            a_minus_b: next()?.parse().ok()?,
+            interval: next()?.parse().ok()?,
+            point_share: next()?.parse().ok()?,
+            hands: next()?.parse().ok()?,
+            opponent: next()?.to_owned(),
+        })
+    }
+}
+
+impl std::fmt::Display for CurvePoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{:+.3} ± {:.3} points per hand against {} ({:.1}% of the points, {} hands) at iteration {} after {:.0} s of training",
+            self.a_minus_b,
+            self.interval,
+            self.opponent,
+            100.0 * self.point_share,
+            self.hands,
+            self.iterations,
+            self.train_seconds
+        )
+    }
+}
+
+/// Exports `table`'s average strategy and plays it against the opponent.
+pub fn measure(
+    table: &dyn Table,
+    meta: &PolicyMeta,
+    train_seconds: f64,
+    settings: &CurveSettings,
+    threads: usize,
+    run_dir: &Path,
+) -> anyhow::Result<CurvePoint> {
+    let snapshot = run_dir.join(SNAPSHOT_FILE);
+    policy_file::export(table, meta, RECORD_WIDTH, &snapshot, &mut |_, _| {})
+        .context("exporting the policy to measure")?;
+    let opponent = from_spec(&settings.against, meta.rules, Unseen::Heuristic)?;
+    let beyond = from_spec(&settings.against, meta.rules, Unseen::Heuristic)?;
+    let policy: Arc<dyn Bot> = Arc::new(PolicyBot::load(
+        &snapshot,
+        Sampling::Sample,
+        Unseen::Heuristic,
+        beyond,
+    )?);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("starting the match's threads")?;
+    let results = pool.install(|| {
+        run_match(
+            &policy,
+            &opponent,
+            meta.rules,
+            settings.hands / 2,
+            settings.seed,
+            &|| {},
+        )
+    });
+    let summary = summarise(&results);
+    Ok(CurvePoint {
+        iterations: meta.iterations,
+        train_seconds,
+        a_minus_b: summary.net_per_hand,
+        interval: summary.net_interval,
+        point_share: summary.point_share,
+        hands: summary.hands,
+        opponent: settings.against.clone(),
+    })
+}
+
+/// Appends `point` to the run's curve and redraws its plot.
+pub fn record(run_dir: &Path, point: &CurvePoint) -> anyhow::Result<()> {
+    let path = run_dir.join(CURVE_FILE);
+    let new = !path.exists();
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    let mut text = String::new();
+    if new {
+        writeln!(text, "{HEADER}")?;
+    }
+    writeln!(text, "{}", point.csv_line())?;
+    file.write_all(text.as_bytes())
+        .and_then(|()| file.sync_data())
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    let points = read(run_dir)?;
+    draw(&points, &run_dir.join(CURVE_PLOT))
+}
+
+/// The run's points so far, oldest first; none before the first.
+pub fn read(run_dir: &Path) -> anyhow::Result<Vec<CurvePoint>> {
+    let path = run_dir.join(CURVE_FILE);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) => return Err(error).with_context(|| format!("cannot read {}", path.display())),
+    };
+    text.lines()
+        .skip(1)
+        .filter(|line| !line.trim().is_empty())
+        .enumerate()
+        .map(|(index, line)| {
+            CurvePoint::parse(line).with_context(|| {
+                format!(
+                    "{} line {} is not a curve point: '{line}'; fix or delete the line",
+                    path.display(),
+                    index + 2
+                )
+            })
+        })
+        .collect()
+}
+
+/// Draws the points (A minus B with its interval, over training minutes).
+pub fn draw(points: &[CurvePoint], path: &Path) -> anyhow::Result<()> {
+    let plot = |points: &[CurvePoint]| -> Result<(), Box<dyn std::error::Error>> {
+        let root = SVGBackend::new(path, (800, 480)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let minutes = |point: &CurvePoint| point.train_seconds / 60.0;
+        let x_end = points.iter().map(minutes).fold(1.0, f64::max) * 1.05;
+        let (low, high) = points.iter().fold((-0.1f64, 0.1f64), |(low, high), p| {
+            (
+                low.min(p.a_minus_b - p.interval),
+                high.max(p.a_minus_b + p.interval),
+            )
+        });
+        let margin = (high - low) * 0.1;
+        let opponent = points.last().map_or("", |p| p.opponent.as_str());
+        let mut chart = ChartBuilder::on(&root)
+            .caption(
+                format!("policy minus {opponent}, points per hand (95% interval)"),
+                ("sans-serif", 20),
+            )
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0.0..x_end, (low - margin)..(high + margin))?;
+        chart
+            .configure_mesh()
+            .x_desc("training minutes")
+            .y_desc("A minus B per hand")
+            .draw()?;
+        chart.draw_series(LineSeries::new([(0.0, 0.0), (x_end, 0.0)], &BLACK))?;
+        chart.draw_series(LineSeries::new(
+            points.iter().map(|p| (minutes(p), p.a_minus_b)),
+            &BLUE,
+        ))?;
+        for point in points {
+            let x = minutes(point);
+            chart.draw_series(LineSeries::new(
+                [
+                    (x, point.a_minus_b - point.interval),
+                    (x, point.a_minus_b + point.interval),
+                ],
+                &BLUE,
+            ))?;
+        }
+        chart.draw_series(
+            points
+                .iter()
+                .map(|p| Circle::new((minutes(p), p.a_minus_b), 3, BLUE.filled())),
+        )?;
+        root.present()?;
+        Ok(())
+    };
+    plot(points).map_err(|error| anyhow::anyhow!("cannot draw {}: {error}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(iterations: u64, seconds: f64, value: f64) -> CurvePoint {
+        CurvePoint {
+            iterations,
+            train_seconds: seconds,
+            a_minus_b: value,
+            interval: 0.05,
+            point_share: 0.45,
+            hands: 200,
+            opponent: "pimc:20".into(),
+        }
+    }
+
+    #[test]
+    fn points_round_trip_through_the_csv_and_are_drawn() {
+        let dir = std::env::temp_dir().join(format!("trainer-curve-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let points = [point(1000, 60.0, -0.4), point(2500, 120.0, -0.25)];
+        for p in &points {
+            record(&dir, p).unwrap();
+        }
+        assert_eq!(read(&dir).unwrap(), points);
+        let svg = std::fs::read_to_string(dir.join(CURVE_PLOT)).unwrap();
+        assert!(svg.starts_with("<svg") && svg.contains("training minutes"));
+        std::fs::write(dir.join(CURVE_FILE), format!("{HEADER}\n1,2,x\n")).unwrap();
+        let error = read(&dir).unwrap_err();
+        assert!(format!("{error:#}").contains("line 2"), "{error:#}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn points_fall_on_multiples_of_the_interval() {
+        let settings = CurveSettings {
+            every: Duration::from_secs(60),
+            against: "heuristic".into(),
+            hands: 100,
+            seed: 1,
+        };
+        assert_eq!(settings.next_point(0.0), 60.0);
+        assert_eq!(settings.next_point(59.9), 60.0);
+        assert_eq!(settings.next_point(60.0), 120.0);
+        assert!(settings.validate(Rules::default()).is_ok());
+        let odd = CurveSettings {
+            hands: 3,
+            ..settings.clone()
+        };
+        assert!(odd.validate(Rules::default()).is_err());
+        let typo = CurveSettings {
+            against: "pimcc:20".into(),
+            ..settings
+        };
+        let error = typo.validate(Rules::default()).unwrap_err();
+        assert!(format!("{error:#}").contains("pimcc"), "{error:#}");
+    }
+}
