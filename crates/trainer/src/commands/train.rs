@@ -6,6 +6,7 @@ use anyhow::{Context, bail};
 use store::dir::MANIFEST_FILE;
 
 use crate::config::{self, Identity, Overrides, SessionSettings};
+use crate::eval::local_best_response;
 use crate::format::{bytes, thousands};
 use crate::phase::RECORD_WIDTH;
 use crate::policy_file::{self, PolicyFile, PolicyMeta};
@@ -134,6 +135,11 @@ fn print_summary(summary: &Summary) {
     );
 }
 
+/// Where `export` records the policy's local best response for `status`.
+const LBR_FILE: &str = "local-best-response.txt";
+const LBR_DEALS: u64 = 4000;
+const LBR_WORLDS: usize = 16;
+
 /// `trainer export`: write the average strategy to a policy file.
 pub fn export(dir: &Path, out: Option<PathBuf>) -> anyhow::Result<()> {
     let Some(saved) = read_settings(dir)? else {
@@ -192,6 +198,19 @@ pub fn export(dir: &Path, out: Option<PathBuf>) -> anyhow::Result<()> {
         "{} does not read back as written; the disk may be failing",
         path.display()
     );
+    let started = std::time::Instant::now();
+    let response =
+        local_best_response::estimate(&policy, saved.identity.rules, LBR_DEALS, LBR_WORLDS, 1);
+    println!(
+        "local best response (round-1 bids, {LBR_WORLDS} worlds each, {:.1} s): {response}",
+        started.elapsed().as_secs_f64()
+    );
+    let record = format!(
+        "{} at iteration {}\n",
+        response,
+        thousands(progress.iterations)
+    );
+    store::dir::write_atomically(&dir.join(LBR_FILE), record.as_bytes())?;
     println!("What the bot learned: the chance of ordering the upcard up in round 1, by seat.");
     println!("Averages over the distinct hands trained; the count of hands is in brackets.");
     BiddingReport::from_policy(&policy).print("\nThe exported policy (average strategy):");
@@ -280,6 +299,9 @@ pub fn status(dir: &Path, digest: bool) -> anyhow::Result<()> {
             curve::CURVE_FILE,
             curve::CURVE_PLOT
         );
+    }
+    if let Ok(text) = std::fs::read_to_string(dir.join(LBR_FILE)) {
+        println!("local best response {}", text.trim());
     }
     let policy = dir.join(POLICY_FILE);
     if let Ok(meta) = std::fs::metadata(&policy) {

@@ -4,6 +4,7 @@
 pub mod arena;
 pub mod bot;
 pub mod heuristic;
+pub mod local_best_response;
 pub mod pimc;
 pub mod policy;
 pub mod seen;

@@ -1,0 +1,307 @@
+//! A sampled local best response for the bidding policy (after Lisý and
+//! Bowling 2017): a convergence number that needs no opponent bot.
+//!
+//! For each sampled deal one seat, the responder, may deviate at its
+//! round-1 bid; everyone else, and the responder at every later decision,
+//! plays the policy's average strategy, and card play is valued open-handed
+//! (the same leaves as training). At its bid the responder knows only its
+//! own cards and the upcard, and that the seats before it passed. It picks
+//! the action with the best value averaged over `worlds` deals of the
+//! hidden cards, each weighted by how likely the policy makes the earlier
+//! seats pass holding those cards (so passes carry what they reveal). The
+//! gain is the value of that action on the true deal minus the value of the
+//! policy's own mixed bid there, in the responder's team's points. The mean
+//! gain over deals estimates how much a player who knows the policy wins by
+//! bidding against it: it is about zero at an equilibrium, positive while
+//! the policy can still be exploited, and it falls as training converges.
+//!
+//! Only round-1 bids deviate, where the earlier history (passes only) makes
+//! the inference weights exact; deals where the responder's round-1 turn
+//! never comes count as a gain of zero.
+
+use std::cell::RefCell;
+
+use euchre_game::engine::action::Action;
+use euchre_game::engine::card::CardSet;
+use euchre_game::engine::double_dummy::DoubleDummy;
+use euchre_game::engine::rules::Rules;
+use euchre_game::engine::seat::{Seat, Team};
+use euchre_game::engine::state::{Deal, GameState, Stage, score};
+use euchre_game::keys::decision;
+use rand::rngs::SmallRng;
+use rand::seq::SliceRandom;
+use rand::{RngExt, SeedableRng};
+use rayon::prelude::*;
+
+use crate::policy_file::PolicyFile;
+
+/// The estimate: mean gain per hand with its 95% interval over deals.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LocalBestResponse {
+    pub gain: f64,
+    pub interval: f64,
+    pub deals: u64,
+    /// Deals where the responder's round-1 turn came.
+    pub decisions: u64,
+}
+
+impl std::fmt::Display for LocalBestResponse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{:+.3} ± {:.3} points per hand ({} deals, {} round-1 bids)",
+            self.gain, self.interval, self.deals, self.decisions
+        )
+    }
+}
+
+thread_local! {
+    static SOLVER: RefCell<DoubleDummy> = RefCell::new(DoubleDummy::new());
+}
+
+/// Estimates the local best response of `policy` over `deals` deals with
+/// `worlds` samples of the hidden cards each, on rayon's current pool. The
+/// same seed gives the same estimate on any number of threads.
+pub fn estimate(
+    policy: &PolicyFile,
+    rules: Rules,
+    deals: u64,
+    worlds: usize,
+    seed: u64,
+) -> LocalBestResponse {
+    let gains: Vec<Option<f64>> = (0..deals)
+        .into_par_iter()
+        .map(|index| {
+            let mut rng = SmallRng::seed_from_u64(seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            let responder = Seat::from_index((index % 4) as u8);
+            deal_gain(policy, rules, responder, worlds, &mut rng)
+        })
+        .collect();
+    let decisions = gains.iter().flatten().count() as u64;
+    let values: Vec<f64> = gains.iter().map(|gain| gain.unwrap_or(0.0)).collect();
+    let n = values.len().max(1) as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let variance = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+    LocalBestResponse {
+        gain: mean,
+        interval: 1.96 * (variance / n).sqrt(),
+        deals,
+        decisions,
+    }
+}
+
+/// The responder's gain on one random deal; `None` if its round-1 turn
+/// never comes (someone before it ordered up).
+fn deal_gain(
+    policy: &PolicyFile,
+    rules: Rules,
+    responder: Seat,
+    worlds: usize,
+    rng: &mut SmallRng,
+) -> Option<f64> {
+    let deal = Deal::random(Seat::North, rng);
+    let mut state = GameState::new(deal, rules);
+    while state.to_act() != Some(responder) {
+        if state.stage() != Stage::BiddingRound1 {
+            return None;
+        }
+        let action = policy_action(policy, &state, rng);
+        if action != Action::Pass {
+            return None;
+        }
+        state.apply(action);
+    }
+    let legal = state.legal_actions();
+    if legal.len() < 2 {
+        return None;
+    }
+    let team = responder.team();
+    // Choose on the responder's information alone.
+    let mut totals = vec![0.0f64; legal.len()];
+    let mut weight_sum = 0.0;
+    for _ in 0..worlds {
+        let (world, weight) = sample_world(policy, &state, responder, rng);
+        if weight <= 0.0 {
+            continue;
+        }
+        weight_sum += weight;
+        let stream = SmallRng::from_rng(rng);
+        for (total, &action) in totals.iter_mut().zip(legal.iter()) {
+            *total += weight * rollout(policy, world, action, team, &mut stream.clone());
+        }
+    }
+    if weight_sum <= 0.0 {
+        return None;
+    }
+    let best = (0..legal.len()).max_by(|&a, &b| totals[a].total_cmp(&totals[b]))?;
+    // Value both on the true deal, with common random numbers.
+    let stream = SmallRng::from_rng(rng);
+    let values: Vec<f64> = legal
+        .iter()
+        .map(|&action| rollout(policy, state, action, team, &mut stream.clone()))
+        .collect();
+    let mut probabilities = [0.0f64; Action::MAX_LEGAL];
+    let policy_value = match policy_probabilities(policy, &state, &mut probabilities) {
+        Some(order) => order
+            .iter()
+            .zip(&probabilities)
+            .map(|(action, p)| {
+                let index = legal.iter().position(|a| a == action).unwrap_or(0);
+                p * values[index]
+            })
+            .sum(),
+        None => values.iter().sum::<f64>() / values.len() as f64,
+    };
+    Some(values[best] - policy_value)
+}
+
+/// A deal of the cards hidden from `responder` at its round-1 turn, and
+/// how likely the policy makes every seat before it pass with those cards.
+fn sample_world(
+    policy: &PolicyFile,
+    state: &GameState,
+    responder: Seat,
+    rng: &mut SmallRng,
+) -> (GameState, f64) {
+    let dealer = state.dealer();
+    let upcard = state.upcard();
+    let own = state.hand(responder);
+    let mut hidden: Vec<_> = CardSet::FULL_DECK.minus(own.with(upcard)).iter().collect();
+    hidden.shuffle(rng);
+    let mut hands = [CardSet::EMPTY; 4];
+    hands[responder.index()] = own;
+    let mut next = hidden.iter();
+    for seat in Seat::ALL {
+        if seat != responder {
+            for _ in 0..5 {
+                if let Some(&card) = next.next() {
+                    hands[seat.index()] = hands[seat.index()].with(card);
+                }
+            }
+        }
+    }
+    let Ok(deal) = Deal::new(dealer, hands, upcard) else {
+        return (*state, 0.0);
+    };
+    let mut world = GameState::new(deal, *state.rules());
+    let mut weight = 1.0;
+    while world.to_act() != Some(responder) {
+        let mut probabilities = [0.0f64; Action::MAX_LEGAL];
+        let pass = match policy_probabilities(policy, &world, &mut probabilities) {
+            Some(order) => order
+                .iter()
+                .position(|&action| action == Action::Pass)
+                .map_or(0.0, |index| probabilities[index]),
+            None => 1.0 / world.legal_actions().len() as f64,
+        };
+        weight *= pass;
+        world.apply(Action::Pass);
+    }
+    (world, weight)
+}
+
+/// The responder's team's points after `action` in `state`, with the rest
+/// of the bidding sampled from the policy and the play open-handed.
+fn rollout(
+    policy: &PolicyFile,
+    mut state: GameState,
+    action: Action,
+    team: Team,
+    rng: &mut SmallRng,
+) -> f64 {
+    state.apply(action);
+    while !matches!(state.stage(), Stage::Play | Stage::Finished) {
+        let next = policy_action(policy, &state, rng);
+        state.apply(next);
+    }
+    if state.stage() == Stage::Finished {
+        return state
+            .outcome()
+            .map_or(0.0, |outcome| f64::from(outcome.payoff(team)));
+    }
+    let Some(tricks) = SOLVER.with_borrow_mut(|solver| solver.solve(&state)) else {
+        return 0.0;
+    };
+    f64::from(score(state.contract(), state.lone_defender().is_some(), tricks).payoff(team))
+}
+
+/// The policy's probabilities at `state` in the canonical action order it
+/// returns; `None` for a key the policy never trained.
+fn policy_probabilities(
+    policy: &PolicyFile,
+    state: &GameState,
+    out: &mut [f64; Action::MAX_LEGAL],
+) -> Option<Vec<Action>> {
+    let decision = decision(state)?;
+    let width = decision.actions.len();
+    policy
+        .probabilities(decision.key.0, &mut out[..width])
+        .then(|| decision.actions.iter().copied().collect())
+}
+
+/// An action drawn from the policy (uniform on an untrained key).
+fn policy_action(policy: &PolicyFile, state: &GameState, rng: &mut SmallRng) -> Action {
+    let legal = state.legal_actions();
+    if legal.len() == 1 {
+        return legal[0];
+    }
+    let mut probabilities = [0.0f64; Action::MAX_LEGAL];
+    let Some(order) = policy_probabilities(policy, state, &mut probabilities) else {
+        return legal[rng.random_range(0..legal.len())];
+    };
+    let mut draw = rng.random::<f64>();
+    for (action, &p) in order.iter().zip(&probabilities) {
+        if draw < p {
+            return *action;
+        }
+        draw -= p;
+    }
+    order.last().copied().unwrap_or(legal[0])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::phase::{Phase, RECORD_WIDTH};
+    use crate::policy_file::{PolicyMeta, export};
+
+    /// A policy that trained nothing: every key unseen, so it bids
+    /// uniformly, alone a third of the time.
+    fn untrained_policy() -> PolicyFile {
+        let path =
+            std::env::temp_dir().join(format!("trainer-lbr-policy-{}.bin", std::process::id()));
+        let meta = PolicyMeta {
+            phase: Phase::Bidding,
+            rules: Rules::default(),
+            iterations: 0,
+        };
+        export(
+            &store::MemoryTable::new(),
+            &meta,
+            RECORD_WIDTH,
+            &path,
+            &mut |_, _| {},
+        )
+        .unwrap();
+        let policy = PolicyFile::load(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        policy
+    }
+
+    #[test]
+    fn a_random_bidder_is_clearly_exploitable_and_the_estimate_is_reproducible() {
+        let policy = untrained_policy();
+        let estimate = estimate(&policy, Rules::default(), 400, 4, 9);
+        assert!(
+            estimate.gain - estimate.interval > 0.1,
+            "uniform bids lose to a best response: {estimate}"
+        );
+        assert!(estimate.decisions > 0 && estimate.decisions < 400);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let again = pool.install(|| super::estimate(&policy, Rules::default(), 400, 4, 9));
+        assert_eq!(again, estimate, "the same seed gives the same estimate");
+    }
+}
