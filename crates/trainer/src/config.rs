@@ -315,7 +315,7 @@ pub fn resolve(
 ) -> anyhow::Result<(Identity, SessionSettings, Option<std::path::PathBuf>)> {
     let run = profile.run;
     let dir = run.dir.clone();
-    let curve = resolve_curve(&profile.eval, &flags)?;
+    let curve = curve_with_flags(CurveBase::of_section(&profile.eval)?, &flags);
     let identity = Identity {
         phase: flags.phase.or(run.phase).unwrap_or(Phase::Bidding),
         store: flags.store.or(run.store).unwrap_or(Backend::Memory),
@@ -387,37 +387,59 @@ pub const DEFAULT_EVAL_HANDS: u64 = 2000;
 /// The learning curve's opponent unless a flag or profile says otherwise.
 pub const DEFAULT_EVAL_AGAINST: &str = "pimc:20";
 
-/// The learning curve a profile's `[eval]` table and the flags ask for: one
-/// exists when either gives an interval.
-fn resolve_curve(
-    section: &EvalSection,
-    flags: &Overrides,
-) -> anyhow::Result<Option<CurveSettings>> {
-    let every = match flags.eval_every {
-        Some(every) => Some(every),
-        None => section
-            .every
-            .as_deref()
-            .map(parse_duration)
-            .transpose()
-            .context("[eval] every")?,
-    };
-    let Some(every) = every else {
-        return Ok(None);
-    };
-    Ok(Some(CurveSettings {
-        every,
+/// A learning curve's settings before the flags: from a profile's `[eval]`
+/// table, or the curve a resumed run was saved with.
+#[derive(Debug, Default)]
+pub struct CurveBase {
+    pub every: Option<Duration>,
+    pub against: Option<String>,
+    pub hands: Option<u64>,
+    pub seed: Option<u64>,
+}
+
+impl CurveBase {
+    fn of_section(section: &EvalSection) -> anyhow::Result<CurveBase> {
+        Ok(CurveBase {
+            every: section
+                .every
+                .as_deref()
+                .map(parse_duration)
+                .transpose()
+                .context("[eval] every")?,
+            against: section.against.clone(),
+            hands: section.hands,
+            seed: section.seed,
+        })
+    }
+}
+
+impl From<Option<CurveSettings>> for CurveBase {
+    fn from(saved: Option<CurveSettings>) -> CurveBase {
+        saved.map_or_else(CurveBase::default, |curve| CurveBase {
+            every: Some(curve.every),
+            against: Some(curve.against),
+            hands: Some(curve.hands),
+            seed: Some(curve.seed),
+        })
+    }
+}
+
+/// The curve `flags` ask for on top of `base`: one exists when either gives
+/// an interval; each flag overrides its field and defaults fill the rest.
+pub fn curve_with_flags(base: CurveBase, flags: &Overrides) -> Option<CurveSettings> {
+    Some(CurveSettings {
+        every: flags.eval_every.or(base.every)?,
         against: flags
             .eval_against
             .clone()
-            .or_else(|| section.against.clone())
+            .or(base.against)
             .unwrap_or_else(|| DEFAULT_EVAL_AGAINST.to_owned()),
         hands: flags
             .eval_hands
-            .or(section.hands)
+            .or(base.hands)
             .unwrap_or(DEFAULT_EVAL_HANDS),
-        seed: section.seed.unwrap_or(1),
-    }))
+        seed: base.seed.unwrap_or(1),
+    })
 }
 
 /// Parses `90s`, `45m`, `2h`, `1h30m` or `1d`.

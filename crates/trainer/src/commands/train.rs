@@ -12,7 +12,7 @@ use crate::phase::RECORD_WIDTH;
 use crate::policy_file::{self, PolicyFile, PolicyMeta};
 use crate::report::BiddingReport;
 use crate::training::backend;
-use crate::training::curve::{self, CurveSettings};
+use crate::training::curve;
 use crate::training::logging;
 use crate::training::run_dir::LOG_FILE;
 use crate::training::run_dir::{
@@ -59,29 +59,7 @@ pub fn resume(dir: &Path, flags: Overrides) -> anyhow::Result<()> {
         session.checkpoint_every_iterations = every.max(1);
     }
     session.export |= flags.export;
-    if let Some(every) = flags.eval_every {
-        let previous = session.curve.take();
-        session.curve = Some(CurveSettings {
-            every,
-            against: flags
-                .eval_against
-                .clone()
-                .or_else(|| previous.as_ref().map(|c| c.against.clone()))
-                .unwrap_or_else(|| config::DEFAULT_EVAL_AGAINST.to_owned()),
-            hands: flags
-                .eval_hands
-                .or(previous.as_ref().map(|c| c.hands))
-                .unwrap_or(config::DEFAULT_EVAL_HANDS),
-            seed: previous.map_or(1, |c| c.seed),
-        });
-    } else if let Some(curve) = &mut session.curve {
-        if let Some(against) = &flags.eval_against {
-            curve.against.clone_from(against);
-        }
-        if let Some(hands) = flags.eval_hands {
-            curve.hands = hands;
-        }
-    }
+    session.curve = config::curve_with_flags(session.curve.take().into(), &flags);
     if let Some(curve) = &session.curve {
         curve.validate(saved.identity.rules)?;
     }

@@ -21,7 +21,7 @@
 
 use std::cell::RefCell;
 
-use euchre_game::engine::action::Action;
+use euchre_game::engine::action::{Action, ActionList};
 use euchre_game::engine::card::CardSet;
 use euchre_game::engine::double_dummy::DoubleDummy;
 use euchre_game::engine::rules::Rules;
@@ -226,17 +226,18 @@ fn rollout(
 }
 
 /// The policy's probabilities at `state` in the canonical action order it
-/// returns; `None` for a key the policy never trained.
+/// returns (a `Copy` list: rollouts call this at every decision, so it
+/// allocates nothing); `None` for a key the policy never trained.
 fn policy_probabilities(
     policy: &PolicyFile,
     state: &GameState,
     out: &mut [f64; Action::MAX_LEGAL],
-) -> Option<Vec<Action>> {
+) -> Option<ActionList> {
     let decision = decision(state)?;
     let width = decision.actions.len();
     policy
         .probabilities(decision.key.0, &mut out[..width])
-        .then(|| decision.actions.iter().copied().collect())
+        .then_some(decision.actions)
 }
 
 /// An action drawn from the policy (uniform on an untrained key).
@@ -256,7 +257,7 @@ fn policy_action(policy: &PolicyFile, state: &GameState, rng: &mut SmallRng) -> 
         }
         draw -= p;
     }
-    order.last().copied().unwrap_or(legal[0])
+    order.iter().last().copied().unwrap_or(legal[0])
 }
 
 #[cfg(test)]

@@ -149,13 +149,13 @@ pub fn measure(
     let snapshot = run_dir.join(SNAPSHOT_FILE);
     policy_file::export(table, meta, RECORD_WIDTH, &snapshot, &mut |_, _| {})
         .context("exporting the policy to measure")?;
+    // One bot serves both roles: bots act through `&self` and are `Sync`.
     let opponent = from_spec(&settings.against, meta.rules, Unseen::Heuristic)?;
-    let beyond = from_spec(&settings.against, meta.rules, Unseen::Heuristic)?;
     let policy: Arc<dyn Bot> = Arc::new(PolicyBot::load(
         &snapshot,
         Sampling::Sample,
         Unseen::Heuristic,
-        beyond,
+        Arc::clone(&opponent),
     )?);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
