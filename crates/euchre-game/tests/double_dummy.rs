@@ -5,7 +5,7 @@ use euchre_game::engine::action::Action;
 use euchre_game::engine::double_dummy::{DoubleDummy, brute_force};
 use euchre_game::engine::rules::Rules;
 use euchre_game::engine::seat::{Seat, Team};
-use euchre_game::engine::state::{Deal, GameState, Stage};
+use euchre_game::engine::state::{Deal, GameState, Stage, score};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
@@ -113,4 +113,57 @@ fn a_hand_of_all_the_top_trumps_takes_every_trick() {
     state.apply(Action::Discard("9d".parse().expect("card")));
     let tricks = DoubleDummy::new().solve(&state).expect("in play");
     assert_eq!(tricks[Team::NorthSouth.index()], 5);
+}
+
+#[test]
+fn the_score_only_search_scores_every_full_hand_as_the_exact_count_does() {
+    // Minimax is out of reach with five tricks to go; the exact count is
+    // checked against it above, and the score-only search against the
+    // exact count here, from the first lead and from inside tricks.
+    let rules = Rules {
+        lone_defender: true,
+        ..Rules::default()
+    };
+    let mut solver = DoubleDummy::new();
+    let mut checked = 0;
+    for seed in 0..1500u64 {
+        let Some(state) = random_position(seed, rules, 5, (seed % 3) as u32) else {
+            continue;
+        };
+        let contract = state.contract();
+        let lone_defender = state.lone_defender().is_some();
+        let exact = solver.solve(&state).expect("in play");
+        let for_score = solver.solve_for_score(&state).expect("in play");
+        assert_eq!(
+            score(contract, lone_defender, exact).points,
+            score(contract, lone_defender, for_score).points,
+            "seed {seed}: exact {exact:?}, for score {for_score:?}"
+        );
+        checked += 1;
+    }
+    assert!(checked > 1000, "only {checked} positions were checked");
+}
+
+#[test]
+fn card_values_of_a_full_hand_match_a_fresh_solve_of_each_card() {
+    // card_values keeps one transposition table across the cards; each
+    // value must still be what a solve from scratch gives.
+    let mut shared = DoubleDummy::new();
+    let mut fresh = DoubleDummy::new();
+    for seed in 0..300u64 {
+        let Some(state) = random_position(seed, Rules::default(), 5, (seed % 4) as u32) else {
+            continue;
+        };
+        let actor = state.to_act().expect("someone plays");
+        for (card, tricks) in shared.card_values(&state) {
+            let mut next = state;
+            next.apply(Action::Play(card));
+            let solved = fresh.solve(&next).expect("in play");
+            assert_eq!(
+                tricks,
+                solved[actor.team().index()],
+                "seed {seed}, {card:?}"
+            );
+        }
+    }
 }

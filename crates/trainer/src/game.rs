@@ -112,7 +112,7 @@ fn evaluate_open_handed(state: &GameState) -> [i8; 2] {
         {
             return tricks;
         }
-        let tricks = cache.solver.solve(state).unwrap_or_else(|| {
+        let tricks = cache.solver.solve_for_score(state).unwrap_or_else(|| {
             [
                 state.tricks_won(Team::NorthSouth),
                 state.tricks_won(Team::EastWest),
@@ -132,7 +132,9 @@ fn evaluate_open_handed(state: &GameState) -> [i8; 2] {
 
 /// Everything the open-hand value of a trick-boundary position depends on;
 /// `None` mid-trick. The tricks already won are added in, so two positions
-/// with the same key also agree on the trick count.
+/// with the same key also agree on the trick count. So is the makers' team:
+/// the solver's split is exact only as far as the makers' score goes, and
+/// a march by one side reads as a plain win if the other side made trump.
 fn boundary_key(state: &GameState) -> Option<u128> {
     if state.trick().played_mask != 0 {
         return None;
@@ -144,6 +146,7 @@ fn boundary_key(state: &GameState) -> Option<u128> {
         key = key << 1 | u128::from(state.sits_out(seat));
     }
     key = key << 2 | contract.trump.index() as u128;
+    key = key << 1 | contract.maker.team().index() as u128;
     key = key << 2 | state.trick().leader.index() as u128;
     key = key << 3 | u128::from(state.tricks_won(Team::NorthSouth));
     Some(key << 3 | u128::from(state.tricks_won(Team::EastWest)))

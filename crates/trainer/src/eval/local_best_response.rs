@@ -219,7 +219,7 @@ fn rollout(
             .outcome()
             .map_or(0.0, |outcome| f64::from(outcome.payoff(team)));
     }
-    let Some(tricks) = SOLVER.with_borrow_mut(|solver| solver.solve(&state)) else {
+    let Some(tricks) = SOLVER.with_borrow_mut(|solver| solver.solve_for_score(&state)) else {
         return 0.0;
     };
     f64::from(score(state.contract(), state.lone_defender().is_some(), tricks).payoff(team))

@@ -106,7 +106,7 @@ fn bidding_value(mut world: GameState, action: Action, team: Team, rng: &mut Sma
     if world.stage() == Stage::Finished {
         return world.outcome().map_or(0, |outcome| outcome.payoff(team));
     }
-    let Some(split) = SOLVER.with_borrow_mut(|solver| solver.solve(&world)) else {
+    let Some(split) = SOLVER.with_borrow_mut(|solver| solver.solve_for_score(&world)) else {
         return 0;
     };
     score(world.contract(), world.lone_defender().is_some(), split).payoff(team)
