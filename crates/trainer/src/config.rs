@@ -14,6 +14,7 @@ use euchre_game::engine::rules::Rules;
 use serde::{Deserialize, Serialize};
 use store::{Backend, RecordEncoding};
 
+use crate::game::Leaves;
 use crate::phase::Phase;
 use crate::training::curve::CurveSettings;
 
@@ -27,6 +28,9 @@ pub struct SolverSettings {
     pub alpha: f64,
     pub beta: f64,
     pub gamma: f64,
+    /// How positions past the phase's horizon are valued. Runs saved
+    /// before the setting existed were open-hand.
+    pub leaves: Leaves,
 }
 
 impl Default for SolverSettings {
@@ -36,6 +40,7 @@ impl Default for SolverSettings {
             alpha: 1.5,
             beta: 0.0,
             gamma: 2.0,
+            leaves: Leaves::OpenHand,
         }
     }
 }
@@ -161,6 +166,7 @@ pub struct RunSection {
     pub export: Option<bool>,
     pub phase: Option<Phase>,
     pub store: Option<Backend>,
+    pub leaves: Option<Leaves>,
     pub threads: Option<usize>,
     pub iterations: Option<u64>,
     #[serde(rename = "for")]
@@ -253,6 +259,11 @@ impl Identity {
         );
         check("solver", self.solver.to_string(), saved.solver.to_string());
         check(
+            "leaves",
+            self.solver.leaves.to_string(),
+            saved.solver.leaves.to_string(),
+        );
+        check(
             "store encoding",
             self.encoding.to_string(),
             saved.encoding.to_string(),
@@ -295,6 +306,7 @@ pub const DEFAULT_ITERATIONS: u64 = 20_000;
 pub struct Overrides {
     pub phase: Option<Phase>,
     pub store: Option<Backend>,
+    pub leaves: Option<Leaves>,
     pub threads: Option<usize>,
     pub iterations: Option<u64>,
     pub until: Option<u64>,
@@ -320,7 +332,10 @@ pub fn resolve(
         phase: flags.phase.or(run.phase).unwrap_or(Phase::Bidding),
         store: flags.store.or(run.store).unwrap_or(Backend::Memory),
         rules: profile.rules,
-        solver: profile.solver,
+        solver: SolverSettings {
+            leaves: flags.leaves.unwrap_or(profile.solver.leaves),
+            ..profile.solver
+        },
         encoding: profile.store.encoding,
         seed: flags.seed.or(run.seed).unwrap_or(1),
     };

@@ -11,10 +11,14 @@
 //! - Decisions use the canonical keys of `euchre_game`: perfect recall in
 //!   bidding, the rank-compressed key in play. Actions are in the key's
 //!   canonical order, so action `i` means the same at every state of a key.
+//! - Where the solver stops, a [`Leaves`] evaluator values the position:
+//!   open-handed by default, or by the heuristic's play.
 //! - Exact solvers cannot walk this tree (the deal is one outcome among
 //!   2^64); it is meant for sampling solvers such as external-sampling MCCFR.
 
 use std::cell::RefCell;
+use std::fmt;
+use std::str::FromStr;
 
 use cfr::{Game, Node};
 use euchre_game::engine::double_dummy::DoubleDummy;
@@ -25,8 +29,58 @@ use euchre_game::keys::{Decision, decision};
 use rand::rngs::SmallRng;
 use rand::{Rng, RngExt, SeedableRng};
 use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
 
+use crate::eval::heuristic;
+use crate::eval::seen::Seen;
 use crate::phase::Phase;
+
+/// How the solver values a position past its phase's horizon. A policy is
+/// only as good as the match between its leaves and whoever plays the
+/// cards after it: open-hand values reward bidding that PIMC's play can
+/// make good, heuristic-play values bidding that the heuristic can.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Leaves {
+    /// Both sides play the rest perfectly with every hand face up.
+    #[default]
+    #[serde(rename = "open-hand")]
+    OpenHand,
+    /// Every seat plays the rest by the heuristic's rules.
+    #[serde(rename = "heuristic-play")]
+    HeuristicPlay,
+}
+
+impl Leaves {
+    pub const ALL: [Leaves; 2] = [Leaves::OpenHand, Leaves::HeuristicPlay];
+
+    /// The bot spec whose card play matches these leaves.
+    pub fn matching_player(self) -> &'static str {
+        match self {
+            Leaves::OpenHand => "pimc:N",
+            Leaves::HeuristicPlay => "heuristic",
+        }
+    }
+}
+
+impl fmt::Display for Leaves {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Leaves::OpenHand => "open-hand",
+            Leaves::HeuristicPlay => "heuristic-play",
+        })
+    }
+}
+
+impl FromStr for Leaves {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Leaves, String> {
+        Leaves::ALL
+            .into_iter()
+            .find(|leaves| leaves.to_string() == text)
+            .ok_or_else(|| format!("unknown leaves '{text}': use open-hand or heuristic-play"))
+    }
+}
 
 /// A hand in progress, or the deal still to come.
 #[derive(Clone, Debug)]
@@ -34,6 +88,7 @@ pub struct EuchreGame {
     rules: Rules,
     /// Cards of play the solver owns; `None` for all of them.
     horizon: Option<u32>,
+    leaves: Leaves,
     state: Option<GameState>,
     /// The decision at `state`, computed once per state change.
     decision: Option<Decision>,
@@ -42,10 +97,11 @@ pub struct EuchreGame {
 }
 
 impl EuchreGame {
-    pub fn root(rules: Rules, phase: Phase) -> EuchreGame {
+    pub fn root(rules: Rules, phase: Phase, leaves: Leaves) -> EuchreGame {
         EuchreGame {
             rules,
             horizon: phase.horizon(),
+            leaves,
             state: None,
             decision: None,
             payoffs: None,
@@ -67,7 +123,10 @@ impl EuchreGame {
                 .horizon
                 .is_some_and(|cards| state.played().len() >= cards)
         {
-            self.payoffs = Some(evaluate_open_handed(&state));
+            self.payoffs = Some(match self.leaves {
+                Leaves::OpenHand => evaluate_open_handed(&state),
+                Leaves::HeuristicPlay => evaluate_by_heuristic_play(state),
+            });
         } else {
             self.decision = decision(&state);
         }
@@ -128,6 +187,19 @@ fn evaluate_open_handed(state: &GameState) -> [i8; 2] {
     });
     let outcome = score(Some(contract), state.lone_defender().is_some(), tricks);
     team_payoffs(|team| outcome.payoff(team))
+}
+
+/// Team payoffs with the rest of the hand played by the heuristic at every
+/// seat. Its card play reads only the hand, the trick and the contract, so
+/// the playout is deterministic and needs no history.
+fn evaluate_by_heuristic_play(mut state: GameState) -> [i8; 2] {
+    while state.stage() == Stage::Play {
+        let card = heuristic::play(&Seen::new(&state, &[]));
+        state.apply(euchre_game::engine::action::Action::Play(card));
+    }
+    state
+        .outcome()
+        .map_or([0, 0], |outcome| team_payoffs(|team| outcome.payoff(team)))
 }
 
 /// Everything the open-hand value of a trick-boundary position depends on;
@@ -206,7 +278,7 @@ mod tests {
 
     fn walk_randomly(phase: Phase, seed: u64) -> (EuchreGame, u32) {
         let mut rng = SmallRng::seed_from_u64(seed);
-        let mut game = EuchreGame::root(Rules::default(), phase);
+        let mut game = EuchreGame::root(Rules::default(), phase, Leaves::OpenHand);
         let mut decisions = 0;
         loop {
             match game.node() {

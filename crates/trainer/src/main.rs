@@ -79,6 +79,11 @@ struct TrainArgs {
     /// (a perfect hash over the key universe; runs with files larger than RAM).
     #[arg(long, value_parser = parse_store)]
     store: Option<store::Backend>,
+    /// How positions past the phase are valued: open-hand (both sides play
+    /// the rest perfectly, face up; pair the policy with pimc:N) or
+    /// heuristic-play (the heuristic plays the rest; pair it with heuristic).
+    #[arg(long, value_parser = parse_leaves)]
+    leaves: Option<trainer::game::Leaves>,
     /// A run profile (see configs/); flags override it.
     #[arg(long)]
     config: Option<PathBuf>,
@@ -96,6 +101,10 @@ fn parse_phase(text: &str) -> Result<phase::Phase, String> {
     text.parse()
 }
 
+fn parse_leaves(text: &str) -> Result<trainer::game::Leaves, String> {
+    text.parse()
+}
+
 fn parse_subject(text: &str) -> Result<bench::store::Subject, String> {
     text.parse()
 }
@@ -109,6 +118,7 @@ impl TrainArgs {
         config::Overrides {
             phase: self.phase,
             store: self.store,
+            leaves: self.leaves,
             seed: self.seed,
             ..self.budget.overrides()
         }

@@ -21,6 +21,7 @@ use euchre_game::engine::rules::Rules;
 use serde::{Deserialize, Serialize};
 use store::{Key, Record, Table};
 
+use crate::game::Leaves;
 use crate::phase::Phase;
 
 const MAGIC: &[u8; 12] = b"EUCHREPOLICY";
@@ -33,6 +34,10 @@ pub struct PolicyMeta {
     pub phase: Phase,
     pub rules: Rules,
     pub iterations: u64,
+    /// What the training valued positions past the phase with; files
+    /// written before the setting existed were open-hand.
+    #[serde(default)]
+    pub leaves: Leaves,
 }
 
 /// A loaded policy.
@@ -262,6 +267,7 @@ mod tests {
             phase: Phase::Bidding,
             rules: Rules::default(),
             iterations: 12,
+            leaves: Leaves::OpenHand,
         }
     }
 

@@ -152,6 +152,15 @@ fn the_same_command_again_resumes_and_other_settings_are_named() {
     for setting in ["phase", "store", "seed", "trainer resume"] {
         assert!(error.contains(setting), "{setting}: {error}");
     }
+
+    // Leaves change what the solver learns, so they are part of the run.
+    let output = trainer(&["train", "--leaves", "heuristic-play", "--run-dir", &run]);
+    assert!(!output.status.success());
+    let error = text(&output.stderr);
+    assert!(
+        error.contains("leaves: the run has open-hand, this command asks for heuristic-play"),
+        "{error}"
+    );
 }
 
 /// Polls the run's status until its checkpoint reaches `iterations`.
@@ -343,6 +352,13 @@ fn export_writes_a_policy_and_says_what_was_learned() {
         played.contains("past the phase's horizon (played by heuristic)"),
         "{played}"
     );
+    // Open-hand leaves assume open-hand play: a heuristic after the policy
+    // is a mismatch the match reports before its result.
+    let warned = text(&trainer(&["eval", "--a", &spec, "--b", "random", "--hands", "2"]).stderr);
+    assert!(
+        warned.contains("trained on open-hand leaves, but heuristic plays past its phase"),
+        "{warned}"
+    );
     // A composite bot hands the decisions past the horizon to the bot
     // after the `+`, which may be any bot, a composite included.
     let composite = format!("policy:{out}+pimc:3");
@@ -356,6 +372,11 @@ fn export_writes_a_policy_and_says_what_was_learned() {
         "40",
     ]));
     assert!(played.contains("+pimc:3"), "{played}");
+    assert!(
+        !text(&trainer(&["eval", "--a", &composite, "--b", "random", "--hands", "2"]).stderr)
+            .contains("warning"),
+        "open-hand leaves followed by PIMC is the matching pairing"
+    );
     assert!(
         played.contains("past the phase's horizon (played by pimc:3)"),
         "{played}"
@@ -388,6 +409,71 @@ fn export_writes_a_policy_and_says_what_was_learned() {
         stderr.contains("was trained under") && stderr.contains("--config"),
         "{stderr}"
     );
+}
+
+#[test]
+fn heuristic_play_leaves_are_a_run_setting_recorded_in_the_policy() {
+    let temp = TempDir::new("leaves");
+    let run = temp.run("run");
+    let trained = train(
+        &run,
+        "memory",
+        &["--iterations", "300", "--leaves", "heuristic-play"],
+    );
+    assert!(trained.contains("300 iterations"), "{trained}");
+    let settings = std::fs::read_to_string(format!("{run}/settings.toml")).expect("settings");
+    assert!(
+        settings.contains("leaves = \"heuristic-play\""),
+        "{settings}"
+    );
+    // `resume` keeps the run's leaves without being told them.
+    let resumed = ok(&trainer(&[
+        "resume",
+        "--run-dir",
+        &run,
+        "--iterations",
+        "100",
+    ]));
+    assert!(resumed.contains("run total 400 iterations"), "{resumed}");
+
+    let out = temp.run("policy.bin");
+    ok(&trainer(&["export", "--run-dir", &run, "--out", &out]));
+    let matching = ok(&trainer(&[
+        "eval",
+        "--a",
+        &format!("policy:{out}+heuristic"),
+        "--b",
+        "random",
+        "--hands",
+        "20",
+    ]));
+    assert!(matching.contains("points per hand"), "{matching}");
+    let mismatched = trainer(&[
+        "eval",
+        "--a",
+        &format!("policy:{out}+pimc:2"),
+        "--b",
+        "random",
+        "--hands",
+        "2",
+    ]);
+    assert!(mismatched.status.success());
+    let warning = text(&mismatched.stderr);
+    assert!(
+        warning.contains("trained on heuristic-play leaves, but pimc:2 plays past its phase"),
+        "{warning}"
+    );
+
+    let refused = trainer(&[
+        "train",
+        "--leaves",
+        "rollouts",
+        "--run-dir",
+        &temp.run("other"),
+    ]);
+    assert!(!refused.status.success());
+    let error = text(&refused.stderr);
+    assert!(error.contains("open-hand or heuristic-play"), "{error}");
 }
 
 #[test]

@@ -32,6 +32,9 @@ pub fn run(request: &EvalRequest) -> anyhow::Result<()> {
         from_spec(&request.a, request.rules, request.unseen).context("building bot A (--a)")?;
     let b: Arc<dyn Bot> =
         from_spec(&request.b, request.rules, request.unseen).context("building bot B (--b)")?;
+    for warning in a.warnings().iter().chain(&b.warnings()) {
+        eprintln!("warning: {warning}");
+    }
     let deals = request.hands / 2;
     let bar = ProgressBar::new(deals);
     set_template(

@@ -140,6 +140,7 @@ pub fn export(dir: &Path, out: Option<PathBuf>) -> anyhow::Result<()> {
         phase: saved.identity.phase,
         rules: saved.identity.rules,
         iterations: progress.iterations,
+        leaves: saved.identity.solver.leaves,
     };
     let path = out.unwrap_or_else(|| run.file(POLICY_FILE));
     // The current strategy is summarised on the export's own pass.

@@ -14,6 +14,7 @@ use crate::eval::heuristic::Heuristic;
 use crate::eval::pimc::Pimc;
 use crate::eval::policy::{PolicyBot, Sampling, Unseen};
 use crate::eval::seen::Seen;
+use crate::game::Leaves;
 use crate::phase::describe_rules;
 
 /// A player. `&self` and `Sync` so that one bot serves every table of a
@@ -29,6 +30,19 @@ pub trait Bot: Send + Sync {
     /// met a key it had never trained.
     fn report(&self) -> Option<String> {
         None
+    }
+
+    /// The training leaves this bot's card play matches, if any: a bidding
+    /// or play-N policy should be followed by a card player whose play its
+    /// leaves assumed.
+    fn card_play(&self) -> Option<Leaves> {
+        None
+    }
+
+    /// What a reader of a match should know before trusting its result,
+    /// such as a policy followed by a card player its leaves did not assume.
+    fn warnings(&self) -> Vec<String> {
+        Vec::new()
     }
 }
 

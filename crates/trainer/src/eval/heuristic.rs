@@ -23,6 +23,8 @@ use euchre_game::engine::state::Stage;
 use euchre_game::engine::trump::{effective_suit, trick_strength, trump_order};
 use rand::rngs::SmallRng;
 
+use crate::game::Leaves;
+
 use crate::eval::bot::Bot;
 use crate::eval::seen::Seen;
 
@@ -37,6 +39,10 @@ pub struct Heuristic;
 impl Bot for Heuristic {
     fn name(&self) -> String {
         "heuristic".to_owned()
+    }
+
+    fn card_play(&self) -> Option<Leaves> {
+        Some(Leaves::HeuristicPlay)
     }
 
     fn act(&self, seen: &Seen<'_>, _rng: &mut SmallRng) -> Action {
@@ -182,7 +188,10 @@ fn lowest(cards: impl Iterator<Item = Card>, trump: Suit) -> Option<Card> {
     })
 }
 
-fn play(seen: &Seen<'_>) -> Card {
+/// The heuristic's card: deterministic, from what the seat sees of the
+/// trick, its hand and the contract (training's heuristic-play leaves rely
+/// on that).
+pub fn play(seen: &Seen<'_>) -> Card {
     let Some(contract) = seen.contract() else {
         return seen.hand().iter().next().unwrap_or(Card::ALL[0]);
     };

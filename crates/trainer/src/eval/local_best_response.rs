@@ -275,6 +275,7 @@ mod tests {
             phase: Phase::Bidding,
             rules: Rules::default(),
             iterations: 0,
+            leaves: Default::default(),
         };
         export(
             &store::MemoryTable::new(),

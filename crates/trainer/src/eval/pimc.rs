@@ -22,6 +22,8 @@ use std::cell::RefCell;
 use euchre_game::engine::action::Action;
 use euchre_game::engine::card::{Card, CardSet};
 use euchre_game::engine::double_dummy::DoubleDummy;
+
+use crate::game::Leaves;
 use euchre_game::engine::seat::{Seat, Team};
 use euchre_game::engine::state::{Deal, GameState, Stage, score};
 use euchre_game::engine::trump::effective_suit;
@@ -52,6 +54,11 @@ thread_local! {
 const STRICT_TRIES: usize = 64;
 
 impl Bot for Pimc {
+    /// PIMC plays each card by open-hand solves of sampled worlds.
+    fn card_play(&self) -> Option<Leaves> {
+        Some(Leaves::OpenHand)
+    }
+
     fn name(&self) -> String {
         format!("pimc:{}", self.worlds)
     }

@@ -27,6 +27,7 @@ use rand::rngs::SmallRng;
 use crate::eval::bot::Bot;
 use crate::eval::heuristic::Heuristic;
 use crate::eval::seen::Seen;
+use crate::game::Leaves;
 use crate::phase::Phase;
 use crate::policy_file::PolicyFile;
 
@@ -97,6 +98,26 @@ impl PolicyBot {
             beyond,
             counts: Counts::default(),
         })
+    }
+
+    /// A card player after the policy that its leaves did not assume: the
+    /// policy's bids were tuned for other play, so a match measures the
+    /// pairing, not the policy.
+    fn leaves_mismatch(&self) -> Option<String> {
+        if self.file.meta.phase == Phase::FullPlay {
+            return None;
+        }
+        let leaves = self.file.meta.leaves;
+        if self.beyond.card_play() == Some(leaves) {
+            return None;
+        }
+        Some(format!(
+            "{} was trained on {leaves} leaves, but {} plays past its phase; the policy's bids assume {} play (pass +{} after the file, or train with --leaves to match)",
+            self.name,
+            self.beyond.name(),
+            leaves.matching_player(),
+            leaves.matching_player()
+        ))
     }
 
     /// The rules the policy was trained under.
@@ -189,5 +210,20 @@ impl Bot for PolicyBot {
             report = format!("{report}\n  {inner}");
         }
         Some(report)
+    }
+
+    /// A bidding or play-N policy plays the cards like whoever follows it.
+    fn card_play(&self) -> Option<Leaves> {
+        if self.file.meta.phase == Phase::FullPlay {
+            None
+        } else {
+            self.beyond.card_play()
+        }
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        let mut warnings: Vec<String> = self.leaves_mismatch().into_iter().collect();
+        warnings.extend(self.beyond.warnings());
+        warnings
     }
 }

@@ -141,12 +141,13 @@ impl Session {
         let run = RunDir::lock(run_dir)?;
         run.check(identity)?;
         info!(
-            "run {}: phase {}, store {}, seed {}, solver {}",
+            "run {}: phase {}, store {}, seed {}, solver {}, {} leaves",
             run_dir.display(),
             identity.phase,
             identity.store,
             identity.seed,
-            identity.solver
+            identity.solver,
+            identity.solver.leaves
         );
         let opened = Instant::now();
         let table = backend::open(
@@ -210,7 +211,11 @@ impl Session {
     /// thread whatever its sessions' budgets.
     pub fn train(&mut self, budget: Budget, watcher: &mut dyn Watcher) -> anyhow::Result<Summary> {
         let threads = crate::config::worker_threads(self.settings.threads);
-        let root = EuchreGame::root(self.identity.rules, self.identity.phase);
+        let root = EuchreGame::root(
+            self.identity.rules,
+            self.identity.phase,
+            self.identity.solver.leaves,
+        );
         let solver = ExternalSampling::new(
             root,
             self.table.as_ref(),
@@ -282,6 +287,7 @@ impl Session {
                     phase: self.identity.phase,
                     rules: self.identity.rules,
                     iterations: self.progress.iterations,
+                    leaves: self.identity.solver.leaves,
                 };
                 let point = curve::measure(
                     self.table.as_ref(),
