@@ -1,9 +1,15 @@
 //! What a trained policy has learned, in terms a euchre player reads.
 
-use euchre_game::engine::card::{Rank, Suit};
+use euchre_game::engine::card::Rank;
+use euchre_game::engine::seat::Seat;
+use euchre_game::engine::state::Deal;
 use euchre_game::engine::trump::cards_of_suit;
 use euchre_game::keys::bidding::{BiddingDecision, BiddingView};
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+use rustc_hash::FxHashMap;
 
+use crate::format::thousands;
 use crate::policy_file::PolicyFile;
 
 /// Seats in the order they bid, relative to the dealer.
@@ -14,7 +20,7 @@ const SEATS: [(u8, &str); 4] = [
     (0, "dealer"),
 ];
 
-/// Mean probability and count of hands behind it.
+/// Mean probability and the deals behind it.
 #[derive(Clone, Copy, Debug, Default)]
 struct Mean {
     total: f64,
@@ -31,27 +37,40 @@ impl Mean {
         if self.count == 0 {
             "-".into()
         } else {
-            format!(
-                "{:.0}% ({})",
-                100.0 * self.total / self.count as f64,
-                self.count
-            )
+            format!("{:.0}%", 100.0 * self.total / self.count as f64)
         }
     }
 }
 
+/// Deals the summary is averaged over: enough for every row to hold
+/// hundreds of hands (four trumps is about 1 hand in 60).
+const REPORT_DEALS: u64 = 40_000;
+
 /// Round 1 of bidding summarised: how often each seat orders the upcard
-/// up, by trumps held and with the right bower turned up. Averages are over
-/// distinct hands (canonical keys), each counted once.
+/// up, by trumps held and with the right bower turned up.
+///
+/// The averages are over random deals, so each hand counts as often as it
+/// is dealt. Averaging over distinct keys instead would let the rarest
+/// hands, the least trained, dominate. A hand whose key was never trained
+/// is left out, and how many were is printed.
 #[derive(Debug, Default)]
 pub struct BiddingReport {
+    /// Probability of ordering up, by canonical round-1 key.
+    order_by_key: FxHashMap<u128, f64>,
+}
+
+/// What the report found over its deals.
+#[derive(Debug, Default)]
+struct Summary {
     by_trumps: [[Mean; 4]; 6],
     right_bower_up: [Mean; 4],
+    hands: u64,
+    untrained: u64,
 }
 
 impl BiddingReport {
     /// Adds one infostate with its action probabilities (any scale, in the
-    /// key's canonical action order).
+    /// key's canonical action order); all but round-1 bids are ignored.
     pub fn add(&mut self, key: u128, probabilities: &[f64]) {
         let Some(view) = BiddingView::decode(euchre_game::keys::InfoKey(key)) else {
             return;
@@ -64,17 +83,8 @@ impl BiddingReport {
             return;
         }
         // Actions in canonical order: pass, order up, order up alone.
-        let order = (probabilities[1] + probabilities[2]) / total;
-        let trump: Suit = view.upcard.suit();
-        let trumps = view.hand.intersection(cards_of_suit(trump, trump)).len() as usize;
-        let seat = SEATS
-            .iter()
-            .position(|&(offset, _)| offset == view.actor_offset)
-            .unwrap_or(0);
-        self.by_trumps[trumps.min(5)][seat].add(order);
-        if view.upcard.rank() == Rank::Jack {
-            self.right_bower_up[seat].add(order);
-        }
+        self.order_by_key
+            .insert(key, (probabilities[1] + probabilities[2]) / total);
     }
 
     pub fn from_policy(policy: &PolicyFile) -> BiddingReport {
@@ -88,27 +98,70 @@ impl BiddingReport {
         report
     }
 
+    /// Every seat's round-1 bid on the same fixed deals, whoever the deals
+    /// are summarised for.
+    fn summarise(&self) -> Summary {
+        let mut summary = Summary::default();
+        let mut rng = SmallRng::seed_from_u64(REPORT_SEED);
+        for _ in 0..REPORT_DEALS {
+            let deal = Deal::random(Seat::North, &mut rng);
+            let trump = deal.upcard.suit();
+            for (column, &(offset, _)) in SEATS.iter().enumerate() {
+                let seat = Seat::from_index(deal.dealer.index() as u8 + offset);
+                let hand = deal.hands[seat.index()];
+                let view = BiddingView {
+                    decision: BiddingDecision::Round1,
+                    actor_offset: offset,
+                    hand,
+                    upcard: deal.upcard,
+                    own_discard: None,
+                    contract: None,
+                };
+                summary.hands += 1;
+                let Some(&order) = self.order_by_key.get(&view.canonical().0.0) else {
+                    summary.untrained += 1;
+                    continue;
+                };
+                let trumps = hand.intersection(cards_of_suit(trump, trump)).len() as usize;
+                summary.by_trumps[trumps.min(5)][column].add(order);
+                if deal.upcard.rank() == Rank::Jack {
+                    summary.right_bower_up[column].add(order);
+                }
+            }
+        }
+        summary
+    }
+
     pub fn print(&self, title: &str) {
+        let summary = self.summarise();
         println!("{title}");
         print!("{:<22}", "trumps in hand");
         for (_, name) in SEATS {
-            print!("{name:>20}");
+            print!("{name:>18}");
         }
         println!();
-        for (trumps, row) in self.by_trumps.iter().enumerate() {
+        for (trumps, row) in summary.by_trumps.iter().enumerate() {
             if row.iter().all(|mean| mean.count == 0) {
                 continue;
             }
             print!("{trumps:<22}");
             for mean in row {
-                print!("{:>20}", mean.show());
+                print!("{:>18}", mean.show());
             }
             println!();
         }
         print!("{:<22}", "right bower turned up");
-        for mean in self.right_bower_up {
-            print!("{:>20}", mean.show());
+        for mean in summary.right_bower_up {
+            print!("{:>18}", mean.show());
         }
         println!();
+        println!(
+            "({} deals; {:.1}% of the hands dealt had a key the policy never trained and are left out)",
+            thousands(REPORT_DEALS),
+            100.0 * summary.untrained as f64 / summary.hands.max(1) as f64
+        );
     }
 }
+
+/// The report's deals are the same for every run, so two tables compare.
+const REPORT_SEED: u64 = 0x5EED_DEA1;

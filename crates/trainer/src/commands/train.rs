@@ -191,7 +191,9 @@ pub fn export(dir: &Path, out: Option<PathBuf>) -> anyhow::Result<()> {
     );
     store::dir::write_atomically(&dir.join(LBR_FILE), record.as_bytes())?;
     println!("What the bot learned: the chance of ordering the upcard up in round 1, by seat.");
-    println!("Averages over the distinct hands trained; the count of hands is in brackets.");
+    println!(
+        "Averages over the same random deals for every run, each hand counted as often as it is dealt."
+    );
     BiddingReport::from_policy(&policy).print("\nThe exported policy (average strategy):");
     current.print(
         "\nThe current strategy (regret matching), which moves first; the average follows it:",
