@@ -132,6 +132,40 @@ impl BiddingReport {
         summary
     }
 
+    /// What the table shows, in words drawn from its own numbers: how far
+    /// training has moved the bids from the untrained 67% (pass, order up
+    /// and order up alone start equally likely), weak hands against strong.
+    pub fn describe(&self) -> String {
+        let summary = self.summarise();
+        let range = |row: &[Mean; 4]| {
+            let values: Vec<f64> = row
+                .iter()
+                .filter(|mean| mean.count > 0)
+                .map(|mean| 100.0 * mean.total / mean.count as f64)
+                .collect();
+            let low = values.iter().copied().fold(f64::INFINITY, f64::min);
+            let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            format!("{low:.0}% to {high:.0}%")
+        };
+        let dealer = summary.by_trumps[2][3];
+        let others = summary.by_trumps[2][..3]
+            .iter()
+            .map(|mean| mean.total / mean.count.max(1) as f64)
+            .fold(0.0, f64::max);
+        let dealer_note = if dealer.total / dealer.count.max(1) as f64 > others {
+            "The dealer, who keeps the upcard, orders more than any other seat with two trumps."
+        } else {
+            "The dealer does not yet order more than the others with two trumps, as it should: it keeps the upcard."
+        };
+        format!(
+            "Untrained, every seat orders 67% of the time (pass, order up and order up alone start equally likely). \
+             Training has moved that to {} with no trumps and {} with three. {dealer_note} \
+             Each hand needs many visits: a longer run keeps sharpening this (the README shows an hour's).",
+            range(&summary.by_trumps[0]),
+            range(&summary.by_trumps[3]),
+        )
+    }
+
     pub fn print(&self, title: &str) {
         let summary = self.summarise();
         println!("{title}");

@@ -194,13 +194,12 @@ pub fn export(dir: &Path, out: Option<PathBuf>) -> anyhow::Result<()> {
     println!(
         "Averages over the same random deals for every run, each hand counted as often as it is dealt."
     );
-    BiddingReport::from_policy(&policy).print("\nThe exported policy (average strategy):");
+    let average = BiddingReport::from_policy(&policy);
+    average.print("\nThe exported policy (average strategy):");
     current.print(
         "\nThe current strategy (regret matching), which moves first; the average follows it:",
     );
-    println!(
-        "\nOrdering up hands the upcard to the dealer: with the right bower turned up it should be common for the dealer's partner and rare for the opponents."
-    );
+    println!("\n{}", average.describe());
     Ok(())
 }
 
