@@ -21,6 +21,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use cfr::{Game, Node};
+use euchre_game::engine::action::Action;
 use euchre_game::engine::double_dummy::DoubleDummy;
 use euchre_game::engine::rules::Rules;
 use euchre_game::engine::seat::{Seat, Team};
@@ -195,7 +196,7 @@ fn evaluate_open_handed(state: &GameState) -> [i8; 2] {
 fn evaluate_by_heuristic_play(mut state: GameState) -> [i8; 2] {
     while state.stage() == Stage::Play {
         let card = heuristic::play(&Seen::new(&state, &[]));
-        state.apply(euchre_game::engine::action::Action::Play(card));
+        state.apply(Action::Play(card));
     }
     state
         .outcome()

@@ -33,12 +33,14 @@ impl Mean {
         self.count += 1;
     }
 
+    /// The mean as a percentage; `None` with nothing behind it.
+    fn percent(self) -> Option<f64> {
+        (self.count > 0).then(|| 100.0 * self.total / self.count as f64)
+    }
+
     fn show(self) -> String {
-        if self.count == 0 {
-            "-".into()
-        } else {
-            format!("{:.0}%", 100.0 * self.total / self.count as f64)
-        }
+        self.percent()
+            .map_or_else(|| "-".into(), |percent| format!("{percent:.0}%"))
     }
 }
 
@@ -59,9 +61,9 @@ pub struct BiddingReport {
     order_by_key: FxHashMap<u128, f64>,
 }
 
-/// What the report found over its deals.
+/// What the report found over its deals: what is printed.
 #[derive(Debug, Default)]
-struct Summary {
+pub struct Summary {
     by_trumps: [[Mean; 4]; 6],
     right_bower_up: [Mean; 4],
     hands: u64,
@@ -100,7 +102,7 @@ impl BiddingReport {
 
     /// Every seat's round-1 bid on the same fixed deals, whoever the deals
     /// are summarised for.
-    fn summarise(&self) -> Summary {
+    pub fn summarise(&self) -> Summary {
         let mut summary = Summary::default();
         let mut rng = SmallRng::seed_from_u64(REPORT_SEED);
         for _ in 0..REPORT_DEALS {
@@ -131,28 +133,25 @@ impl BiddingReport {
         }
         summary
     }
+}
 
+impl Summary {
     /// What the table shows, in words drawn from its own numbers: how far
     /// training has moved the bids from the untrained 67% (pass, order up
     /// and order up alone start equally likely), weak hands against strong.
     pub fn describe(&self) -> String {
-        let summary = self.summarise();
         let range = |row: &[Mean; 4]| {
-            let values: Vec<f64> = row
-                .iter()
-                .filter(|mean| mean.count > 0)
-                .map(|mean| 100.0 * mean.total / mean.count as f64)
-                .collect();
+            let values: Vec<f64> = row.iter().filter_map(|mean| mean.percent()).collect();
             let low = values.iter().copied().fold(f64::INFINITY, f64::min);
             let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             format!("{low:.0}% to {high:.0}%")
         };
-        let dealer = summary.by_trumps[2][3];
-        let others = summary.by_trumps[2][..3]
+        let with_two = &self.by_trumps[2];
+        let others = with_two[..3]
             .iter()
-            .map(|mean| mean.total / mean.count.max(1) as f64)
+            .filter_map(|mean| mean.percent())
             .fold(0.0, f64::max);
-        let dealer_note = if dealer.total / dealer.count.max(1) as f64 > others {
+        let dealer_note = if with_two[3].percent().is_some_and(|dealer| dealer > others) {
             "The dealer, who keeps the upcard, orders more than any other seat with two trumps."
         } else {
             "The dealer does not yet order more than the others with two trumps, as it should: it keeps the upcard."
@@ -161,20 +160,19 @@ impl BiddingReport {
             "Untrained, every seat orders 67% of the time (pass, order up and order up alone start equally likely). \
              Training has moved that to {} with no trumps and {} with three. {dealer_note} \
              Each hand needs many visits: a longer run keeps sharpening this (the README shows an hour's).",
-            range(&summary.by_trumps[0]),
-            range(&summary.by_trumps[3]),
+            range(&self.by_trumps[0]),
+            range(&self.by_trumps[3]),
         )
     }
 
     pub fn print(&self, title: &str) {
-        let summary = self.summarise();
         println!("{title}");
         print!("{:<22}", "trumps in hand");
         for (_, name) in SEATS {
             print!("{name:>18}");
         }
         println!();
-        for (trumps, row) in summary.by_trumps.iter().enumerate() {
+        for (trumps, row) in self.by_trumps.iter().enumerate() {
             if row.iter().all(|mean| mean.count == 0) {
                 continue;
             }
@@ -185,14 +183,14 @@ impl BiddingReport {
             println!();
         }
         print!("{:<22}", "right bower turned up");
-        for mean in summary.right_bower_up {
+        for mean in self.right_bower_up {
             print!("{:>18}", mean.show());
         }
         println!();
         println!(
             "({} deals; {:.1}% of the hands dealt had a key the policy never trained and are left out)",
             thousands(REPORT_DEALS),
-            100.0 * summary.untrained as f64 / summary.hands.max(1) as f64
+            100.0 * self.untrained as f64 / self.hands.max(1) as f64
         );
     }
 }

@@ -194,9 +194,9 @@ pub fn export(dir: &Path, out: Option<PathBuf>) -> anyhow::Result<()> {
     println!(
         "Averages over the same random deals for every run, each hand counted as often as it is dealt."
     );
-    let average = BiddingReport::from_policy(&policy);
+    let average = BiddingReport::from_policy(&policy).summarise();
     average.print("\nThe exported policy (average strategy):");
-    current.print(
+    current.summarise().print(
         "\nThe current strategy (regret matching), which moves first; the average follows it:",
     );
     println!("\n{}", average.describe());
