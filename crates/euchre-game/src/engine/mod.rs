@@ -11,3 +11,4 @@ pub mod rules;
 pub mod seat;
 pub mod state;
 pub mod trump;
+pub mod view;
