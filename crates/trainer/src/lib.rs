@@ -12,7 +12,10 @@
 //! - [`bench`](mod@bench): the speed measurements behind `trainer bench` and
 //!   `cargo bench`.
 //! - [`commands`]: what each subcommand prints for a person.
+//! - [`act`] and [`serve`]: the bot API (JSON lines and HTTP) and the local
+//!   web server to play the bots and watch runs.
 
+pub mod act;
 pub mod bench;
 pub mod commands;
 pub mod config;
@@ -23,4 +26,5 @@ pub mod meter;
 pub mod phase;
 pub mod policy_file;
 pub mod report;
+pub mod serve;
 pub mod training;

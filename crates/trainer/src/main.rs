@@ -244,6 +244,45 @@ enum Command {
     /// "upcard":"Jh","actions":["pass","order","discard 9c","play Ah",...]}, with optional
     /// "stick_the_dealer", "lone_defender" and "dealer_may_discard_upcard" booleans.
     Replay,
+    /// Answer bot requests given as JSON lines on stdin, one JSON line each.
+    ///
+    /// Each line is one seat's view: {"dealer":"N","seat":"E","hand":["9c",..],
+    /// "upcard":"Jh","actions":["pass","order","discard","play Ah",..]}, with
+    /// "discard" (the seat's own, when it is the dealer), the rule booleans
+    /// and "seed" optional. The answer: {"seat","action","probabilities","bot"}.
+    Act {
+        /// The bot that answers (any spec eval accepts).
+        #[arg(long)]
+        bot: String,
+        /// A run profile whose [rules] table sets the rule options.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "heuristic")]
+        unseen: eval::policy::Unseen,
+    },
+    /// Serve a local web page to play the bots, watch runs, and the bot API
+    /// (POST /api/act).
+    Serve {
+        /// An exported policy file; new games and the API play it.
+        #[arg(long, conflicts_with = "bot")]
+        policy: Option<PathBuf>,
+        /// The bot new games and the API play (default heuristic).
+        #[arg(long)]
+        bot: Option<String>,
+        /// A run directory to show on the runs page (repeatable).
+        #[arg(long = "run-dir", value_name = "DIR")]
+        run_dirs: Vec<PathBuf>,
+        /// The port to listen on (0 picks a free one).
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+        /// The address to listen on; the default keeps it to this machine.
+        #[arg(long, default_value = "127.0.0.1")]
+        host: std::net::IpAddr,
+        #[arg(long)]
+        config: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "heuristic")]
+        unseen: eval::policy::Unseen,
+    },
     /// Measure speed. Figures are reported against a baseline from the same run.
     Bench {
         #[command(subcommand)]
@@ -387,6 +426,44 @@ fn main() -> anyhow::Result<()> {
             rules: config::load_rules(config.as_deref())?,
             unseen,
         }),
+        Command::Act {
+            bot,
+            config,
+            unseen,
+        } => {
+            let rules = config::load_rules(config.as_deref())?;
+            let bot = eval::bot::from_spec(&bot, rules, unseen)?;
+            let stdin = std::io::stdin().lock();
+            let stdout = std::io::stdout().lock();
+            trainer::act::run_lines(&bot, rules, stdin, stdout)?;
+            Ok(())
+        }
+        Command::Serve {
+            policy,
+            bot,
+            run_dirs,
+            port,
+            host,
+            config,
+            unseen,
+        } => {
+            let bot = match (policy, bot) {
+                (Some(policy), _) => format!("policy:{}", policy.display()),
+                (None, Some(bot)) => bot,
+                (None, None) => "heuristic".to_owned(),
+            };
+            let options = trainer::serve::ServeOptions {
+                bot,
+                run_dirs,
+                rules: config::load_rules(config.as_deref())?,
+                unseen,
+                address: std::net::SocketAddr::new(host, port),
+            };
+            trainer::serve::serve(&options, |address| {
+                println!("serving on http://{address}/ (Ctrl-C stops)");
+            })?;
+            Ok(())
+        }
         Command::Play {
             policy,
             partner,

@@ -76,13 +76,20 @@ pub enum ViewError {
 impl SeatView {
     /// A full state that agrees with the view, at the seat's decision.
     pub fn complete(&self) -> Result<GameState, ViewError> {
+        self.complete_with_history().map(|(state, _)| state)
+    }
+
+    /// [`Self::complete`], with the seat that took each action (the face-down
+    /// discard is named by the completion's choice, which only the dealer
+    /// may read).
+    pub fn complete_with_history(&self) -> Result<(GameState, Vec<(Seat, Action)>), ViewError> {
         let mut known = Known::new(self);
         for position in 0..self.actions.len() {
-            let state = self.replay(&known, position, false)?;
+            let (state, _) = self.replay(&known, position, false)?;
             known.attribute(self, &state, position)?;
         }
         self.check_hand(&known)?;
-        let state = self.replay(&known, self.actions.len(), true)?;
+        let (state, history) = self.replay(&known, self.actions.len(), true)?;
         match state.to_act() {
             None => Err(ViewError::HandOver),
             Some(to_act) if to_act != self.seat => Err(ViewError::NotYourTurn {
@@ -95,7 +102,7 @@ impl SeatView {
                 state.hand(self.seat),
                 self.hand
             ))),
-            Some(_) => Ok(state),
+            Some(_) => Ok((state, history)),
         }
     }
 
@@ -114,9 +121,15 @@ impl SeatView {
     /// The state after the first `count` actions, on a deal built from
     /// `known`. While attributing, the seat's own hand is left out: it
     /// cannot change whose turn it is, and it is checked on its own later.
-    fn replay(&self, known: &Known, count: usize, with_hand: bool) -> Result<GameState, ViewError> {
+    fn replay(
+        &self,
+        known: &Known,
+        count: usize,
+        with_hand: bool,
+    ) -> Result<(GameState, Vec<(Seat, Action)>), ViewError> {
         let (deal, hidden_discard) = known.deal(self, with_hand)?;
         let mut state = GameState::new(deal, self.rules);
+        let mut history = Vec::with_capacity(count);
         for position in 0..count {
             let action = match self.actions[position] {
                 Some(action) => action,
@@ -124,11 +137,13 @@ impl SeatView {
                     self.action_error(position, "there is no discard to make here")
                 })?),
             };
+            let seat = state.to_act();
             state
                 .try_apply(action)
                 .map_err(|error| self.action_error(position, error.to_string()))?;
+            history.extend(seat.map(|seat| (seat, action)));
         }
-        Ok(state)
+        Ok((state, history))
     }
 
     /// The seat's own cards against what the actions reveal.

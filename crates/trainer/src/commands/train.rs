@@ -235,15 +235,25 @@ fn records_digest(dir: &Path) -> anyhow::Result<(u64, u32)> {
 /// that may be working in it. `digest` also reads every record (this
 /// needs the run's lock) and prints a digest of them.
 pub fn status(dir: &Path, digest: bool) -> anyhow::Result<()> {
+    print!("{}", status_report(dir, digest)?);
+    Ok(())
+}
+
+/// What `trainer status` prints, as text: the runs page of `trainer serve`
+/// shows the same lines.
+pub fn status_report(dir: &Path, digest: bool) -> anyhow::Result<String> {
+    use std::fmt::Write as _;
+    let mut out = String::new();
     let Some(saved) = read_settings(dir)? else {
         bail!("{} holds no run (no {SETTINGS_FILE})", dir.display());
     };
     let identity = &saved.identity;
-    println!("run        {}", dir.display());
-    println!(
+    writeln!(out, "run        {}", dir.display())?;
+    writeln!(
+        out,
         "settings   phase {}, store {}, seed {}, solver {}, {} records",
         identity.phase, identity.store, identity.seed, identity.solver, identity.encoding
-    );
+    )?;
     match store::Manifest::read(&dir.join(STORE_DIR))? {
         Some(manifest) => {
             let progress = Progress::committed(&manifest.state, dir)?;
@@ -251,51 +261,64 @@ pub fn status(dir: &Path, digest: bool) -> anyhow::Result<()> {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |now| now.as_secs())
                 .saturating_sub(progress.checkpoint_unix);
-            println!(
+            writeln!(
+                out,
                 "checkpoint iteration {} ({} checkpoints, the last {} ago)",
                 thousands(progress.iterations),
                 manifest.checkpoints,
                 human_age(age)
-            );
+            )?;
             let rate = progress.iterations as f64 / progress.train_seconds.max(1e-9);
-            println!(
+            writeln!(
+                out,
                 "training   {:.0} s in all, {} it/s on average, {} record updates",
                 progress.train_seconds,
                 thousands(rate as u64),
                 thousands(progress.regret_updates + progress.strategy_updates)
-            );
-            println!(
+            )?;
+            writeln!(
+                out,
                 "store      {} records in {} on disk",
                 thousands(manifest.records),
                 bytes(dir_bytes(&dir.join(STORE_DIR)))
-            );
+            )?;
         }
-        None => println!("checkpoint none yet"),
+        None => writeln!(out, "checkpoint none yet")?,
     }
     if let Some(point) = curve::read(dir)?.last() {
-        println!("curve      {point}");
-        println!(
+        writeln!(out, "curve      {point}")?;
+        writeln!(
+            out,
             "           ({} and {} in the run directory)",
             curve::CURVE_FILE,
             curve::CURVE_PLOT
-        );
+        )?;
     }
     if let Ok(text) = std::fs::read_to_string(dir.join(LBR_FILE)) {
-        println!("local best response {}", text.trim());
+        writeln!(out, "local best response {}", text.trim())?;
     }
     let policy = dir.join(POLICY_FILE);
     if let Ok(meta) = std::fs::metadata(&policy) {
-        println!("policy     {} ({})", policy.display(), bytes(meta.len()));
+        writeln!(
+            out,
+            "policy     {} ({})",
+            policy.display(),
+            bytes(meta.len())
+        )?;
     }
     match RunDir::lock(dir) {
-        Ok(_) => println!("trainer    none running"),
-        Err(error) => println!("trainer    {error:#}"),
+        Ok(_) => writeln!(out, "trainer    none running")?,
+        Err(error) => writeln!(out, "trainer    {error:#}")?,
     }
     if digest {
         let (count, crc) = records_digest(dir)?;
-        println!("records    {} trained, digest {crc:08x}", thousands(count));
+        writeln!(
+            out,
+            "records    {} trained, digest {crc:08x}",
+            thousands(count)
+        )?;
     }
-    Ok(())
+    Ok(out)
 }
 
 fn human_age(seconds: u64) -> String {

@@ -26,6 +26,13 @@ pub trait Bot: Send + Sync {
     /// One of `seen.legal()`.
     fn act(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Action;
 
+    /// The probability the bot gives each legal action here, when it plays
+    /// a strategy it can state: a trained policy on a key it trained. The
+    /// bot API reports them beside the chosen move.
+    fn probabilities(&self, _seen: &Seen<'_>) -> Option<Vec<(Action, f64)>> {
+        None
+    }
+
     /// Anything worth printing after a match, such as how often a policy
     /// met a key it had never trained.
     fn report(&self) -> Option<String> {

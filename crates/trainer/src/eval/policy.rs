@@ -188,6 +188,39 @@ impl Bot for PolicyBot {
         decision.actions[index]
     }
 
+    /// The average strategy's probabilities (an argmax bot plays the
+    /// largest); past the horizon, whatever the bot there states; for an
+    /// unseen key, uniform if that is how it is played.
+    fn probabilities(&self, seen: &Seen<'_>) -> Option<Vec<(Action, f64)>> {
+        let legal = seen.legal();
+        if !self.trained_here(seen) {
+            return self.beyond.probabilities(seen);
+        }
+        let decision = seen.decision()?;
+        let width = decision.actions.len();
+        let mut probabilities = [0.0f64; Action::MAX_LEGAL];
+        if self
+            .file
+            .probabilities(decision.key.0, &mut probabilities[..width])
+        {
+            return Some(
+                decision
+                    .actions
+                    .iter()
+                    .copied()
+                    .zip(probabilities[..width].iter().copied())
+                    .collect(),
+            );
+        }
+        match self.unseen {
+            Unseen::Uniform => {
+                let share = 1.0 / legal.len() as f64;
+                Some(legal.iter().map(|&action| (action, share)).collect())
+            }
+            Unseen::Heuristic => None,
+        }
+    }
+
     fn report(&self) -> Option<String> {
         let from_policy = self.counts.from_policy.load(Ordering::Relaxed);
         let unseen = self.counts.unseen.load(Ordering::Relaxed);

@@ -1,0 +1,244 @@
+//! The bot API: one seat's view of a hand in, the bot's move out. Other
+//! programs (the play page, a card-game GUI, another framework's arena)
+//! play an exported policy through it, over HTTP (`POST /api/act` of
+//! `trainer serve`) or JSON lines (`trainer act`). Both speak the types
+//! here, so they answer alike.
+
+use std::io::{BufRead, Write};
+use std::str::FromStr;
+use std::sync::Arc;
+
+use euchre_game::engine::action::Action;
+use euchre_game::engine::card::{Card, CardSet};
+use euchre_game::engine::error::NotationError;
+use euchre_game::engine::rules::Rules;
+use euchre_game::engine::seat::Seat;
+use euchre_game::engine::view::{SeatView, ViewError};
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::eval::bot::Bot;
+use crate::eval::seen::Seen;
+use crate::phase::describe_rules;
+
+/// One seat's view, as JSON. Rule options left out take the bot's rules.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ActRequest {
+    pub dealer: String,
+    /// The seat asking; it must be its turn.
+    pub seat: String,
+    /// The cards the seat holds now.
+    pub hand: Vec<String>,
+    pub upcard: String,
+    /// The seat's own discard, when it is the dealer and has discarded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discard: Option<String>,
+    /// Every action so far in replay notation; the dealer's discard is
+    /// written `discard` (face down) unless the seat is the dealer.
+    #[serde(default)]
+    pub actions: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stick_the_dealer: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lone_defender: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dealer_may_discard_upcard: Option<bool>,
+    /// Seeds the bot's random choices, for a reproducible answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+}
+
+/// The bot's move.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ActAnswer {
+    pub seat: String,
+    pub action: String,
+    /// Every legal action with its probability, when the bot is a policy
+    /// on a decision it trained.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probabilities: Option<Vec<ActionProbability>>,
+    pub bot: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ActionProbability {
+    pub action: String,
+    pub probability: f64,
+}
+
+/// Why a request gets no move.
+#[derive(Debug, Error)]
+pub enum ActError {
+    #[error("malformed request: {0}")]
+    Malformed(String),
+    #[error("{field}: {source}")]
+    Notation {
+        field: String,
+        source: NotationError,
+    },
+    #[error("hand: {0} is named twice")]
+    DuplicateCard(Card),
+    #[error("discard: only the dealer ({dealer}) has a discard, and this view is {seat}'s")]
+    DiscardNotDealer { dealer: Seat, seat: Seat },
+    #[error("discard: the view says {field}, but its actions say 'discard {action}'")]
+    DiscardDisagrees { field: Card, action: Card },
+    #[error("this bot plays under {bot}, but the request asks for {request}")]
+    Rules { bot: String, request: String },
+    #[error(transparent)]
+    View(#[from] ViewError),
+}
+
+impl ActError {
+    /// The request was well formed but asks out of turn, or after the end.
+    pub fn is_out_of_turn(&self) -> bool {
+        matches!(
+            self,
+            ActError::View(ViewError::NotYourTurn { .. } | ViewError::HandOver)
+        )
+    }
+
+    /// The request could not even be read as a view.
+    pub fn is_malformed(&self) -> bool {
+        matches!(self, ActError::Malformed(_) | ActError::Notation { .. })
+    }
+}
+
+fn parse<T: FromStr<Err = NotationError>>(field: &str, text: &str) -> Result<T, ActError> {
+    text.parse().map_err(|source| ActError::Notation {
+        field: field.to_owned(),
+        source,
+    })
+}
+
+impl ActRequest {
+    /// The view the request describes, for a bot that plays `rules`.
+    pub fn view(&self, rules: Rules) -> Result<SeatView, ActError> {
+        let requested = Rules {
+            stick_the_dealer: self.stick_the_dealer.unwrap_or(rules.stick_the_dealer),
+            lone_defender: self.lone_defender.unwrap_or(rules.lone_defender),
+            dealer_may_discard_upcard: self
+                .dealer_may_discard_upcard
+                .unwrap_or(rules.dealer_may_discard_upcard),
+        };
+        if requested != rules {
+            return Err(ActError::Rules {
+                bot: describe_rules(rules),
+                request: describe_rules(requested),
+            });
+        }
+        let dealer: Seat = parse("dealer", &self.dealer)?;
+        let seat: Seat = parse("seat", &self.seat)?;
+        let mut hand = CardSet::EMPTY;
+        for text in &self.hand {
+            let card: Card = parse("hand", text)?;
+            if hand.contains(card) {
+                return Err(ActError::DuplicateCard(card));
+            }
+            hand = hand.with(card);
+        }
+        let discard: Option<Card> = self
+            .discard
+            .as_deref()
+            .map(|text| parse("discard", text))
+            .transpose()?;
+        if discard.is_some() && seat != dealer {
+            return Err(ActError::DiscardNotDealer { dealer, seat });
+        }
+        let mut actions = Vec::with_capacity(self.actions.len());
+        for (index, text) in self.actions.iter().enumerate() {
+            let field = format!("actions[{index}]");
+            let action = match text.trim() {
+                "discard" | "discard ?" => discard.map(Action::Discard),
+                text => {
+                    let action: Action = parse(&field, text)?;
+                    if let (Action::Discard(named), Some(field)) = (action, discard)
+                        && named != field
+                    {
+                        return Err(ActError::DiscardDisagrees {
+                            field,
+                            action: named,
+                        });
+                    }
+                    Some(action)
+                }
+            };
+            actions.push(action);
+        }
+        Ok(SeatView {
+            rules,
+            dealer,
+            seat,
+            hand,
+            upcard: parse("upcard", &self.upcard)?,
+            actions,
+        })
+    }
+}
+
+/// The move `bot` makes in the view `request` describes, for a table
+/// playing `rules`.
+pub fn act(bot: &dyn Bot, rules: Rules, request: &ActRequest) -> Result<ActAnswer, ActError> {
+    let view = request.view(rules)?;
+    let (state, history) = view.complete_with_history()?;
+    let seen = Seen::new(&state, &history);
+    let mut rng = SmallRng::seed_from_u64(request.seed.unwrap_or_else(fresh_seed));
+    let action = bot.act(&seen, &mut rng);
+    let probabilities = bot.probabilities(&seen).map(|pairs| {
+        pairs
+            .into_iter()
+            .map(|(action, probability)| ActionProbability {
+                action: action.to_string(),
+                probability,
+            })
+            .collect()
+    });
+    Ok(ActAnswer {
+        seat: view.seat.to_string(),
+        action: action.to_string(),
+        probabilities,
+        bot: bot.name(),
+    })
+}
+
+/// A seed that differs between requests, for a request that names none.
+fn fresh_seed() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_nanos() as u64);
+    nanos
+        ^ COUNTER
+            .fetch_add(1, Ordering::Relaxed)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// `trainer act`: one request per input line, one answer per output line.
+/// A bad line gets `{"line": N, "error": ...}` and the next line is still
+/// read, as `trainer replay` does.
+pub fn run_lines(
+    bot: &Arc<dyn Bot>,
+    rules: Rules,
+    input: impl BufRead,
+    mut output: impl Write,
+) -> std::io::Result<()> {
+    for (index, line) in input.lines().enumerate() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let answer = serde_json::from_str::<ActRequest>(&line)
+            .map_err(|error| ActError::Malformed(error.to_string()))
+            .and_then(|request| act(bot.as_ref(), rules, &request));
+        let value = match answer {
+            Ok(answer) => serde_json::to_value(answer).unwrap_or_default(),
+            Err(error) => serde_json::json!({ "line": index + 1, "error": error.to_string() }),
+        };
+        writeln!(output, "{value}")?;
+        output.flush()?;
+    }
+    Ok(())
+}

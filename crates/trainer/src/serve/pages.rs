@@ -1,0 +1,409 @@
+//! The HTML of each page, built as strings: plain forms and links, no
+//! script, so every click is a request the server checks and a reload
+//! shows the same game.
+
+use std::fmt::Write as _;
+
+use euchre_game::engine::action::Action;
+use euchre_game::engine::card::{Card, Suit};
+use euchre_game::engine::seat::{Seat, Team};
+use euchre_game::engine::state::{Contract, Stage};
+
+use crate::serve::table::{HandSummary, PERSON, Table};
+
+/// Text made safe for HTML element content and quoted attributes.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A whole page around `body`; `refresh` reloads it every so many seconds.
+pub fn page(title: &str, body: &str, refresh: Option<u32>) -> String {
+    let refresh = refresh.map_or_else(String::new, |seconds| {
+        format!("<meta http-equiv=\"refresh\" content=\"{seconds}\">")
+    });
+    format!(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">{refresh}\
+         <title>{title}</title><link rel=\"stylesheet\" href=\"/style.css\"></head>\
+         <body><nav><a href=\"/\">New game</a> <a href=\"/runs\">Runs</a></nav>\
+         <main>{body}</main></body></html>\n",
+        title = escape(title)
+    )
+}
+
+fn seat_name(seat: Seat) -> &'static str {
+    match seat {
+        Seat::North => "North",
+        Seat::East => "East",
+        Seat::South => "You",
+        Seat::West => "West",
+    }
+}
+
+fn team_name(team: Team) -> &'static str {
+    match team {
+        Team::NorthSouth => "You and North",
+        Team::EastWest => "East and West",
+    }
+}
+
+fn suit_html(suit: Suit) -> String {
+    let colour = if matches!(suit, Suit::Hearts | Suit::Diamonds) {
+        "red"
+    } else {
+        "black"
+    };
+    format!("<span class=\"{colour}\">{}</span>", suit.symbol())
+}
+
+fn rank_text(card: Card) -> String {
+    match card.rank().letter() {
+        'T' => "10".to_owned(),
+        letter => letter.to_string(),
+    }
+}
+
+/// A card face, not clickable.
+pub fn card_html(card: Card) -> String {
+    format!(
+        "<span class=\"card\" data-card=\"{card}\">{}{}</span>",
+        rank_text(card),
+        suit_html(card.suit())
+    )
+}
+
+fn action_text(action: Action) -> String {
+    match action {
+        Action::Pass => "pass".to_owned(),
+        Action::Order { alone: false } => "order up".to_owned(),
+        Action::Order { alone: true } => "order up, alone".to_owned(),
+        Action::Call { suit, alone } => format!(
+            "call {}{}",
+            suit_html(suit),
+            if alone { ", alone" } else { "" }
+        ),
+        Action::DefendAlone => "defend alone".to_owned(),
+        Action::Discard(_) => "discard".to_owned(),
+        Action::Play(card) => format!("play {}", card_html(card)),
+    }
+}
+
+fn contract_text(contract: Contract) -> String {
+    format!(
+        "{} made {} trump{}",
+        seat_name(contract.maker),
+        suit_html(contract.trump),
+        if contract.alone { ", alone" } else { "" }
+    )
+}
+
+/// A form that posts one move.
+fn move_button(game: &str, action: Action, label: &str, class: &str, title: &str) -> String {
+    format!(
+        "<form method=\"post\" action=\"/game/{game}/move\" class=\"inline\">\
+         <input type=\"hidden\" name=\"action\" value=\"{action}\">\
+         <button type=\"submit\" class=\"{class}\" title=\"{}\" data-action=\"{action}\">{label}</button></form>",
+        escape(title)
+    )
+}
+
+/// The play page of one game; `error` is the reason a move was refused.
+pub fn play_page(game: &str, table: &Table, error: Option<&str>) -> String {
+    let state = table.state();
+    let mut body = String::new();
+    if let Some(error) = error {
+        let _ = write!(
+            body,
+            "<p class=\"error\" role=\"alert\">{}</p>",
+            escape(error)
+        );
+    }
+    let _ = write!(
+        body,
+        "<section class=\"score\"><h1>Euchre to {}</h1><p>{}: <b id=\"score-ns\">{}</b> &middot; {}: <b id=\"score-ew\">{}</b> &middot; hand {}</p>",
+        table.target,
+        team_name(Team::NorthSouth),
+        table.score[0],
+        team_name(Team::EastWest),
+        table.score[1],
+        table.hands_played + 1 - u32::from(table.summary().is_some()),
+    );
+    let _ = write!(
+        body,
+        "<p class=\"players\">North (partner): {} &middot; East and West: {}</p></section>",
+        escape(&table.bot_name(Seat::North).unwrap_or_default()),
+        escape(&table.bot_name(Seat::East).unwrap_or_default()),
+    );
+
+    let _ = write!(
+        body,
+        "<section class=\"table\"><p>Dealer: <b id=\"dealer\">{}</b> &middot; upcard {}",
+        seat_name(state.dealer()),
+        card_html(state.upcard())
+    );
+    match state.contract() {
+        Some(contract) => {
+            let _ = write!(
+                body,
+                " &middot; <span id=\"contract\">{}</span>",
+                contract_text(contract)
+            );
+            if let Some(defender) = state.lone_defender() {
+                let _ = write!(body, ", {} defends alone", seat_name(defender));
+            }
+        }
+        None if state.stage() == Stage::BiddingRound2 => body.push_str(" (turned down)"),
+        None => {}
+    }
+    let _ = write!(
+        body,
+        "</p><p>Tricks: {} <b id=\"tricks-ns\">{}</b> &middot; {} <b id=\"tricks-ew\">{}</b></p>",
+        team_name(Team::NorthSouth),
+        state.tricks_won(Team::NorthSouth),
+        team_name(Team::EastWest),
+        state.tricks_won(Team::EastWest)
+    );
+
+    body.push_str("<h2>Bids</h2><ol class=\"bids\">");
+    for &(seat, action) in table.history() {
+        if matches!(action, Action::Play(_)) {
+            continue;
+        }
+        let text = match action {
+            Action::Discard(card) if seat == PERSON => format!("discard {}", card_html(card)),
+            other => action_text(other),
+        };
+        let _ = write!(body, "<li>{}: {text}</li>", seat_name(seat));
+    }
+    body.push_str("</ol>");
+
+    if state.stage() == Stage::Play {
+        body.push_str("<h2>Trick</h2>");
+        body.push_str(&trick_html(
+            "trick",
+            |seat| {
+                let trick = state.trick();
+                trick.has_played(seat).then(|| trick.cards[seat.index()])
+            },
+            state_sits_out(table),
+        ));
+    }
+    if let Some((cards, winner)) = table.last_trick() {
+        let _ = write!(body, "<h2>Last trick, won by {}</h2>", seat_name(*winner));
+        body.push_str(&trick_html(
+            "last-trick",
+            |seat| cards[seat.index()],
+            state_sits_out(table),
+        ));
+    }
+    body.push_str("</section>");
+
+    if let Some(summary) = table.summary() {
+        body.push_str(&summary_html(game, table, summary));
+    } else {
+        body.push_str(&hand_html(game, table));
+    }
+    page("Euchre", &body, None)
+}
+
+fn state_sits_out(table: &Table) -> [bool; 4] {
+    std::array::from_fn(|i| table.state().sits_out(Seat::from_index(i as u8)))
+}
+
+fn trick_html(id: &str, card_of: impl Fn(Seat) -> Option<Card>, out: [bool; 4]) -> String {
+    let mut html = format!("<div class=\"trick\" id=\"{id}\">");
+    for seat in Seat::ALL {
+        let shown = match card_of(seat) {
+            Some(card) => card_html(card),
+            None if out[seat.index()] => "<i>sits out</i>".to_owned(),
+            None => "&nbsp;".to_owned(),
+        };
+        let _ = write!(
+            html,
+            "<div class=\"at-{}\"><small>{}</small><br>{shown}</div>",
+            seat.letter().to_ascii_lowercase(),
+            seat_name(seat)
+        );
+    }
+    html.push_str("</div>");
+    html
+}
+
+/// The person's cards and, on their turn, the moves they may make.
+fn hand_html(game: &str, table: &Table) -> String {
+    let state = table.state();
+    let mut html = String::from("<section class=\"hand\"><h2>Your hand</h2><div id=\"hand\">");
+    let your_turn = table.persons_turn();
+    for card in state.hand(PERSON).iter() {
+        let action = if state.stage() == Stage::DealerDiscard {
+            Action::Discard(card)
+        } else {
+            Action::Play(card)
+        };
+        let label = format!("{}{}", rank_text(card), suit_html(card.suit()));
+        html.push_str(&match table.why_not(action) {
+            None => move_button(game, action, &label, "card legal", &format!("{action}")),
+            Some(reason) => move_button(game, action, &label, "card illegal", &reason),
+        });
+    }
+    html.push_str("</div>");
+    if your_turn {
+        let bids: Vec<Action> = state
+            .legal_actions()
+            .iter()
+            .copied()
+            .filter(|action| !matches!(action, Action::Play(_) | Action::Discard(_)))
+            .collect();
+        if !bids.is_empty() {
+            html.push_str("<p id=\"bids\">");
+            for action in bids {
+                html.push_str(&move_button(game, action, &action_text(action), "bid", ""));
+            }
+            html.push_str("</p>");
+        }
+        let prompt = match state.stage() {
+            Stage::DealerDiscard => "You picked up the upcard: click a card to discard.",
+            Stage::Play => "Your turn: click a card to play.",
+            _ => "Your turn to bid.",
+        };
+        let _ = write!(html, "<p id=\"prompt\">{prompt}</p>");
+    }
+    html.push_str("</section>");
+    html
+}
+
+/// After a hand: who made what, the points, the four hands on request,
+/// and the way on.
+fn summary_html(game: &str, table: &Table, summary: &HandSummary) -> String {
+    let mut html = String::from("<section class=\"summary\" id=\"summary\"><h2>Hand over</h2><p>");
+    match summary.contract {
+        Some(contract) => {
+            let makers = contract.maker.team();
+            let _ = write!(
+                html,
+                "{}. Tricks: {} {}, {} {}. ",
+                contract_text(contract),
+                team_name(makers),
+                summary.tricks[makers.index()],
+                team_name(makers.other()),
+                summary.tricks[makers.other().index()]
+            );
+            for team in [Team::NorthSouth, Team::EastWest] {
+                let points = summary.points[team.index()];
+                if points > 0 {
+                    let _ = write!(html, "{} score {points}.", team_name(team));
+                }
+            }
+        }
+        None => html.push_str("Everyone passed; nobody scores."),
+    }
+    html.push_str("</p><details id=\"reveal\"><summary>Show all four hands</summary><ul>");
+    for seat in Seat::ALL {
+        let cards: Vec<String> = summary.deal.hands[seat.index()]
+            .iter()
+            .map(card_html)
+            .collect();
+        let _ = write!(html, "<li>{}: {}</li>", seat_name(seat), cards.join(" "));
+    }
+    let _ = write!(html, "<li>Upcard: {}", card_html(summary.deal.upcard));
+    if let Some(card) = summary.discard {
+        let _ = write!(html, "; the dealer discarded {}", card_html(card));
+    }
+    html.push_str("</li></ul></details>");
+    match table.winner() {
+        Some(team) => {
+            let _ = write!(
+                html,
+                "<p id=\"game-over\"><b>{} win the game, {} to {}.</b> <a href=\"/\">New game</a></p>",
+                team_name(team),
+                table.score[team.index()],
+                table.score[team.other().index()]
+            );
+        }
+        None => {
+            let _ = write!(
+                html,
+                "<form method=\"post\" action=\"/game/{game}/next\"><button type=\"submit\" id=\"next-hand\">Next hand</button></form>"
+            );
+        }
+    }
+    html.push_str("</section>");
+    html
+}
+
+/// The start page: choose the bots and the target.
+pub fn home_page(partner: &str, opponents: &str, error: Option<&str>) -> String {
+    let mut body = String::new();
+    if let Some(error) = error {
+        let _ = write!(
+            body,
+            "<p class=\"error\" role=\"alert\">{}</p>",
+            escape(error)
+        );
+    }
+    let _ = write!(
+        body,
+        "<h1>Play euchre against the bots</h1>\
+         <form method=\"post\" action=\"/games\" id=\"new-game\">\
+         <p><label>Your partner <input name=\"partner\" value=\"{}\" size=\"50\"></label></p>\
+         <p><label>Opponents <input name=\"opponents\" value=\"{}\" size=\"50\"></label></p>\
+         <p><label>Points to win <input name=\"target\" value=\"10\" size=\"4\"></label></p>\
+         <p><button type=\"submit\">Deal</button></p></form>\
+         <p class=\"help\">Bots: {}</p>",
+        escape(partner),
+        escape(opponents),
+        escape(crate::eval::bot::SPEC_HELP)
+    );
+    page("Euchre", &body, None)
+}
+
+/// One section per run directory, refreshed while runs train.
+pub fn runs_page(runs: &[(String, Result<String, String>, bool)]) -> String {
+    let mut body = String::from("<h1>Training runs</h1>");
+    if runs.is_empty() {
+        body.push_str("<p>No run directories were given: start the server with --run-dir DIR.</p>");
+    }
+    for (index, (dir, status, has_curve)) in runs.iter().enumerate() {
+        let _ = write!(body, "<section class=\"run\"><h2>{}</h2>", escape(dir));
+        match status {
+            Ok(text) => {
+                let _ = write!(body, "<pre class=\"status\">{}</pre>", escape(text));
+            }
+            Err(error) => {
+                let _ = write!(body, "<p class=\"error\">{}</p>", escape(error));
+            }
+        }
+        if *has_curve {
+            let _ = write!(
+                body,
+                "<img class=\"curve\" src=\"/runs/{index}/curve.svg\" alt=\"learning curve of {}\">",
+                escape(dir)
+            );
+        } else {
+            body.push_str("<p>No learning curve yet (train with --eval-every).</p>");
+        }
+        body.push_str("</section>");
+    }
+    page("Training runs", &body, Some(30))
+}
+
+/// A page for a request the server refuses.
+pub fn error_page(title: &str, message: &str) -> String {
+    let body = format!(
+        "<h1>{}</h1><p class=\"error\" role=\"alert\">{}</p><p><a href=\"/\">Start a new game</a></p>",
+        escape(title),
+        escape(message)
+    );
+    page(title, &body, None)
+}

@@ -1,0 +1,273 @@
+//! One game to a target score between a person (South) and three bots:
+//! the rules of a browser game, with no HTML in it.
+
+use std::sync::Arc;
+
+use euchre_game::engine::action::Action;
+use euchre_game::engine::card::Card;
+use euchre_game::engine::rules::Rules;
+use euchre_game::engine::seat::{Seat, Team};
+use euchre_game::engine::state::{Contract, Deal, GameState, Stage};
+use euchre_game::engine::trump::effective_suit;
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+use thiserror::Error;
+
+use crate::eval::bot::Bot;
+use crate::eval::seen::Seen;
+
+/// The person's seat.
+pub const PERSON: Seat = Seat::South;
+
+/// A move the table refuses, in words for the person who tried it.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum MoveError {
+    #[error("it is not your turn")]
+    NotYourTurn,
+    #[error("'{0}' is not a move: {1}")]
+    Unreadable(String, String),
+    #[error("{action} is not allowed: {reason}")]
+    Illegal { action: Action, reason: String },
+    #[error("the game is over; start a new one")]
+    GameOver,
+    #[error("the hand is still being played")]
+    HandNotOver,
+}
+
+/// What a finished hand came to, kept for the summary after it.
+#[derive(Clone, Debug)]
+pub struct HandSummary {
+    pub deal: Deal,
+    pub contract: Option<Contract>,
+    pub discard: Option<Card>,
+    pub tricks: [u8; 2],
+    pub points: [u8; 2],
+}
+
+pub struct Table {
+    /// The bot at each seat; `None` at the person's.
+    bots: [Option<Arc<dyn Bot>>; 4],
+    pub target: u32,
+    pub score: [u32; 2],
+    pub hands_played: u32,
+    deal: Deal,
+    state: GameState,
+    history: Vec<(Seat, Action)>,
+    /// The last complete trick, shown until the next one completes so that
+    /// the person sees what was played after their card.
+    last_trick: Option<([Option<Card>; 4], Seat)>,
+    summary: Option<HandSummary>,
+    rng: SmallRng,
+}
+
+impl std::fmt::Debug for Table {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Table")
+            .field("score", &self.score)
+            .field("state", &self.state)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Table {
+    /// A new game: the partner sits North, the opponents East and West. The
+    /// bots play until it is the person's turn.
+    pub fn new(
+        partner: Arc<dyn Bot>,
+        opponents: Arc<dyn Bot>,
+        rules: Rules,
+        target: u32,
+        seed: u64,
+    ) -> Table {
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let dealer = Seat::West;
+        let deal = Deal::random(dealer, &mut rng);
+        let mut table = Table {
+            bots: [
+                Some(partner),
+                Some(Arc::clone(&opponents)),
+                None,
+                Some(opponents),
+            ],
+            target,
+            score: [0, 0],
+            hands_played: 0,
+            deal,
+            state: GameState::new(deal, rules),
+            history: Vec::new(),
+            last_trick: None,
+            summary: None,
+            rng,
+        };
+        table.run_bots();
+        table
+    }
+
+    pub fn state(&self) -> &GameState {
+        &self.state
+    }
+
+    pub fn history(&self) -> &[(Seat, Action)] {
+        &self.history
+    }
+
+    pub fn last_trick(&self) -> Option<&([Option<Card>; 4], Seat)> {
+        self.last_trick.as_ref()
+    }
+
+    /// The finished hand, while the table waits for the next deal.
+    pub fn summary(&self) -> Option<&HandSummary> {
+        self.summary.as_ref()
+    }
+
+    pub fn bot_name(&self, seat: Seat) -> Option<String> {
+        self.bots[seat.index()].as_ref().map(|bot| bot.name())
+    }
+
+    /// The team that reached the target, once one has.
+    pub fn winner(&self) -> Option<Team> {
+        [Team::NorthSouth, Team::EastWest]
+            .into_iter()
+            .filter(|team| self.score[team.index()] >= self.target)
+            .max_by_key(|team| self.score[team.index()])
+    }
+
+    pub fn persons_turn(&self) -> bool {
+        self.state.to_act() == Some(PERSON)
+    }
+
+    /// Why the person may not play `card` now, or `None` if they may.
+    pub fn why_not(&self, action: Action) -> Option<String> {
+        if !self.persons_turn() {
+            return Some("it is not your turn".to_owned());
+        }
+        let legal = self.state.legal_actions();
+        if legal.contains(action) {
+            return None;
+        }
+        Some(match (self.state.stage(), action) {
+            (Stage::Play, Action::Play(card)) => {
+                if !self.state.hand(PERSON).contains(card) {
+                    format!("you do not hold {}", card.pretty())
+                } else {
+                    let trump = self.state.contract().map(|contract| contract.trump);
+                    let led = self.state.trick().led;
+                    let played = trump.map_or(card.suit(), |trump| effective_suit(card, trump));
+                    format!(
+                        "{} counts as {}, and you must follow the suit led ({}{})",
+                        card.pretty(),
+                        played.symbol(),
+                        led.symbol(),
+                        if trump == Some(led) { ", trump" } else { "" }
+                    )
+                }
+            }
+            (Stage::DealerDiscard, Action::Discard(card)) if card == self.state.upcard() => {
+                "these rules do not let the dealer discard the upcard".to_owned()
+            }
+            (Stage::BiddingRound1 | Stage::BiddingRound2, Action::Play(_)) => {
+                "the bidding is not over: choose a bid".to_owned()
+            }
+            (Stage::DealerDiscard, Action::Play(_)) => {
+                "you picked up the upcard: choose a card to discard first".to_owned()
+            }
+            _ => format!("the legal moves are {legal}"),
+        })
+    }
+
+    /// The person's move, then the bots' until it is the person's turn
+    /// again or the hand is over.
+    pub fn person_moves(&mut self, action: Action) -> Result<(), MoveError> {
+        if self.winner().is_some() {
+            return Err(MoveError::GameOver);
+        }
+        if !self.persons_turn() {
+            return Err(MoveError::NotYourTurn);
+        }
+        if let Some(reason) = self.why_not(action) {
+            return Err(MoveError::Illegal { action, reason });
+        }
+        self.apply(action);
+        self.run_bots();
+        Ok(())
+    }
+
+    /// Deals the next hand, the deal passing to the left.
+    pub fn next_hand(&mut self) -> Result<(), MoveError> {
+        if self.winner().is_some() {
+            return Err(MoveError::GameOver);
+        }
+        if self.summary.is_none() {
+            return Err(MoveError::HandNotOver);
+        }
+        let dealer = self.deal.dealer.left();
+        self.deal = Deal::random(dealer, &mut self.rng);
+        self.state = GameState::new(self.deal, *self.state.rules());
+        self.history.clear();
+        self.last_trick = None;
+        self.summary = None;
+        self.run_bots();
+        Ok(())
+    }
+
+    fn apply(&mut self, action: Action) {
+        let Some(seat) = self.state.to_act() else {
+            return;
+        };
+        let tricks_before = self.state.tricks_played();
+        let mut trick_cards = [None; 4];
+        if let Action::Play(card) = action {
+            let trick = self.state.trick();
+            for other in Seat::ALL {
+                if trick.has_played(other) {
+                    trick_cards[other.index()] = Some(trick.cards[other.index()]);
+                }
+            }
+            trick_cards[seat.index()] = Some(card);
+        }
+        self.state.apply(action);
+        self.history.push((seat, action));
+        if self.state.tricks_played() > tricks_before {
+            // The winner leads the next trick; the last trick stays in place.
+            let winner = match (self.state.to_act(), self.state.contract()) {
+                (Some(leader), _) => leader,
+                (None, Some(contract)) => self.state.trick().winner(contract.trump).unwrap_or(seat),
+                (None, None) => seat,
+            };
+            self.last_trick = Some((trick_cards, winner));
+        }
+        if self.state.is_finished() && self.summary.is_none() {
+            self.finish_hand();
+        }
+    }
+
+    fn finish_hand(&mut self) {
+        let outcome = self.state.outcome();
+        let points = outcome.map_or([0, 0], |outcome| outcome.points);
+        for team in [Team::NorthSouth, Team::EastWest] {
+            self.score[team.index()] += u32::from(points[team.index()]);
+        }
+        self.hands_played += 1;
+        self.summary = Some(HandSummary {
+            deal: self.deal,
+            contract: self.state.contract(),
+            discard: self.state.discard(),
+            tricks: [
+                self.state.tricks_won(Team::NorthSouth),
+                self.state.tricks_won(Team::EastWest),
+            ],
+            points,
+        });
+    }
+
+    /// Lets the bots move until the person is to act or the hand ends.
+    fn run_bots(&mut self) {
+        while let Some(seat) = self.state.to_act() {
+            let Some(bot) = self.bots[seat.index()].clone() else {
+                return;
+            };
+            let action = bot.act(&Seen::new(&self.state, &self.history), &mut self.rng);
+            self.apply(action);
+        }
+    }
+}
