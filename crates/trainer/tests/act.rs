@@ -1,0 +1,181 @@
+//! The bot API: whole hands driven through one-seat views for every kind of
+//! bot, each answer legal; impossible views refused with the reason.
+
+mod support;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use euchre_game::engine::action::Action;
+use euchre_game::engine::rules::Rules;
+use euchre_game::engine::seat::Seat;
+use euchre_game::engine::state::{Deal, GameState, Stage};
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+use serde_json::Value;
+use support::{TempDir, bidding_policy, text};
+use trainer::act::{ActError, ActRequest, act};
+use trainer::eval::bot::from_spec;
+use trainer::eval::policy::Unseen;
+
+/// The request the seat to act in `state` would send.
+fn request_for(state: &GameState, history: &[(Seat, Action)], seed: u64) -> ActRequest {
+    let seat = state.to_act().expect("a decision");
+    let mut discard = None;
+    let actions = history
+        .iter()
+        .map(|&(by, action)| match action {
+            Action::Discard(card) if by == seat => {
+                discard = Some(card.to_string());
+                "discard".to_owned()
+            }
+            Action::Discard(_) => "discard".to_owned(),
+            other => other.to_string(),
+        })
+        .collect();
+    ActRequest {
+        dealer: state.dealer().to_string(),
+        seat: seat.to_string(),
+        hand: state.hand(seat).iter().map(|card| card.to_string()).collect(),
+        upcard: state.upcard().to_string(),
+        discard,
+        actions,
+        stick_the_dealer: None,
+        lone_defender: None,
+        dealer_may_discard_upcard: None,
+        seed: Some(seed),
+    }
+}
+
+#[test]
+fn whole_hands_through_the_api_for_every_bot_kind() {
+    let temp = TempDir::new("act-bots");
+    let policy = bidding_policy(&temp.0);
+    let policy = policy.to_str().unwrap();
+    let rules = Rules::default();
+    let specs = [
+        "random".to_owned(),
+        "heuristic".to_owned(),
+        "pimc:8".to_owned(),
+        format!("policy:{policy}"),
+        format!("policy-argmax:{policy}"),
+        format!("policy:{policy}+pimc:8"),
+    ];
+    let mut rng = SmallRng::seed_from_u64(3);
+    for spec in &specs {
+        let bot = from_spec(spec, rules, Unseen::Heuristic).unwrap();
+        let mut stated = 0;
+        for hand in 0..20u64 {
+            let deal = Deal::random(Seat::from_index((hand % 4) as u8), &mut rng);
+            let mut state = GameState::new(deal, rules);
+            let mut history = Vec::new();
+            while let Some(seat) = state.to_act() {
+                let request = request_for(&state, &history, hand);
+                let answer = act(bot.as_ref(), rules, &request)
+                    .unwrap_or_else(|error| panic!("{spec}: a real view was refused: {error}"));
+                assert_eq!(answer.seat, seat.to_string());
+                let action: Action = answer.action.parse().unwrap();
+                assert!(
+                    state.legal_actions().contains(action),
+                    "{spec} answered {action}, not legal in {:?}",
+                    state.legal_actions()
+                );
+                if let Some(probabilities) = &answer.probabilities {
+                    stated += 1;
+                    let total: f64 = probabilities.iter().map(|p| p.probability).sum();
+                    assert!((total - 1.0).abs() < 1e-6, "{spec}: probabilities sum to {total}");
+                    assert_eq!(probabilities.len(), state.legal_actions().len());
+                    for p in probabilities {
+                        let listed: Action = p.action.parse().unwrap();
+                        assert!(state.legal_actions().contains(listed));
+                    }
+                }
+                state.apply(action);
+                history.push((seat, action));
+            }
+        }
+        if spec.starts_with("policy") {
+            assert!(stated > 0, "{spec} never stated its probabilities");
+        } else {
+            assert_eq!(stated, 0, "{spec} is no policy but stated probabilities");
+        }
+    }
+}
+
+#[test]
+fn a_view_naming_a_card_the_seat_cannot_hold_is_refused() {
+    let bot = from_spec("heuristic", Rules::default(), Unseen::Heuristic).unwrap();
+    let mut request: ActRequest = serde_json::from_str(
+        r#"{"dealer":"N","seat":"E","hand":["Jh","Tc","Qc","Kc","Ac"],"upcard":"Jh"}"#,
+    )
+    .unwrap();
+    let error = act(bot.as_ref(), Rules::default(), &request).unwrap_err();
+    assert!(matches!(error, ActError::View(_)), "{error}");
+    assert!(error.to_string().contains("cannot hold Jh"), "{error}");
+
+    request.hand = ["9c", "Tc", "Qc", "Kc", "Kc"].map(String::from).to_vec();
+    let error = act(bot.as_ref(), Rules::default(), &request).unwrap_err();
+    assert!(error.to_string().contains("Kc is named twice"), "{error}");
+    assert!(error.is_malformed() || matches!(error, ActError::DuplicateCard(_)));
+
+    request.hand = ["9c", "Tc", "Qc", "Kc", "Ac"].map(String::from).to_vec();
+    request.seat = "S".to_owned();
+    let error = act(bot.as_ref(), Rules::default(), &request).unwrap_err();
+    assert!(error.is_out_of_turn(), "{error}");
+
+    request.seat = "E".to_owned();
+    request.stick_the_dealer = Some(false);
+    let error = act(bot.as_ref(), Rules::default(), &request).unwrap_err();
+    assert!(error.to_string().contains("this bot plays under"), "{error}");
+
+    request.stick_the_dealer = None;
+    request.discard = Some("9s".to_owned());
+    let error = act(bot.as_ref(), Rules::default(), &request).unwrap_err();
+    assert!(error.to_string().contains("only the dealer"), "{error}");
+
+    request.discard = None;
+    let answer = act(bot.as_ref(), Rules::default(), &request).unwrap();
+    assert!(["pass", "order", "order alone"].contains(&answer.action.as_str()));
+}
+
+#[test]
+fn trainer_act_answers_json_lines_and_survives_bad_ones() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_trainer"))
+        .args(["act", "--bot", "heuristic"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input = concat!(
+        r#"{"dealer":"N","seat":"E","hand":["9c","Tc","Qc","Kc","Ac"],"upcard":"Jh","seed":1}"#,
+        "\n",
+        "not json\n",
+        r#"{"dealer":"N","seat":"E","hand":["9c","Tc","Qc","Kc","Zz"],"upcard":"Jh"}"#,
+        "\n",
+        r#"{"dealer":"N","seat":"W","hand":["9c","Tc","Qc","Kc","Ac"],"upcard":"Jh"}"#,
+        "\n",
+        r#"{"dealer":"N","seat":"S","hand":["9c","Tc","Qc","Kc","Ac"],"upcard":"Jh","actions":["pass"]}"#,
+        "\n",
+    );
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let lines: Vec<Value> = text(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 5, "{lines:?}");
+    assert_eq!(lines[0]["seat"], "E");
+    assert!(lines[0]["action"].is_string(), "{}", lines[0]);
+    assert_eq!(lines[1]["line"], 2);
+    assert!(lines[1]["error"].as_str().unwrap().contains("malformed"));
+    assert!(lines[2]["error"].as_str().unwrap().contains("'Zz' is not a card"));
+    assert!(lines[3]["error"].as_str().unwrap().contains("E's turn"));
+    assert_eq!(lines[4]["seat"], "S");
+}

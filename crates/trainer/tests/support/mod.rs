@@ -1,0 +1,81 @@
+//! Helpers shared by the integration tests that need a trained policy or
+//! the `trainer` binary.
+#![allow(dead_code, unreachable_pub)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+pub fn trainer(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_trainer"))
+        .args(args)
+        .env("RUST_BACKTRACE", "0")
+        .stdin(Stdio::null())
+        .output()
+        .expect("the trainer binary runs")
+}
+
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+pub fn ok(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        output.status,
+        text(&output.stdout),
+        text(&output.stderr)
+    );
+    text(&output.stdout)
+}
+
+/// A directory removed when dropped, unique to the test binary.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(name: &str) -> TempDir {
+        let path = std::env::temp_dir().join(format!("trainer-{name}-{}", std::process::id()));
+        std::fs::remove_dir_all(&path).ok();
+        std::fs::create_dir_all(&path).expect("a temporary directory");
+        TempDir(path)
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        std::fs::remove_dir_all(&self.0).ok();
+    }
+}
+
+/// A briefly trained bidding run in `dir`, exported; returns the policy.
+pub fn bidding_policy(dir: &Path) -> PathBuf {
+    let run = dir.join("run");
+    let policy = dir.join("policy.bin");
+    ok(&trainer(&[
+        "train",
+        "--phase",
+        "bidding",
+        "--store",
+        "memory",
+        "--threads",
+        "1",
+        "--iterations",
+        "20000",
+        "--seed",
+        "5",
+        "--run-dir",
+        run.to_str().unwrap(),
+    ]));
+    ok(&trainer(&[
+        "export",
+        "--run-dir",
+        run.to_str().unwrap(),
+        "--out",
+        policy.to_str().unwrap(),
+    ]));
+    policy
+}
