@@ -36,7 +36,11 @@ fn request_for(state: &GameState, history: &[(Seat, Action)], seed: u64) -> ActR
     ActRequest {
         dealer: state.dealer().to_string(),
         seat: seat.to_string(),
-        hand: state.hand(seat).iter().map(|card| card.to_string()).collect(),
+        hand: state
+            .hand(seat)
+            .iter()
+            .map(|card| card.to_string())
+            .collect(),
         upcard: state.upcard().to_string(),
         discard,
         actions,
@@ -83,7 +87,10 @@ fn whole_hands_through_the_api_for_every_bot_kind() {
                 if let Some(probabilities) = &answer.probabilities {
                     stated += 1;
                     let total: f64 = probabilities.iter().map(|p| p.probability).sum();
-                    assert!((total - 1.0).abs() < 1e-6, "{spec}: probabilities sum to {total}");
+                    assert!(
+                        (total - 1.0).abs() < 1e-6,
+                        "{spec}: probabilities sum to {total}"
+                    );
                     assert_eq!(probabilities.len(), state.legal_actions().len());
                     for p in probabilities {
                         let listed: Action = p.action.parse().unwrap();
@@ -126,7 +133,10 @@ fn a_view_naming_a_card_the_seat_cannot_hold_is_refused() {
     request.seat = "E".to_owned();
     request.stick_the_dealer = Some(false);
     let error = act(bot.as_ref(), Rules::default(), &request).unwrap_err();
-    assert!(error.to_string().contains("this bot plays under"), "{error}");
+    assert!(
+        error.to_string().contains("this bot plays under"),
+        "{error}"
+    );
 
     request.stick_the_dealer = None;
     request.discard = Some("9s".to_owned());
@@ -175,7 +185,12 @@ fn trainer_act_answers_json_lines_and_survives_bad_ones() {
     assert!(lines[0]["action"].is_string(), "{}", lines[0]);
     assert_eq!(lines[1]["line"], 2);
     assert!(lines[1]["error"].as_str().unwrap().contains("malformed"));
-    assert!(lines[2]["error"].as_str().unwrap().contains("'Zz' is not a card"));
+    assert!(
+        lines[2]["error"]
+            .as_str()
+            .unwrap()
+            .contains("'Zz' is not a card")
+    );
     assert!(lines[3]["error"].as_str().unwrap().contains("E's turn"));
     assert_eq!(lines[4]["seat"], "S");
 }
