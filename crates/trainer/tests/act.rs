@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 use euchre_game::engine::action::Action;
 use euchre_game::engine::rules::Rules;
 use euchre_game::engine::seat::Seat;
-use euchre_game::engine::state::{Deal, GameState, Stage};
+use euchre_game::engine::state::{Deal, GameState};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use serde_json::Value;
