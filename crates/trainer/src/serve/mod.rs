@@ -333,9 +333,10 @@ async fn make_move(
             Err(error) => Err(MoveError::Unreadable(form.action, error.to_string())),
             Ok(action) => {
                 let table = Arc::clone(&table);
-                tokio::task::spawn_blocking(move || lock(&table).person_moves(action))
-                    .await
-                    .unwrap_or(Err(MoveError::NotYourTurn))
+                match tokio::task::spawn_blocking(move || lock(&table).person_moves(action)).await {
+                    Ok(result) => result,
+                    Err(_) => return internal_error(),
+                }
             }
         },
     };
@@ -347,9 +348,9 @@ async fn next_hand(State(state): Shared, Path(id): Path<String>) -> Response {
         return unknown_game(&id);
     };
     let worker = Arc::clone(&table);
-    let result = tokio::task::spawn_blocking(move || lock(&worker).next_hand())
-        .await
-        .unwrap_or(Err(MoveError::HandNotOver));
+    let Ok(result) = tokio::task::spawn_blocking(move || lock(&worker).next_hand()).await else {
+        return internal_error();
+    };
     after_move(&id, &table, result)
 }
 
