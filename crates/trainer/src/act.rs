@@ -116,13 +116,11 @@ fn parse<T: FromStr<Err = NotationError>>(field: &str, text: &str) -> Result<T, 
 impl ActRequest {
     /// The view the request describes, for a bot that plays `rules`.
     pub fn view(&self, rules: Rules) -> Result<SeatView, ActError> {
-        let requested = Rules {
-            stick_the_dealer: self.stick_the_dealer.unwrap_or(rules.stick_the_dealer),
-            lone_defender: self.lone_defender.unwrap_or(rules.lone_defender),
-            dealer_may_discard_upcard: self
-                .dealer_may_discard_upcard
-                .unwrap_or(rules.dealer_may_discard_upcard),
-        };
+        let requested = rules.with_options(
+            self.stick_the_dealer,
+            self.lone_defender,
+            self.dealer_may_discard_upcard,
+        );
         if requested != rules {
             return Err(ActError::Rules {
                 bot: describe_rules(rules),

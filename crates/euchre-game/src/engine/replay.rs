@@ -96,14 +96,11 @@ pub enum ReplayError {
 
 impl HandRecord {
     pub fn rules(&self) -> Rules {
-        let defaults = Rules::default();
-        Rules {
-            stick_the_dealer: self.stick_the_dealer.unwrap_or(defaults.stick_the_dealer),
-            lone_defender: self.lone_defender.unwrap_or(defaults.lone_defender),
-            dealer_may_discard_upcard: self
-                .dealer_may_discard_upcard
-                .unwrap_or(defaults.dealer_may_discard_upcard),
-        }
+        Rules::default().with_options(
+            self.stick_the_dealer,
+            self.lone_defender,
+            self.dealer_may_discard_upcard,
+        )
     }
 
     pub fn deal(&self) -> Result<Deal, ReplayError> {

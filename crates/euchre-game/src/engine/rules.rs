@@ -36,6 +36,22 @@ impl Default for Rules {
 }
 
 impl Rules {
+    /// These rules with the options a record or request names replaced; the
+    /// ones it leaves out keep their value here.
+    pub fn with_options(
+        self,
+        stick_the_dealer: Option<bool>,
+        lone_defender: Option<bool>,
+        dealer_may_discard_upcard: Option<bool>,
+    ) -> Rules {
+        Rules {
+            stick_the_dealer: stick_the_dealer.unwrap_or(self.stick_the_dealer),
+            lone_defender: lone_defender.unwrap_or(self.lone_defender),
+            dealer_may_discard_upcard: dealer_may_discard_upcard
+                .unwrap_or(self.dealer_may_discard_upcard),
+        }
+    }
+
     /// A stable 64-bit digest of the options, for store fingerprints. It is
     /// spelled out bit by bit rather than hashed so that it never changes
     /// with a compiler or hasher.

@@ -303,7 +303,8 @@ impl Table {
     }
 }
 
-fn seat_name(seat: Seat) -> &'static str {
+/// A seat as the person sitting South reads it (the browser page too).
+pub(crate) fn seat_name(seat: Seat) -> &'static str {
     match seat {
         Seat::North => "North",
         Seat::East => "East",

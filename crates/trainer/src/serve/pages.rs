@@ -9,6 +9,7 @@ use euchre_game::engine::card::{Card, Suit};
 use euchre_game::engine::seat::{Seat, Team};
 use euchre_game::engine::state::{Contract, Stage};
 
+use crate::commands::play::seat_name;
 use crate::serve::table::{HandSummary, PERSON, Table};
 
 /// Text made safe for HTML element content and quoted attributes.
@@ -27,6 +28,13 @@ pub fn escape(text: &str) -> String {
     out
 }
 
+/// The reason a request was refused, at the top of a page.
+fn error_banner(error: Option<&str>) -> String {
+    error.map_or_else(String::new, |error| {
+        format!("<p class=\"error\" role=\"alert\">{}</p>", escape(error))
+    })
+}
+
 /// A whole page around `body`; `refresh` reloads it every so many seconds.
 pub fn page(title: &str, body: &str, refresh: Option<u32>) -> String {
     let refresh = refresh.map_or_else(String::new, |seconds| {
@@ -40,15 +48,6 @@ pub fn page(title: &str, body: &str, refresh: Option<u32>) -> String {
          <main>{body}</main></body></html>\n",
         title = escape(title)
     )
-}
-
-fn seat_name(seat: Seat) -> &'static str {
-    match seat {
-        Seat::North => "North",
-        Seat::East => "East",
-        Seat::South => "You",
-        Seat::West => "West",
-    }
 }
 
 fn team_name(team: Team) -> &'static str {
@@ -122,13 +121,7 @@ fn move_button(game: &str, action: Action, label: &str, class: &str, title: &str
 pub fn play_page(game: &str, table: &Table, error: Option<&str>) -> String {
     let state = table.state();
     let mut body = String::new();
-    if let Some(error) = error {
-        let _ = write!(
-            body,
-            "<p class=\"error\" role=\"alert\">{}</p>",
-            escape(error)
-        );
-    }
+    body.push_str(&error_banner(error));
     let _ = write!(
         body,
         "<section class=\"score\"><h1>Euchre to {}</h1><p>{}: <b id=\"score-ns\">{}</b> &middot; {}: <b id=\"score-ew\">{}</b> &middot; hand {}</p>",
@@ -345,13 +338,7 @@ fn summary_html(game: &str, table: &Table, summary: &HandSummary) -> String {
 /// The start page: choose the bots and the target.
 pub fn home_page(partner: &str, opponents: &str, error: Option<&str>) -> String {
     let mut body = String::new();
-    if let Some(error) = error {
-        let _ = write!(
-            body,
-            "<p class=\"error\" role=\"alert\">{}</p>",
-            escape(error)
-        );
-    }
+    body.push_str(&error_banner(error));
     let _ = write!(
         body,
         "<h1>Play euchre against the bots</h1>\
