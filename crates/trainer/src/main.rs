@@ -282,6 +282,9 @@ enum Command {
         config: Option<PathBuf>,
         #[arg(long, value_enum, default_value = "heuristic")]
         unseen: eval::policy::Unseen,
+        /// Fix the deals of the games, in the order they start (default: random).
+        #[arg(long)]
+        seed: Option<u64>,
     },
     /// Measure speed. Figures are reported against a baseline from the same run.
     Bench {
@@ -446,6 +449,7 @@ fn main() -> anyhow::Result<()> {
             host,
             config,
             unseen,
+            seed,
         } => {
             let bot = match (policy, bot) {
                 (Some(policy), _) => format!("policy:{}", policy.display()),
@@ -458,6 +462,7 @@ fn main() -> anyhow::Result<()> {
                 rules: config::load_rules(config.as_deref())?,
                 unseen,
                 address: std::net::SocketAddr::new(host, port),
+                seed,
             };
             trainer::serve::serve(&options, |address| {
                 println!("serving on http://{address}/ (Ctrl-C stops)");

@@ -270,7 +270,16 @@ fn a_hand_is_played_in_a_real_browser() {
     std::fs::create_dir_all(&shots).unwrap();
 
     let mut server = Command::new(env!("CARGO_BIN_EXE_trainer"))
-        .args(["serve", "--port", "0", "--bot", "heuristic", "--run-dir"])
+        .args([
+            "serve",
+            "--port",
+            "0",
+            "--bot",
+            "heuristic",
+            "--seed",
+            "1",
+            "--run-dir",
+        ])
         .arg(&run)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())

@@ -15,6 +15,8 @@ use tower::ServiceExt;
 use trainer::eval::policy::Unseen;
 use trainer::serve::{ServeError, ServeOptions, app, bind};
 
+const SEED: u64 = 1;
+
 fn options(bot: &str) -> ServeOptions {
     ServeOptions {
         bot: bot.to_owned(),
@@ -22,6 +24,8 @@ fn options(bot: &str) -> ServeOptions {
         rules: Rules::default(),
         unseen: Unseen::Heuristic,
         address: SocketAddr::from(([127, 0, 0, 1], 0)),
+        // Fixed deals: the first game opens with the person bidding.
+        seed: Some(SEED),
     }
 }
 

@@ -51,6 +51,9 @@ pub struct ServeOptions {
     pub rules: Rules,
     pub unseen: Unseen,
     pub address: SocketAddr,
+    /// Fixes the deals (and ids) of the games in the order they start, so a
+    /// test or a rematch sees the same cards; `None` deals at random.
+    pub seed: Option<u64>,
 }
 
 #[derive(Debug, Error)]
@@ -142,9 +145,11 @@ pub fn app(options: &ServeOptions) -> Result<Router, ServeError> {
     use rand::SeedableRng;
     let api_bot =
         from_spec(&options.bot, options.rules, options.unseen).map_err(ServeError::Bot)?;
-    let seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |elapsed| elapsed.as_nanos() as u64);
+    let seed = options.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |elapsed| elapsed.as_nanos() as u64)
+    });
     let state = AppState {
         rules: options.rules,
         unseen: options.unseen,
