@@ -355,6 +355,9 @@ fn a_hand_is_played_in_a_real_browser() {
         hand_before,
         "the refused card stays in the hand"
     );
+    // The refusal is rendered at the move's URL; back to the game's own.
+    page.goto(&game_url);
+    assert_eq!(page.text("#hand"), hand_before, "the game is unchanged");
 
     // Play the hand out by clicking, reloading once mid-hand.
     let mut reloaded = false;
