@@ -13,6 +13,7 @@ use rand::rngs::SmallRng;
 use crate::eval::heuristic::Heuristic;
 use crate::eval::pimc::Pimc;
 use crate::eval::policy::{PolicyBot, Sampling, Unseen};
+use crate::eval::search::SearchBot;
 use crate::eval::seen::Seen;
 use crate::game::Leaves;
 use crate::phase::describe_rules;
@@ -70,7 +71,13 @@ impl Bot for RandomBot {
 
 /// The bot specs `--a`, `--b` and `--opponents` accept.
 pub const SPEC_HELP: &str = "random | heuristic | pimc:WORLDS | policy:FILE | policy-argmax:FILE, \
-     and either policy followed by +BOT for the decisions past its phase (policy:FILE+pimc:50)";
+     either policy followed by +BOT for the decisions past its phase (policy:FILE+pimc:50), \
+     or search:FILE | search:WORLDS:FILE (the policy's bids, then PIMC over worlds weighted by \
+     what the bids reveal; 200 worlds by default)";
+
+/// Worlds solved per card by `search:FILE`: as many as the strongest PIMC
+/// yardstick, so a match against `pimc:200` compares inference, not effort.
+pub const DEFAULT_SEARCH_WORLDS: usize = 200;
 
 /// Builds the bot a spec names for a table playing `rules`; `unseen` says
 /// who plays a policy's untrained keys.
@@ -111,6 +118,35 @@ pub fn from_spec(spec: &str, rules: Rules, unseen: Unseen) -> anyhow::Result<Arc
                 describe_rules(rules)
             );
             Arc::new(bot)
+        }
+        ("search", argument) if !argument.is_empty() => {
+            let (worlds, path) = match argument.split_once(':') {
+                Some((worlds, path)) if worlds.parse::<usize>().is_ok() => {
+                    let worlds = worlds.parse::<usize>().ok().filter(|&w| w > 0);
+                    let worlds = worlds.with_context(|| {
+                        format!("bot '{spec}': search needs at least one world")
+                    })?;
+                    (worlds, path)
+                }
+                _ => (DEFAULT_SEARCH_WORLDS, argument),
+            };
+            ensure!(
+                !path.is_empty(),
+                "bot '{spec}': name the policy file, as in search:200:runs/bidding-memory/policy.bin"
+            );
+            let blueprint = PolicyBot::load(
+                &PathBuf::from(path),
+                Sampling::Argmax,
+                unseen,
+                Arc::new(Heuristic),
+            )?;
+            ensure!(
+                blueprint.rules() == rules,
+                "bot '{spec}' was trained under {} but this table plays {}; pass the run's profile with --config",
+                describe_rules(blueprint.rules()),
+                describe_rules(rules)
+            );
+            Arc::new(SearchBot::new(blueprint, worlds, path.to_owned()))
         }
         _ => bail!("unknown bot '{spec}'; expected one of: {SPEC_HELP}"),
     })

@@ -7,4 +7,5 @@ pub mod heuristic;
 pub mod local_best_response;
 pub mod pimc;
 pub mod policy;
+pub mod search;
 pub mod seen;

@@ -75,14 +75,7 @@ impl Bot for Pimc {
                 continue;
             };
             if seen.stage() == Stage::Play {
-                let values = SOLVER.with_borrow_mut(|solver| solver.card_values(&world));
-                for (total, action) in totals.iter_mut().zip(legal.iter()) {
-                    if let Action::Play(card) = action
-                        && let Some(&(_, tricks)) = values.iter().find(|(c, _)| c == card)
-                    {
-                        *total += i64::from(points_after(&world, team, tricks));
-                    }
-                }
+                add_card_points(&world, team, legal.as_slice(), 1, &mut totals);
             } else {
                 for (total, &action) in totals.iter_mut().zip(legal.iter()) {
                     *total += i64::from(bidding_value(world, action, team, rng));
@@ -91,6 +84,25 @@ impl Bot for Pimc {
         }
         let best = (0..legal.len()).max_by_key(|&i| totals[i]).unwrap_or(0);
         legal[best]
+    }
+}
+
+/// Adds to `totals` (one per `legal` card), `weight` times over, the points
+/// `team` scores after each card when everyone then plays open-handed.
+pub(crate) fn add_card_points(
+    world: &GameState,
+    team: Team,
+    legal: &[Action],
+    weight: i64,
+    totals: &mut [i64],
+) {
+    let values = SOLVER.with_borrow_mut(|solver| solver.card_values(world));
+    for (total, action) in totals.iter_mut().zip(legal.iter()) {
+        if let Action::Play(card) = action
+            && let Some(&(_, tricks)) = values.iter().find(|(c, _)| c == card)
+        {
+            *total += weight * i64::from(points_after(world, team, tricks));
+        }
     }
 }
 
@@ -123,6 +135,21 @@ fn bidding_value(mut world: GameState, action: Action, team: Team, rng: &mut Sma
 /// point of the hand; `None` if the history does not replay (never
 /// expected, but a sample is skipped rather than trusted).
 pub fn sample_world(seen: &Seen<'_>, rng: &mut SmallRng) -> Option<GameState> {
+    let hidden = sample_hidden(seen, rng)?;
+    replay(seen, &hidden, |_, _, _| {})
+}
+
+/// One guess at everything the actor cannot see: the cards as dealt and,
+/// when someone else picked up, the dealer's face-down discard.
+#[derive(Clone, Copy, Debug)]
+pub struct Hidden {
+    pub deal: Deal,
+    pub discard: Option<Card>,
+}
+
+/// Deals the hidden cards uniformly subject to what the actor knows (see
+/// the module docs); `None` when no consistent deal was found.
+pub fn sample_hidden(seen: &Seen<'_>, rng: &mut SmallRng) -> Option<Hidden> {
     let actor = seen.actor();
     let dealer = seen.dealer();
     let upcard = seen.upcard();
@@ -191,12 +218,25 @@ pub fn sample_world(seen: &Seen<'_>, rng: &mut SmallRng) -> Option<GameState> {
         original[seat.index()] = cards;
     }
     let deal = Deal::new(dealer, original, upcard).ok()?;
-    let mut state = GameState::new(deal, seen.rules());
-    for (_, action) in seen.history() {
-        let action = action.or(discard.map(Action::Discard))?;
+    Some(Hidden { deal, discard })
+}
+
+/// Replays the hand so far on a guessed deal, showing `observe` each action
+/// with the state before it (how inference asks what a model would have
+/// done there); the state where the actor is to act, or `None` if the
+/// history does not replay on that deal.
+pub fn replay(
+    seen: &Seen<'_>,
+    hidden: &Hidden,
+    mut observe: impl FnMut(&GameState, Seat, Action),
+) -> Option<GameState> {
+    let mut state = GameState::new(hidden.deal, seen.rules());
+    for (seat, action) in seen.history() {
+        let action = action.or(hidden.discard.map(Action::Discard))?;
+        observe(&state, seat, action);
         state.try_apply(action).ok()?;
     }
-    (state.to_act() == Some(actor)).then_some(state)
+    (state.to_act() == Some(seen.actor())).then_some(state)
 }
 
 /// Deals `pool` (already shuffled) into the seats' remaining `need`, each

@@ -125,8 +125,14 @@ impl PolicyBot {
         self.file.meta.rules
     }
 
+    /// The loaded policy file, for bots that reason with the policy rather
+    /// than play it.
+    pub fn file(&self) -> &PolicyFile {
+        &self.file
+    }
+
     /// Whether the policy's phase trained this decision at all.
-    fn trained_here(&self, seen: &Seen<'_>) -> bool {
+    pub(crate) fn trained_here(&self, seen: &Seen<'_>) -> bool {
         if seen.stage() != Stage::Play {
             return true;
         }

@@ -53,23 +53,27 @@ impl Drop for TempDir {
 
 /// A briefly trained bidding run in `dir`, exported; returns the policy.
 pub fn bidding_policy(dir: &Path) -> PathBuf {
+    bidding_policy_with(dir, &["--iterations", "20000", "--threads", "1"])
+}
+
+/// A bidding run in `dir` with `settings` (flags of `trainer train`; a
+/// budget among them), exported; returns the policy.
+pub fn bidding_policy_with(dir: &Path, settings: &[&str]) -> PathBuf {
     let run = dir.join("run");
     let policy = dir.join("policy.bin");
-    ok(&trainer(&[
+    let mut args = vec![
         "train",
         "--phase",
         "bidding",
         "--store",
         "memory",
-        "--threads",
-        "1",
-        "--iterations",
-        "20000",
         "--seed",
         "5",
         "--run-dir",
         run.to_str().unwrap(),
-    ]));
+    ];
+    args.extend_from_slice(settings);
+    ok(&trainer(&args));
     ok(&trainer(&[
         "export",
         "--run-dir",

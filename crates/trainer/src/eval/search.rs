@@ -1,0 +1,244 @@
+//! Search on top of a trained blueprint: PIMC whose worlds are weighted by
+//! what the bids and plays so far reveal.
+//!
+//! PIMC deals the hidden cards uniformly: a pass, an order or a lone bid
+//! tells it nothing. Yet a seat that passed a jack-high upcard rarely holds
+//! both bowers, and the seat that ordered holds trumps. The blueprint knows
+//! how likely each hand is to make each bid, so (after Rebstock, Solinas,
+//! Buro and Sturtevant 2019, "Policy Based Inference in Trick-Taking Card
+//! Games") each sampled world is weighted by the probability that the
+//! blueprint, holding that world's cards, takes the actions the other three
+//! seats were seen to take, and the dealer's face-down discard counts as one
+//! of those actions.
+//!
+//! **At each card play:** deal `CANDIDATES_PER_WORLD × worlds` candidate
+//! worlds consistent with what the actor saw (the PIMC constraints: cards
+//! played, voids shown, the picked-up upcard), weight each, draw `worlds`
+//! of them in proportion to weight (systematic resampling: solving a world
+//! twice costs nothing extra, so duplicates are solved once and counted
+//! twice), solve each open-handed and play the card with the largest
+//! weighted points for the actor's side.
+//!
+//! **Bids and the discard** are the blueprint's most likely action, where
+//! it trained one (the argmax bidder beats sampling it; see the README).
+//! Measured choices, and what they did, are in the README.
+//!
+//! **Trust.** The other seats are not the blueprint: in a match they may be
+//! PIMC or a person. A world the blueprint calls impossible must stay
+//! possible, so each observed action's probability is mixed with uniform
+//! ([`TRUST`]).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use euchre_game::engine::action::Action;
+use euchre_game::engine::state::{GameState, Stage};
+use euchre_game::keys::decision;
+use rand::RngExt;
+use rand::rngs::SmallRng;
+
+use crate::eval::bot::Bot;
+use crate::eval::heuristic::Heuristic;
+use crate::eval::pimc::{add_card_points, replay, sample_hidden};
+use crate::eval::policy::PolicyBot;
+use crate::eval::seen::Seen;
+use crate::game::Leaves;
+
+/// Candidate worlds dealt per world solved. More candidates give the
+/// resampling more worlds to choose among when the bids are telling;
+/// dealing and weighting one costs a few microseconds, solving one tens.
+pub const CANDIDATES_PER_WORLD: usize = 4;
+
+/// The weight an observed action gets is `TRUST × p + (1 − TRUST) / n`
+/// for the blueprint's probability `p` among `n` choices.
+pub const TRUST: f64 = 0.9;
+
+pub struct SearchBot {
+    blueprint: PolicyBot,
+    worlds: usize,
+    label: String,
+    counts: Counts,
+}
+
+impl std::fmt::Debug for SearchBot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SearchBot")
+            .field("label", &self.label)
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Debug, Default)]
+struct Counts {
+    searched: AtomicU64,
+    /// Σ over searched decisions of the resampled worlds' distinct count.
+    distinct_worlds: AtomicU64,
+    /// Σ of the effective sample size (Σw)²/Σw² of the candidates, ×1000.
+    effective_milli: AtomicU64,
+    candidates: AtomicU64,
+    no_world: AtomicU64,
+}
+
+impl SearchBot {
+    /// `blueprint` bids and supplies the inference; `label` names the file.
+    pub fn new(blueprint: PolicyBot, worlds: usize, label: String) -> SearchBot {
+        SearchBot {
+            blueprint,
+            worlds,
+            label,
+            counts: Counts::default(),
+        }
+    }
+
+    /// The rules the blueprint was trained under.
+    pub fn rules(&self) -> euchre_game::engine::rules::Rules {
+        self.blueprint.rules()
+    }
+
+    /// How likely the blueprint makes `action` in `state`, mixed with
+    /// uniform; 1 where the blueprint has nothing to say (a forced move or a
+    /// decision past its horizon).
+    fn likelihood(&self, state: &GameState, action: Action) -> f64 {
+        if !self.blueprint.trained_here(&Seen::new(state, &[])) {
+            return 1.0;
+        }
+        let Some(decision) = decision(state) else {
+            return 1.0;
+        };
+        let width = decision.actions.len();
+        if width < 2 {
+            return 1.0;
+        }
+        // A key the blueprint never trained reads as uniform, which is what
+        // its untrained average strategy is; every world at this point of
+        // the history then has the same number of choices here, so trained
+        // and untrained keys weigh on one scale.
+        let mut probabilities = [0.0f64; Action::MAX_LEGAL];
+        self.blueprint
+            .file()
+            .probabilities(decision.key.0, &mut probabilities[..width]);
+        let Some(index) = decision.actions.iter().position(|&a| a == action) else {
+            return 1.0;
+        };
+        TRUST * probabilities[index] + (1.0 - TRUST) / width as f64
+    }
+
+    /// `count` worlds consistent with what the actor saw, dealt as PIMC
+    /// deals them, each with its inference weight (unnormalised).
+    pub fn weighted_worlds(
+        &self,
+        seen: &Seen<'_>,
+        count: usize,
+        rng: &mut SmallRng,
+    ) -> Vec<(GameState, f64)> {
+        let actor = seen.actor();
+        let mut worlds = Vec::with_capacity(count);
+        for _ in 0..count {
+            let Some(hidden) = sample_hidden(seen, rng) else {
+                continue;
+            };
+            let mut weight = 1.0;
+            let world = replay(seen, &hidden, |state, seat, action| {
+                if seat != actor {
+                    weight *= self.likelihood(state, action);
+                }
+            });
+            if let Some(world) = world {
+                worlds.push((world, weight));
+            }
+        }
+        worlds
+    }
+
+    /// The card with the best weighted open-hand value.
+    fn search(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Action {
+        let legal = seen.legal();
+        let actor = seen.actor();
+        let candidates = self.weighted_worlds(seen, self.worlds * CANDIDATES_PER_WORLD, rng);
+        let total: f64 = candidates.iter().map(|(_, weight)| weight).sum();
+        if candidates.is_empty() || total <= 0.0 {
+            self.counts.no_world.fetch_add(1, Ordering::Relaxed);
+            return Heuristic.act(seen, rng);
+        }
+        let squares: f64 = candidates.iter().map(|(_, w)| w * w).sum();
+        self.counts.searched.fetch_add(1, Ordering::Relaxed);
+        self.counts
+            .candidates
+            .fetch_add(candidates.len() as u64, Ordering::Relaxed);
+        self.counts
+            .effective_milli
+            .fetch_add((1000.0 * total * total / squares) as u64, Ordering::Relaxed);
+
+        // Systematic resampling: `worlds` evenly spaced points over the
+        // cumulative weights, from one random offset.
+        let step = total / self.worlds as f64;
+        let mut point = rng.random::<f64>() * step;
+        let mut cumulative = 0.0;
+        let team = actor.team();
+        let mut totals = vec![0i64; legal.len()];
+        let mut distinct = 0;
+        let mut drawn = 0;
+        for (world, weight) in &candidates {
+            cumulative += weight;
+            let mut copies = 0;
+            while point < cumulative && drawn < self.worlds {
+                copies += 1;
+                drawn += 1;
+                point += step;
+            }
+            if copies > 0 {
+                distinct += 1;
+                add_card_points(world, team, legal.as_slice(), copies, &mut totals);
+            }
+        }
+        self.counts
+            .distinct_worlds
+            .fetch_add(distinct, Ordering::Relaxed);
+        let best = (0..legal.len()).max_by_key(|&i| totals[i]).unwrap_or(0);
+        legal[best]
+    }
+}
+
+impl Bot for SearchBot {
+    fn name(&self) -> String {
+        format!("search:{}:{}", self.worlds, self.label)
+    }
+
+    fn act(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Action {
+        let legal = seen.legal();
+        if legal.len() == 1 {
+            return legal[0];
+        }
+        if seen.stage() == Stage::Play {
+            self.search(seen, rng)
+        } else {
+            self.blueprint.act(seen, rng)
+        }
+    }
+
+    fn report(&self) -> Option<String> {
+        let searched = self.counts.searched.load(Ordering::Relaxed);
+        let per = |total: u64| total as f64 / searched.max(1) as f64;
+        let mut report = format!(
+            "{}: {searched} card plays searched; per search {:.0} candidate worlds with an effective sample size of {:.0}, {:.0} distinct worlds solved",
+            self.name(),
+            per(self.counts.candidates.load(Ordering::Relaxed)),
+            per(self.counts.effective_milli.load(Ordering::Relaxed)) / 1000.0,
+            per(self.counts.distinct_worlds.load(Ordering::Relaxed)),
+        );
+        let no_world = self.counts.no_world.load(Ordering::Relaxed);
+        if no_world > 0 {
+            report.push_str(&format!(
+                "; {no_world} found no consistent world and asked the heuristic"
+            ));
+        }
+        if let Some(blueprint) = self.blueprint.report() {
+            report = format!("{report}\n  {blueprint}");
+        }
+        Some(report)
+    }
+
+    /// Card play by open-hand search, the play open-hand leaves assume.
+    fn card_play(&self) -> Option<Leaves> {
+        Some(Leaves::OpenHand)
+    }
+}
