@@ -87,8 +87,9 @@ impl SolverSettings {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct StoreSettings {
-    /// `f32`, or `i16` with one scale per infostate (half the disk).
-    pub encoding: EncodingName,
+    /// `f32`, or `i16` with one scale per infostate (half the disk); when
+    /// unset, the phase's default ([`EncodingName::default_for`]).
+    pub encoding: Option<EncodingName>,
     /// LMDB only: dirty records held before a batched write transaction.
     pub lmdb_cache_records: usize,
 }
@@ -96,13 +97,13 @@ pub struct StoreSettings {
 impl Default for StoreSettings {
     fn default() -> StoreSettings {
         StoreSettings {
-            encoding: EncodingName::F32,
+            encoding: None,
             lmdb_cache_records: 1 << 20,
         }
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum EncodingName {
     F32,
@@ -119,6 +120,16 @@ impl fmt::Display for EncodingName {
 }
 
 impl EncodingName {
+    /// Full play is the laptop job: 46 M infostates whose pages must stay
+    /// in the page cache, so it halves its records unless told otherwise.
+    /// The smaller phases keep exact f32 records.
+    pub fn default_for(phase: Phase) -> EncodingName {
+        match phase {
+            Phase::FullPlay => EncodingName::I16,
+            Phase::Bidding | Phase::Play(_) => EncodingName::F32,
+        }
+    }
+
     pub fn encoding(self) -> RecordEncoding {
         match self {
             EncodingName::F32 => RecordEncoding::F32,
@@ -167,6 +178,7 @@ pub struct RunSection {
     pub phase: Option<Phase>,
     pub store: Option<Backend>,
     pub leaves: Option<Leaves>,
+    pub encoding: Option<EncodingName>,
     pub threads: Option<usize>,
     pub iterations: Option<u64>,
     #[serde(rename = "for")]
@@ -298,8 +310,20 @@ pub struct SessionSettings {
     pub curve: Option<CurveSettings>,
 }
 
-/// The budget when neither a profile nor a flag gives one.
+/// The budget of a bidding or play-N session when neither a profile nor a
+/// flag gives one: a short run that shows what the phase learns.
 pub const DEFAULT_ITERATIONS: u64 = 20_000;
+
+/// The session budget when none is given: full play is the long laptop
+/// job, meant to be stopped with Ctrl-C and resumed by running the same
+/// command again, so it trains until stopped; the other phases run
+/// [`DEFAULT_ITERATIONS`].
+pub fn default_iterations(phase: Phase) -> Option<u64> {
+    match phase {
+        Phase::FullPlay => None,
+        Phase::Bidding | Phase::Play(_) => Some(DEFAULT_ITERATIONS),
+    }
+}
 
 /// Command-line values that override a profile.
 #[derive(Debug, Default)]
@@ -307,6 +331,7 @@ pub struct Overrides {
     pub phase: Option<Phase>,
     pub store: Option<Backend>,
     pub leaves: Option<Leaves>,
+    pub encoding: Option<EncodingName>,
     pub threads: Option<usize>,
     pub iterations: Option<u64>,
     pub until: Option<u64>,
@@ -328,15 +353,19 @@ pub fn resolve(
     let run = profile.run;
     let dir = run.dir.clone();
     let curve = curve_with_flags(CurveBase::of_section(&profile.eval)?, &flags);
+    let phase = flags.phase.or(run.phase).unwrap_or(Phase::Bidding);
     let identity = Identity {
-        phase: flags.phase.or(run.phase).unwrap_or(Phase::Bidding),
+        phase,
         store: flags.store.or(run.store).unwrap_or(Backend::Memory),
         rules: profile.rules,
         solver: SolverSettings {
             leaves: flags.leaves.unwrap_or(profile.solver.leaves),
             ..profile.solver
         },
-        encoding: profile.store.encoding,
+        encoding: flags
+            .encoding
+            .or(profile.store.encoding)
+            .unwrap_or_else(|| EncodingName::default_for(phase)),
         seed: flags.seed.or(run.seed).unwrap_or(1),
     };
     identity
@@ -358,7 +387,7 @@ pub fn resolve(
         bail!("an iteration budget of 0 trains nothing: give at least 1, or use --for 2h");
     }
     if iterations.is_none() && duration.is_none() && flags.until.is_none() {
-        iterations = Some(DEFAULT_ITERATIONS);
+        iterations = default_iterations(phase);
     }
     let batch = run.batch.unwrap_or(1000);
     if batch == 0 {
@@ -542,6 +571,49 @@ mod tests {
         assert_eq!(identity.store, Backend::Mmap);
         assert_eq!(identity.seed, 9);
         assert_eq!(session.threads, 2);
+    }
+
+    #[test]
+    fn the_bare_full_play_command_is_the_laptop_profile() {
+        let bare = Overrides {
+            phase: Some(Phase::FullPlay),
+            store: Some(Backend::Mmap),
+            ..Overrides::default()
+        };
+        let (identity, session, dir) = resolve(RunProfile::default(), bare).unwrap();
+        assert_eq!(identity.encoding, EncodingName::I16);
+        assert_eq!(session.iterations, None, "full play trains until stopped");
+        assert_eq!((session.until, session.duration), (None, None));
+        assert_eq!(dir, None, "the default run directory, runs/full-play-mmap");
+
+        let profile = parse_profile(include_str!("../../../configs/full-play.toml"), "f").unwrap();
+        let (profile_identity, profile_session, profile_dir) =
+            resolve(profile, Overrides::default()).unwrap();
+        assert_eq!(profile_identity, identity);
+        assert_eq!(profile_session, session);
+        assert_eq!(
+            profile_dir.as_deref(),
+            Some(Path::new("runs/full-play-mmap"))
+        );
+
+        let (bidding, bidding_session, _) =
+            resolve(RunProfile::default(), Overrides::default()).unwrap();
+        assert_eq!(bidding.encoding, EncodingName::F32);
+        assert_eq!(bidding_session.iterations, Some(DEFAULT_ITERATIONS));
+
+        let f32_full_play = Overrides {
+            phase: Some(Phase::FullPlay),
+            encoding: Some(EncodingName::F32),
+            ..Overrides::default()
+        };
+        let (identity, _, _) = resolve(RunProfile::default(), f32_full_play).unwrap();
+        assert_eq!(identity.encoding, EncodingName::F32);
+        let profile = parse_profile(
+            "[run]\nphase = \"full-play\"\n[store]\nencoding = \"f32\"\n",
+            "t",
+        );
+        let (identity, _, _) = resolve(profile.unwrap(), Overrides::default()).unwrap();
+        assert_eq!(identity.encoding, EncodingName::F32);
     }
 
     #[test]

@@ -13,8 +13,9 @@ use trainer::{bench, commands, config, eval, phase};
 /// Train and inspect euchre bots built with counterfactual regret minimisation.
 ///
 /// With no subcommand, `trainer` means `trainer train`: for example
-/// `trainer --phase full-play --store mmap` trains, and running the same
-/// command again resumes from the last checkpoint.
+/// `trainer --phase full-play --store mmap` trains the laptop profile (i16
+/// records on disk) until Ctrl-C, and running the same command again
+/// resumes from the last checkpoint.
 #[derive(Debug, Parser)]
 #[command(
     name = "trainer",
@@ -36,7 +37,10 @@ struct BudgetArgs {
     /// Worker threads (default: every core).
     #[arg(long)]
     threads: Option<usize>,
-    /// Iterations to run in this session (default 20,000 without --for or --until).
+    /// Iterations to run in this session. With no --iterations, --for or
+    /// --until, full play trains until Ctrl-C (it checkpoints every 10
+    /// minutes and on Ctrl-C; the same command resumes), and the other
+    /// phases run 20,000 iterations.
     #[arg(long)]
     iterations: Option<u64>,
     /// Stop once the run's total reaches this many iterations.
@@ -84,6 +88,11 @@ struct TrainArgs {
     /// heuristic-play (the heuristic plays the rest; pair it with heuristic).
     #[arg(long, value_parser = parse_leaves)]
     leaves: Option<trainer::game::Leaves>,
+    /// Record encoding: i16 (one scale per infostate, half the disk and
+    /// page cache; the default for full play) or f32 (the default for
+    /// bidding and play-N). Fixed when a run starts.
+    #[arg(long, value_enum)]
+    encoding: Option<config::EncodingName>,
     /// A run profile (see configs/); flags override it.
     #[arg(long)]
     config: Option<PathBuf>,
@@ -119,6 +128,7 @@ impl TrainArgs {
             phase: self.phase,
             store: self.store,
             leaves: self.leaves,
+            encoding: self.encoding,
             seed: self.seed,
             ..self.budget.overrides()
         }

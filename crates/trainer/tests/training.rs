@@ -161,6 +161,17 @@ fn the_same_command_again_resumes_and_other_settings_are_named() {
         error.contains("leaves: the run has open-hand, this command asks for heuristic-play"),
         "{error}"
     );
+
+    // So is the record encoding: a run made before full play defaulted to
+    // i16 keeps its f32 records, and the message says how to go on.
+    let output = trainer(&["train", "--encoding", "i16", "--run-dir", &run]);
+    assert!(!output.status.success());
+    let error = text(&output.stderr);
+    assert!(
+        error.contains("store encoding: the run has f32, this command asks for i16"),
+        "{error}"
+    );
+    assert!(error.contains("trainer resume"), "{error}");
 }
 
 /// Polls the run's status until its checkpoint reaches `iterations`.

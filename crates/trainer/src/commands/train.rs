@@ -72,6 +72,12 @@ fn run_session(dir: &Path, identity: &Identity, session: &SessionSettings) -> an
         .with_context(|| format!("cannot create the run directory {}", dir.display()))?;
     let log_file = session.log.file.then(|| dir.join(LOG_FILE));
     logging::init(&session.log.level, watcher.bar(), log_file.as_deref())?;
+    if session.iterations.is_none() && session.until.is_none() && session.duration.is_none() {
+        tracing::info!(
+            "no budget given: training until Ctrl-C, with a checkpoint every {} minutes and on Ctrl-C; run the same command to resume",
+            session.checkpoint_every_minutes
+        );
+    }
     let mut training = Session::open(dir, identity, session, &mut watcher)?;
     let summary = training.train(Budget::of(session), &mut watcher)?;
     drop(training);
