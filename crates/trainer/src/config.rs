@@ -14,7 +14,7 @@ use euchre_game::engine::rules::Rules;
 use serde::{Deserialize, Serialize};
 use store::{Backend, RecordEncoding};
 
-use crate::game::Leaves;
+use crate::leaves::Leaves;
 use crate::phase::Phase;
 use crate::training::curve::CurveSettings;
 
@@ -373,6 +373,11 @@ pub fn resolve(
         .schedule()
         .validate()
         .context("the [solver] table is not a valid discount schedule")?;
+    if identity.solver.leaves == Leaves::PimcCalibrated && phase != Phase::Bidding {
+        bail!(
+            "pimc-calibrated leaves are measured at the first lead, so they value only the bidding phase's leaves; use --phase bidding, or --leaves open-hand for {phase}"
+        );
+    }
     let duration = match flags.duration {
         Some(duration) => Some(duration),
         None => run

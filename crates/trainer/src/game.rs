@@ -12,76 +12,21 @@
 //!   bidding, the rank-compressed key in play. Actions are in the key's
 //!   canonical order, so action `i` means the same at every state of a key.
 //! - Where the solver stops, a [`Leaves`] evaluator values the position:
-//!   open-handed by default, or by the heuristic's play.
+//!   open-handed by default, by the heuristic's play, or open-handed and
+//!   calibrated to what PIMC's card play scores.
 //! - Exact solvers cannot walk this tree (the deal is one outcome among
 //!   2^64); it is meant for sampling solvers such as external-sampling MCCFR.
 
-use std::cell::RefCell;
-use std::fmt;
-use std::str::FromStr;
-
 use cfr::{Game, Node};
-use euchre_game::engine::action::Action;
-use euchre_game::engine::double_dummy::DoubleDummy;
 use euchre_game::engine::rules::Rules;
-use euchre_game::engine::seat::{Seat, Team};
-use euchre_game::engine::state::{Deal, GameState, Stage, score};
+use euchre_game::engine::seat::Seat;
+use euchre_game::engine::state::{Deal, GameState, Stage};
 use euchre_game::keys::{Decision, decision};
 use rand::rngs::SmallRng;
 use rand::{Rng, RngExt, SeedableRng};
-use rustc_hash::FxHashMap;
-use serde::{Deserialize, Serialize};
 
-use crate::eval::heuristic;
-use crate::eval::seen::Seen;
+use crate::leaves::{Leaves, team_payoffs};
 use crate::phase::Phase;
-
-/// How the solver values a position past its phase's horizon. A policy is
-/// only as good as the match between its leaves and whoever plays the
-/// cards after it: open-hand values reward bidding that PIMC's play can
-/// make good, heuristic-play values bidding that the heuristic can.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Leaves {
-    /// Both sides play the rest perfectly with every hand face up.
-    #[default]
-    #[serde(rename = "open-hand")]
-    OpenHand,
-    /// Every seat plays the rest by the heuristic's rules.
-    #[serde(rename = "heuristic-play")]
-    HeuristicPlay,
-}
-
-impl Leaves {
-    pub const ALL: [Leaves; 2] = [Leaves::OpenHand, Leaves::HeuristicPlay];
-
-    /// The bot spec whose card play matches these leaves.
-    pub fn matching_player(self) -> &'static str {
-        match self {
-            Leaves::OpenHand => "pimc:N",
-            Leaves::HeuristicPlay => "heuristic",
-        }
-    }
-}
-
-impl fmt::Display for Leaves {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Leaves::OpenHand => "open-hand",
-            Leaves::HeuristicPlay => "heuristic-play",
-        })
-    }
-}
-
-impl FromStr for Leaves {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Leaves, String> {
-        Leaves::ALL
-            .into_iter()
-            .find(|leaves| leaves.to_string() == text)
-            .ok_or_else(|| format!("unknown leaves '{text}': use open-hand or heuristic-play"))
-    }
-}
 
 /// A hand in progress, or the deal still to come.
 #[derive(Clone, Debug)]
@@ -94,7 +39,7 @@ pub struct EuchreGame {
     /// The decision at `state`, computed once per state change.
     decision: Option<Decision>,
     /// Each team's payoff once the hand is over or its leaf is valued.
-    payoffs: Option<[i8; 2]>,
+    payoffs: Option<[f64; 2]>,
 }
 
 impl EuchreGame {
@@ -118,111 +63,17 @@ impl EuchreGame {
         self.state = Some(state);
         self.decision = None;
         if let Some(outcome) = state.outcome() {
-            self.payoffs = Some(team_payoffs(|team| outcome.payoff(team)));
+            self.payoffs = Some(team_payoffs(|team| f64::from(outcome.payoff(team))));
         } else if state.stage() == Stage::Play
             && self
                 .horizon
                 .is_some_and(|cards| state.played().len() >= cards)
         {
-            self.payoffs = Some(match self.leaves {
-                Leaves::OpenHand => evaluate_open_handed(&state),
-                Leaves::HeuristicPlay => evaluate_by_heuristic_play(state),
-            });
+            self.payoffs = Some(self.leaves.evaluate(&state));
         } else {
             self.decision = decision(&state);
         }
     }
-}
-
-fn team_payoffs(payoff: impl Fn(Team) -> i32) -> [i8; 2] {
-    [payoff(Team::NorthSouth) as i8, payoff(Team::EastWest) as i8]
-}
-
-/// Positions already solved on this thread, keyed at trick boundaries.
-/// Many leaves of one traversal share a position: whoever orders up, the
-/// hands and trump are the same.
-struct LeafCache {
-    solver: DoubleDummy,
-    tricks: FxHashMap<u128, [u8; 2]>,
-}
-
-const LEAF_CACHE_LIMIT: usize = 1 << 16;
-
-thread_local! {
-    static LEAVES: RefCell<LeafCache> = RefCell::new(LeafCache {
-        solver: DoubleDummy::new(),
-        tricks: FxHashMap::default(),
-    });
-}
-
-/// Forgets this thread's solved leaves, so that a benchmark starts cold.
-pub fn clear_leaf_cache() {
-    LEAVES.with_borrow_mut(|cache| cache.tricks.clear());
-}
-
-/// Team payoffs with the rest of the hand played perfectly open-handed.
-fn evaluate_open_handed(state: &GameState) -> [i8; 2] {
-    let Some(contract) = state.contract() else {
-        return [0, 0];
-    };
-    let tricks = LEAVES.with_borrow_mut(|cache| {
-        let key = boundary_key(state);
-        if let Some(key) = key
-            && let Some(&tricks) = cache.tricks.get(&key)
-        {
-            return tricks;
-        }
-        let tricks = cache.solver.solve_for_score(state).unwrap_or_else(|| {
-            [
-                state.tricks_won(Team::NorthSouth),
-                state.tricks_won(Team::EastWest),
-            ]
-        });
-        if let Some(key) = key {
-            if cache.tricks.len() >= LEAF_CACHE_LIMIT {
-                cache.tricks.clear();
-            }
-            cache.tricks.insert(key, tricks);
-        }
-        tricks
-    });
-    let outcome = score(Some(contract), state.lone_defender().is_some(), tricks);
-    team_payoffs(|team| outcome.payoff(team))
-}
-
-/// Team payoffs with the rest of the hand played by the heuristic at every
-/// seat. Its card play reads only the hand, the trick and the contract, so
-/// the playout is deterministic and needs no history.
-fn evaluate_by_heuristic_play(mut state: GameState) -> [i8; 2] {
-    while state.stage() == Stage::Play {
-        let card = heuristic::play(&Seen::new(&state, &[]));
-        state.apply(Action::Play(card));
-    }
-    state
-        .outcome()
-        .map_or([0, 0], |outcome| team_payoffs(|team| outcome.payoff(team)))
-}
-
-/// Everything the open-hand value of a trick-boundary position depends on;
-/// `None` mid-trick. The tricks already won are added in, so two positions
-/// with the same key also agree on the trick count. So is the makers' team:
-/// the solver's split is exact only as far as the makers' score goes, and
-/// a march by one side reads as a plain win if the other side made trump.
-fn boundary_key(state: &GameState) -> Option<u128> {
-    if state.trick().played_mask != 0 {
-        return None;
-    }
-    let contract = state.contract()?;
-    let mut key = 0u128;
-    for seat in Seat::ALL {
-        key = key << 24 | u128::from(state.hand(seat).bits());
-        key = key << 1 | u128::from(state.sits_out(seat));
-    }
-    key = key << 2 | contract.trump.index() as u128;
-    key = key << 1 | contract.maker.team().index() as u128;
-    key = key << 2 | state.trick().leader.index() as u128;
-    key = key << 3 | u128::from(state.tricks_won(Team::NorthSouth));
-    Some(key << 3 | u128::from(state.tricks_won(Team::EastWest)))
 }
 
 impl Game for EuchreGame {
@@ -263,8 +114,7 @@ impl Game for EuchreGame {
 
     fn payoff(&self, player: usize) -> f64 {
         let team = Seat::from_index(player as u8).team();
-        self.payoffs
-            .map_or(0.0, |payoffs| f64::from(payoffs[team.index()]))
+        self.payoffs.map_or(0.0, |payoffs| payoffs[team.index()])
     }
 
     /// A deal is one of 2^64 seeds, drawn uniformly.
@@ -275,6 +125,10 @@ impl Game for EuchreGame {
 
 #[cfg(test)]
 mod tests {
+    use euchre_game::engine::double_dummy::DoubleDummy;
+    use euchre_game::engine::seat::Team;
+    use euchre_game::engine::state::score;
+
     use super::*;
 
     fn walk_randomly(phase: Phase, seed: u64) -> (EuchreGame, u32) {

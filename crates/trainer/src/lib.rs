@@ -22,6 +22,7 @@ pub mod config;
 pub mod eval;
 pub mod format;
 pub mod game;
+pub mod leaves;
 pub mod meter;
 pub mod phase;
 pub mod policy_file;

@@ -84,10 +84,12 @@ struct TrainArgs {
     #[arg(long, value_parser = parse_store)]
     store: Option<store::Backend>,
     /// How positions past the phase are valued: open-hand (both sides play
-    /// the rest perfectly, face up; pair the policy with pimc:N) or
-    /// heuristic-play (the heuristic plays the rest; pair it with heuristic).
+    /// the rest perfectly, face up; pair the policy with pimc:N),
+    /// pimc-calibrated (bidding only: the open-hand count mapped to what
+    /// PIMC's card play scores from it; pair with pimc:N) or heuristic-play
+    /// (the heuristic plays the rest; pair it with heuristic).
     #[arg(long, value_parser = parse_leaves)]
-    leaves: Option<trainer::game::Leaves>,
+    leaves: Option<trainer::leaves::Leaves>,
     /// Record encoding: i16 (one scale per infostate, half the disk and
     /// page cache; the default for full play) or f32 (the default for
     /// bidding and play-N). Fixed when a run starts.
@@ -110,7 +112,7 @@ fn parse_phase(text: &str) -> Result<phase::Phase, String> {
     text.parse()
 }
 
-fn parse_leaves(text: &str) -> Result<trainer::game::Leaves, String> {
+fn parse_leaves(text: &str) -> Result<trainer::leaves::Leaves, String> {
     text.parse()
 }
 

@@ -21,7 +21,7 @@ use euchre_game::engine::rules::Rules;
 use serde::{Deserialize, Serialize};
 use store::{Key, Record, Table};
 
-use crate::game::Leaves;
+use crate::leaves::Leaves;
 use crate::phase::Phase;
 
 const MAGIC: &[u8; 12] = b"EUCHREPOLICY";

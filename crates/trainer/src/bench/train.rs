@@ -41,7 +41,7 @@ fn measure(
     let _ = std::fs::remove_dir_all(&run);
     let mut session = Session::open(&run, &identity, &settings, &mut ())?;
     // One-thread runs reuse this thread: start each with no cached leaves.
-    crate::game::clear_leaf_cache();
+    crate::leaves::clear_leaf_cache();
     // A short warm-up touches the commonest infostates first, as any run does.
     let warm_up = Budget {
         iterations: Some(iterations / 10),

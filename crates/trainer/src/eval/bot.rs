@@ -15,7 +15,7 @@ use crate::eval::pimc::Pimc;
 use crate::eval::policy::{PolicyBot, Sampling, Unseen};
 use crate::eval::search::SearchBot;
 use crate::eval::seen::Seen;
-use crate::game::Leaves;
+use crate::leaves::CardPlay;
 use crate::phase::describe_rules;
 
 /// A player. `&self` and `Sync` so that one bot serves every table of a
@@ -40,10 +40,10 @@ pub trait Bot: Send + Sync {
         None
     }
 
-    /// The training leaves this bot's card play matches, if any: a bidding
+    /// The kind of card play this bot brings, if any: a bidding
     /// or play-N policy should be followed by a card player whose play its
     /// leaves assumed.
-    fn card_play(&self) -> Option<Leaves> {
+    fn card_play(&self) -> Option<CardPlay> {
         None
     }
 

@@ -23,7 +23,7 @@ use euchre_game::engine::state::Stage;
 use euchre_game::engine::trump::{effective_suit, trick_strength, trump_order};
 use rand::rngs::SmallRng;
 
-use crate::game::Leaves;
+use crate::leaves::CardPlay;
 
 use crate::eval::bot::Bot;
 use crate::eval::seen::Seen;
@@ -41,8 +41,8 @@ impl Bot for Heuristic {
         "heuristic".to_owned()
     }
 
-    fn card_play(&self) -> Option<Leaves> {
-        Some(Leaves::HeuristicPlay)
+    fn card_play(&self) -> Option<CardPlay> {
+        Some(CardPlay::Heuristic)
     }
 
     fn act(&self, seen: &Seen<'_>, _rng: &mut SmallRng) -> Action {

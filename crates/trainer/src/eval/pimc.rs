@@ -23,7 +23,7 @@ use euchre_game::engine::action::Action;
 use euchre_game::engine::card::{Card, CardSet};
 use euchre_game::engine::double_dummy::DoubleDummy;
 
-use crate::game::Leaves;
+use crate::leaves::CardPlay;
 use euchre_game::engine::seat::{Seat, Team};
 use euchre_game::engine::state::{Deal, GameState, Stage, score};
 use euchre_game::engine::trump::effective_suit;
@@ -55,8 +55,8 @@ const STRICT_TRIES: usize = 64;
 
 impl Bot for Pimc {
     /// PIMC plays each card by open-hand solves of sampled worlds.
-    fn card_play(&self) -> Option<Leaves> {
-        Some(Leaves::OpenHand)
+    fn card_play(&self) -> Option<CardPlay> {
+        Some(CardPlay::OpenHandSearch)
     }
 
     fn name(&self) -> String {

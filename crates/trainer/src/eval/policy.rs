@@ -27,7 +27,7 @@ use rand::rngs::SmallRng;
 use crate::eval::bot::Bot;
 use crate::eval::heuristic::Heuristic;
 use crate::eval::seen::Seen;
-use crate::game::Leaves;
+use crate::leaves::CardPlay;
 use crate::phase::Phase;
 use crate::policy_file::PolicyFile;
 
@@ -108,7 +108,7 @@ impl PolicyBot {
             return None;
         }
         let leaves = self.file.meta.leaves;
-        if self.beyond.card_play() == Some(leaves) {
+        if self.beyond.card_play() == Some(leaves.assumed_play()) {
             return None;
         }
         Some(format!(
@@ -252,7 +252,7 @@ impl Bot for PolicyBot {
     }
 
     /// A bidding or play-N policy plays the cards like whoever follows it.
-    fn card_play(&self) -> Option<Leaves> {
+    fn card_play(&self) -> Option<CardPlay> {
         if self.file.meta.phase == Phase::FullPlay {
             None
         } else {

@@ -41,7 +41,7 @@ use crate::eval::heuristic::Heuristic;
 use crate::eval::pimc::{add_card_points, replay, sample_hidden};
 use crate::eval::policy::PolicyBot;
 use crate::eval::seen::Seen;
-use crate::game::Leaves;
+use crate::leaves::CardPlay;
 
 /// Candidate worlds dealt per world solved. More candidates give the
 /// resampling more worlds to choose among when the bids are telling;
@@ -238,7 +238,7 @@ impl Bot for SearchBot {
     }
 
     /// Card play by open-hand search, the play open-hand leaves assume.
-    fn card_play(&self) -> Option<Leaves> {
-        Some(Leaves::OpenHand)
+    fn card_play(&self) -> Option<CardPlay> {
+        Some(CardPlay::OpenHandSearch)
     }
 }

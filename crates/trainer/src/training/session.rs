@@ -66,12 +66,16 @@ impl Budget {
         }
     }
 
-    /// Iterations still allowed after `done` at run total `total`.
-    fn remaining(&self, done: u64, total: u64, deadline: Option<Instant>) -> u64 {
+    /// Iterations still allowed after `done` at run total `total`, with
+    /// `trained` seconds of training this session. Time is the solver's
+    /// own: checkpoints and curve points do not count, so a `--for 60m`
+    /// session trains for 60 minutes and its last curve point, due at the
+    /// end, is measured.
+    fn remaining(&self, done: u64, total: u64, trained: f64) -> u64 {
         let by_count = self.iterations.map_or(u64::MAX, |n| n.saturating_sub(done));
         let by_total = self.until.map_or(u64::MAX, |n| n.saturating_sub(total));
-        let by_time = match deadline {
-            Some(deadline) if Instant::now() >= deadline => 0,
+        let by_time = match self.duration {
+            Some(duration) if trained >= duration.as_secs_f64() => 0,
             _ => u64::MAX,
         };
         by_count.min(by_total).min(by_time)
@@ -226,8 +230,6 @@ impl Session {
         let start_total = self.progress.iterations;
         watcher.started(budget.length(start_total));
         let started = Instant::now();
-        // Measuring a curve point pauses the clock: the deadline moves by it.
-        let mut deadline = budget.duration.map(|duration| started + duration);
         let checkpoint_every = self.settings.checkpoint_every_iterations;
         let checkpoint_minutes =
             Duration::from_secs_f64(self.settings.checkpoint_every_minutes * 60.0);
@@ -245,7 +247,7 @@ impl Session {
                 ending = Ending::Interrupted;
                 break;
             }
-            let remaining = budget.remaining(done, self.progress.iterations, deadline);
+            let remaining = budget.remaining(done, self.progress.iterations, train_seconds);
             if remaining == 0 {
                 break;
             }
@@ -282,7 +284,6 @@ impl Session {
             if let (Some(curve), Some(at)) = (&self.settings.curve, next_point)
                 && self.progress.train_seconds >= at
             {
-                let measuring = Instant::now();
                 let meta = PolicyMeta {
                     phase: self.identity.phase,
                     rules: self.identity.rules,
@@ -301,7 +302,6 @@ impl Session {
                 info!("curve: {point}");
                 watcher.point(&point);
                 next_point = Some(curve.next_point(self.progress.train_seconds));
-                deadline = deadline.map(|deadline| deadline + measuring.elapsed());
             }
         }
         drop(solver);

@@ -1,0 +1,292 @@
+//! How the solver values a position past its phase's horizon.
+//!
+//! A bidding (or play-N) policy is only as good as the match between its
+//! leaves and whoever plays the cards after it. Open-hand values reward
+//! bidding that open-hand search can make good, heuristic-play values
+//! bidding that the heuristic can; calibrated values are open-hand solves
+//! mapped to what PIMC's card play actually scores from such a position.
+
+use std::cell::RefCell;
+use std::fmt;
+use std::str::FromStr;
+
+use euchre_game::engine::action::Action;
+use euchre_game::engine::double_dummy::DoubleDummy;
+use euchre_game::engine::seat::{Seat, Team};
+use euchre_game::engine::state::{GameState, Stage, score};
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+use crate::eval::heuristic;
+use crate::eval::seen::Seen;
+
+/// The leaf evaluator of a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Leaves {
+    /// Both sides play the rest perfectly with every hand face up.
+    #[default]
+    #[serde(rename = "open-hand")]
+    OpenHand,
+    /// Every seat plays the rest by the heuristic's rules.
+    #[serde(rename = "heuristic-play")]
+    HeuristicPlay,
+    /// The open-hand trick count, mapped to the points PIMC's card play
+    /// scores on average from positions with that count ([`calibration`]);
+    /// lone contracts keep open-hand values.
+    #[serde(rename = "pimc-calibrated")]
+    PimcCalibrated,
+}
+
+/// The kind of card play a bot brings, as far as leaves are concerned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CardPlay {
+    /// Open-hand solves of sampled worlds (PIMC and the search bot).
+    OpenHandSearch,
+    /// The heuristic's card rules.
+    Heuristic,
+}
+
+impl Leaves {
+    pub const ALL: [Leaves; 3] = [
+        Leaves::OpenHand,
+        Leaves::HeuristicPlay,
+        Leaves::PimcCalibrated,
+    ];
+
+    /// The card play these leaves assume follows the policy.
+    pub fn assumed_play(self) -> CardPlay {
+        match self {
+            Leaves::OpenHand | Leaves::PimcCalibrated => CardPlay::OpenHandSearch,
+            Leaves::HeuristicPlay => CardPlay::Heuristic,
+        }
+    }
+
+    /// The bot spec whose card play matches these leaves.
+    pub fn matching_player(self) -> &'static str {
+        match self.assumed_play() {
+            CardPlay::OpenHandSearch => "pimc:N",
+            CardPlay::Heuristic => "heuristic",
+        }
+    }
+
+    /// Each team's payoff from `state`, a position in play with a contract.
+    pub fn evaluate(self, state: &GameState) -> [f64; 2] {
+        match self {
+            Leaves::OpenHand => evaluate_open_handed(state),
+            Leaves::HeuristicPlay => evaluate_by_heuristic_play(*state),
+            Leaves::PimcCalibrated => evaluate_calibrated(state),
+        }
+    }
+}
+
+impl fmt::Display for Leaves {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Leaves::OpenHand => "open-hand",
+            Leaves::HeuristicPlay => "heuristic-play",
+            Leaves::PimcCalibrated => "pimc-calibrated",
+        })
+    }
+}
+
+impl FromStr for Leaves {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Leaves, String> {
+        Leaves::ALL
+            .into_iter()
+            .find(|leaves| leaves.to_string() == text)
+            .ok_or_else(|| {
+                format!("unknown leaves '{text}': use open-hand, heuristic-play or pimc-calibrated")
+            })
+    }
+}
+
+/// Each team's payoff, from a function of the team.
+pub(crate) fn team_payoffs(payoff: impl Fn(Team) -> f64) -> [f64; 2] {
+    [payoff(Team::NorthSouth), payoff(Team::EastWest)]
+}
+
+/// Positions already solved on this thread, keyed at trick boundaries.
+/// Many leaves of one traversal share a position: whoever orders up, the
+/// hands and trump are the same. Score-only and exact solves are kept
+/// apart, since a score-only split is not a trick count.
+struct LeafCache {
+    solver: DoubleDummy,
+    tricks: FxHashMap<(u128, bool), [u8; 2]>,
+}
+
+const LEAF_CACHE_LIMIT: usize = 1 << 16;
+
+thread_local! {
+    static LEAVES: RefCell<LeafCache> = RefCell::new(LeafCache {
+        solver: DoubleDummy::new(),
+        tricks: FxHashMap::default(),
+    });
+}
+
+/// Forgets this thread's solved leaves, so that a benchmark starts cold.
+pub fn clear_leaf_cache() {
+    LEAVES.with_borrow_mut(|cache| cache.tricks.clear());
+}
+
+/// The open-hand trick split from `state`; with `exact` the true count,
+/// else one that scores as it does (cheaper: see
+/// [`DoubleDummy::solve_for_score`]).
+fn open_hand_tricks(state: &GameState, exact: bool) -> [u8; 2] {
+    LEAVES.with_borrow_mut(|cache| {
+        let key = boundary_key(state).map(|key| (key, exact));
+        if let Some(key) = key
+            && let Some(&tricks) = cache.tricks.get(&key)
+        {
+            return tricks;
+        }
+        let solved = if exact {
+            cache.solver.solve(state)
+        } else {
+            cache.solver.solve_for_score(state)
+        };
+        let tricks = solved.unwrap_or_else(|| {
+            [
+                state.tricks_won(Team::NorthSouth),
+                state.tricks_won(Team::EastWest),
+            ]
+        });
+        if let Some(key) = key {
+            if cache.tricks.len() >= LEAF_CACHE_LIMIT {
+                cache.tricks.clear();
+            }
+            cache.tricks.insert(key, tricks);
+        }
+        tricks
+    })
+}
+
+/// Team payoffs with the rest of the hand played perfectly open-handed.
+fn evaluate_open_handed(state: &GameState) -> [f64; 2] {
+    let Some(contract) = state.contract() else {
+        return [0.0; 2];
+    };
+    let tricks = open_hand_tricks(state, false);
+    let outcome = score(Some(contract), state.lone_defender().is_some(), tricks);
+    team_payoffs(|team| f64::from(outcome.payoff(team)))
+}
+
+/// Team payoffs with the open-hand count mapped through the calibration.
+fn evaluate_calibrated(state: &GameState) -> [f64; 2] {
+    let Some(contract) = state.contract() else {
+        return [0.0; 2];
+    };
+    if !calibration::applies(contract.alone, state.lone_defender().is_some()) {
+        return evaluate_open_handed(state);
+    }
+    let makers = contract.maker.team();
+    let open_hand = open_hand_tricks(state, true)[makers.index()];
+    let points = calibration::expected_maker_points(contract.alone, false, open_hand);
+    team_payoffs(|team| if team == makers { points } else { -points })
+}
+
+/// Team payoffs with the rest of the hand played by the heuristic at every
+/// seat. Its card play reads only the hand, the trick and the contract, so
+/// the playout is deterministic and needs no history.
+fn evaluate_by_heuristic_play(mut state: GameState) -> [f64; 2] {
+    while state.stage() == Stage::Play {
+        let card = heuristic::play(&Seen::new(&state, &[]));
+        state.apply(Action::Play(card));
+    }
+    state.outcome().map_or([0.0; 2], |outcome| {
+        team_payoffs(|team| f64::from(outcome.payoff(team)))
+    })
+}
+
+/// Everything the open-hand value of a trick-boundary position depends on;
+/// `None` mid-trick. The tricks already won are added in, so two positions
+/// with the same key also agree on the trick count. So is the makers' team:
+/// the solver's split is exact only as far as the makers' score goes, and
+/// a march by one side reads as a plain win if the other side made trump.
+fn boundary_key(state: &GameState) -> Option<u128> {
+    if state.trick().played_mask != 0 {
+        return None;
+    }
+    let contract = state.contract()?;
+    let mut key = 0u128;
+    for seat in Seat::ALL {
+        key = key << 24 | u128::from(state.hand(seat).bits());
+        key = key << 1 | u128::from(state.sits_out(seat));
+    }
+    key = key << 2 | contract.trump.index() as u128;
+    key = key << 1 | contract.maker.team().index() as u128;
+    key = key << 2 | state.trick().leader.index() as u128;
+    key = key << 3 | u128::from(state.tricks_won(Team::NorthSouth));
+    Some(key << 3 | u128::from(state.tricks_won(Team::EastWest)))
+}
+
+pub mod calibration;
+
+#[cfg(test)]
+mod tests {
+    use euchre_game::engine::rules::Rules;
+    use euchre_game::engine::state::Deal;
+    use rand::SeedableRng;
+    use rand::rngs::SmallRng;
+
+    use super::*;
+
+    fn first_lead(seed: u64) -> Option<GameState> {
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let mut state = GameState::new(Deal::random(Seat::North, &mut rng), Rules::default());
+        // Order the upcard up from the first seat, discard the first card.
+        while state.stage() != Stage::Play {
+            let legal = state.legal_actions();
+            let action = legal
+                .iter()
+                .copied()
+                .find(|action| matches!(action, Action::Order { alone: false }))
+                .unwrap_or(legal[0]);
+            state.apply(action);
+        }
+        state.contract().map(|_| state)
+    }
+
+    #[test]
+    fn exact_and_score_only_solves_never_share_a_cache_entry() {
+        for seed in 0..300 {
+            let Some(state) = first_lead(seed) else {
+                continue;
+            };
+            let score_only = open_hand_tricks(&state, false);
+            let exact = open_hand_tricks(&state, true);
+            assert_eq!(Some(exact), DoubleDummy::new().solve(&state), "seed {seed}");
+            assert_eq!(
+                score_only,
+                DoubleDummy::new().solve_for_score(&state).unwrap()
+            );
+        }
+    }
+
+    #[test]
+    fn calibrated_leaves_are_zero_sum_and_follow_the_open_hand_count() {
+        for seed in 0..300 {
+            let Some(state) = first_lead(seed) else {
+                continue;
+            };
+            let [north_south, east_west] = Leaves::PimcCalibrated.evaluate(&state);
+            assert!((north_south + east_west).abs() < 1e-12);
+            let contract = state.contract().unwrap();
+            let makers = contract.maker.team();
+            let open_hand = DoubleDummy::new().solve(&state).unwrap()[makers.index()];
+            let expected = if calibration::applies(contract.alone, false) {
+                calibration::expected_maker_points(contract.alone, false, open_hand)
+            } else {
+                let tricks = DoubleDummy::new().solve(&state).unwrap();
+                f64::from(score(Some(contract), false, tricks).payoff(makers))
+            };
+            let got = if makers == Team::NorthSouth {
+                north_south
+            } else {
+                east_west
+            };
+            assert_eq!(got, expected);
+        }
+    }
+}
