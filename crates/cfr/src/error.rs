@@ -13,6 +13,8 @@ pub enum CfrError {
     SampledChance,
     #[error("invalid discount schedule: {0}")]
     Schedule(String),
+    #[error("invalid pruning: {0}")]
+    Pruning(String),
     #[error("could not start the thread pool: {0}")]
     ThreadPool(String),
     #[error(

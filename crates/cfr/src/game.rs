@@ -49,6 +49,13 @@ pub trait Game: Clone + Send + Sync {
     /// The payoff of `player`; only called at terminal states.
     fn payoff(&self, player: usize) -> f64;
 
+    /// Whether regret-based pruning ([`crate::Pruning`]) may skip actions at
+    /// this decision. A game keeps the decisions nearest its payoffs
+    /// unpruned, as Pluribus keeps its last betting round, so that the
+    /// values every earlier regret is built from stay fully trained.
+    fn prunable(&self) -> bool {
+        true
+    }
     /// Samples a chance outcome, which [`Game::apply`] then takes. The
     /// default walks the cumulative distribution of a [`Node::Chance`]; a
     /// game with [`Node::SampledChance`] must provide its own.

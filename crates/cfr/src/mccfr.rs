@@ -12,6 +12,10 @@
 //! unbiased sample for its traverser, and a game can reuse work across the
 //! walks of one iteration (euchre caches open-hand leaf values per deal).
 //!
+//! With [`Pruning`] set, most iterations after a warm-up skip the
+//! traverser's actions whose regret is deeply negative (see
+//! [`crate::pruning`]).
+//!
 //! Parallelism: iterations run concurrently on a rayon pool, all threads
 //! sharing one table. There is no global lock. Each record update is atomic
 //! for its slot (the table guarantees it), so no update is ever lost or
@@ -31,6 +35,7 @@ use store::{MAX_ACTIONS, Table};
 use crate::discount::{Discounter, Schedule};
 use crate::error::CfrError;
 use crate::game::{Game, Node};
+use crate::pruning::Pruning;
 use crate::regret::{floor_regrets, regret_matching};
 use crate::rng::iteration_rng;
 
@@ -41,6 +46,7 @@ pub struct ExternalSampling<'t, G: Game, T: Table + ?Sized> {
     discounter: Discounter,
     seed: u64,
     pool: Option<rayon::ThreadPool>,
+    pruning: Option<Pruning>,
 }
 
 impl<G: Game, T: Table + ?Sized> std::fmt::Debug for ExternalSampling<'_, G, T> {
@@ -60,6 +66,8 @@ pub struct BatchStats {
     pub regret_updates: u64,
     /// Strategy-sum updates at other players' decisions.
     pub strategy_updates: u64,
+    /// Traverser actions skipped by pruning.
+    pub pruned_actions: u64,
 }
 
 impl BatchStats {
@@ -94,7 +102,17 @@ impl<'t, G: Game, T: Table + ?Sized> ExternalSampling<'t, G, T> {
             discounter: Discounter::new(schedule)?,
             seed,
             pool,
+            pruning: None,
         })
+    }
+
+    /// Prunes as `pruning` says from now on (`None`: never).
+    pub fn with_pruning(mut self, pruning: Option<Pruning>) -> Result<Self, CfrError> {
+        if let Some(pruning) = &pruning {
+            pruning.validate()?;
+        }
+        self.pruning = pruning;
+        Ok(self)
     }
 
     pub fn threads(&self) -> usize {
@@ -108,6 +126,7 @@ impl<'t, G: Game, T: Table + ?Sized> ExternalSampling<'t, G, T> {
     pub fn run(&self, first: u64, count: u64) -> Result<BatchStats, CfrError> {
         let regret_updates = AtomicU64::new(0);
         let strategy_updates = AtomicU64::new(0);
+        let pruned_actions = AtomicU64::new(0);
         let last = first.saturating_add(count);
         if last > u64::from(u32::MAX) {
             return Err(CfrError::Schedule(format!(
@@ -119,6 +138,7 @@ impl<'t, G: Game, T: Table + ?Sized> ExternalSampling<'t, G, T> {
             let done = self.iteration(iteration)?;
             regret_updates.fetch_add(done.regret_updates, Ordering::Relaxed);
             strategy_updates.fetch_add(done.strategy_updates, Ordering::Relaxed);
+            pruned_actions.fetch_add(done.pruned_actions, Ordering::Relaxed);
             Ok(())
         };
         match &self.pool {
@@ -129,6 +149,7 @@ impl<'t, G: Game, T: Table + ?Sized> ExternalSampling<'t, G, T> {
             iterations: count,
             regret_updates: regret_updates.into_inner(),
             strategy_updates: strategy_updates.into_inner(),
+            pruned_actions: pruned_actions.into_inner(),
         })
     }
 
@@ -147,6 +168,9 @@ impl<'t, G: Game, T: Table + ?Sized> ExternalSampling<'t, G, T> {
                 ..BatchStats::default()
             },
             traverser: 0,
+            prune_below: self
+                .pruning
+                .and_then(|pruning| pruning.threshold_at(self.seed, iteration)),
         };
         for traverser in 0..self.root.num_players() {
             walk.traverser = traverser;
@@ -167,6 +191,8 @@ struct Traversal<'a, T: Table + ?Sized> {
     rng: SmallRng,
     stats: BatchStats,
     traverser: usize,
+    /// This iteration's pruning threshold, if it prunes.
+    prune_below: Option<f64>,
 }
 
 impl<T: Table + ?Sized> Traversal<'_, T> {
@@ -202,7 +228,14 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
                 regret_matching(&regrets[..width], &mut strategy[..width]);
                 if player == self.traverser {
                     self.stats.regret_updates += 1;
-                    self.explore(state, slot, &strategy[..width])
+                    let prune_below = self.prune_below.filter(|_| state.prunable());
+                    self.explore(
+                        state,
+                        slot,
+                        &strategy[..width],
+                        &regrets[..width],
+                        prune_below,
+                    )
                 } else {
                     self.stats.strategy_updates += 1;
                     self.sample(state, slot, &strategy[..width])
@@ -211,15 +244,29 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
         }
     }
 
+    /// Walks each of the traverser's actions and updates their regrets;
+    /// with `prune_below`, an action the strategy never plays whose regret
+    /// is below it is neither walked nor updated.
     fn explore<G: Game>(
         &mut self,
         state: &G,
         slot: store::SlotId,
         strategy: &[f64],
+        regrets: &[f64],
+        prune_below: Option<f64>,
     ) -> Result<f64, CfrError> {
         let mut values = [0.0; MAX_ACTIONS];
+        let mut walked = [true; MAX_ACTIONS];
         let mut expected = 0.0;
         for (action, &probability) in strategy.iter().enumerate() {
+            if let Some(threshold) = prune_below
+                && probability == 0.0
+                && regrets[action] < threshold
+            {
+                walked[action] = false;
+                self.stats.pruned_actions += 1;
+                continue;
+            }
             let mut next = state.clone();
             next.apply(action);
             values[action] = self.visit(&next)?;
@@ -230,8 +277,10 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
         self.table.update(slot, &mut |record| {
             discounter.catch_up(record, now);
             for (action, value) in values[..strategy.len()].iter().enumerate() {
-                record.regrets[action] =
-                    (f64::from(record.regrets[action]) + value - expected) as f32;
+                if walked[action] {
+                    record.regrets[action] =
+                        (f64::from(record.regrets[action]) + value - expected) as f32;
+                }
             }
             if floor {
                 floor_regrets(&mut record.regrets[..strategy.len()]);

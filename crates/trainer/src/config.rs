@@ -187,6 +187,9 @@ pub struct RunSection {
     pub checkpoint_every_iterations: Option<u64>,
     pub checkpoint_every_minutes: Option<f64>,
     pub batch: Option<u64>,
+    /// Regret-based pruning: skip actions with regret below `-prune`.
+    pub prune: Option<f64>,
+    pub prune_after: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -308,6 +311,65 @@ pub struct SessionSettings {
     /// Measure a learning curve while training; `None` for no curve.
     #[serde(default)]
     pub curve: Option<CurveSettings>,
+    /// Regret-based pruning; `None` explores every action.
+    #[serde(default)]
+    pub pruning: Option<PruningSettings>,
+}
+
+/// Regret-based pruning as a run keeps it between sessions (see
+/// [`cfr::pruning`]). It speeds training up and changes what it computes,
+/// like the thread count, so a session may turn it on or off.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PruningSettings {
+    /// Actions with regret below `-below` may be skipped.
+    pub below: f64,
+    /// The run's iteration from which iterations may prune.
+    pub after: u64,
+    /// The share of those iterations that prune.
+    pub share: f64,
+}
+
+/// Pluribus prunes in 95% of its iterations after the warm-up.
+pub const PRUNING_SHARE: f64 = 0.95;
+
+impl PruningSettings {
+    /// `--prune REGRET` (and `--prune-after`): 0 turns pruning off.
+    pub fn from_flags(regret: f64, after: Option<u64>) -> anyhow::Result<Option<PruningSettings>> {
+        if regret == 0.0 {
+            return Ok(None);
+        }
+        if !(regret > 0.0 && regret.is_finite()) {
+            bail!(
+                "--prune {regret}: give how far below zero an action's regret must fall to be skipped, as a positive number (--prune 20), or 0 to turn pruning off"
+            );
+        }
+        Ok(Some(PruningSettings {
+            below: regret,
+            after: after.unwrap_or(0),
+            share: PRUNING_SHARE,
+        }))
+    }
+
+    pub fn solver(&self) -> cfr::Pruning {
+        cfr::Pruning {
+            after: self.after,
+            share: self.share,
+            threshold: -self.below,
+        }
+    }
+}
+
+impl fmt::Display for PruningSettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:.0}% of iterations after iteration {} skip actions with regret below -{}",
+            100.0 * self.share,
+            self.after,
+            self.below
+        )
+    }
 }
 
 /// The budget of a bidding or play-N session when neither a profile nor a
@@ -342,6 +404,8 @@ pub struct Overrides {
     pub eval_every: Option<Duration>,
     pub eval_against: Option<String>,
     pub eval_hands: Option<u64>,
+    pub prune: Option<f64>,
+    pub prune_after: Option<u64>,
 }
 
 /// Resolves a profile and flags into the run's identity and this session's
@@ -418,6 +482,12 @@ pub fn resolve(
         export: flags.export || run.export.unwrap_or(false),
         log: profile.log,
         curve,
+        pruning: match flags.prune.or(run.prune) {
+            Some(regret) => {
+                PruningSettings::from_flags(regret, flags.prune_after.or(run.prune_after))?
+            }
+            None => None,
+        },
     };
     if let Some(curve) = &session.curve {
         curve.validate(identity.rules)?;

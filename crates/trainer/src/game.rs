@@ -28,6 +28,10 @@ use rand::{Rng, RngExt, SeedableRng};
 use crate::leaves::{Leaves, team_payoffs};
 use crate::phase::Phase;
 
+/// Tricks played before the solver stops pruning: the fourth trick (the
+/// last with a choice) and the fifth are always walked in full.
+const PRUNING_STOPS_AT_TRICK: u8 = 3;
+
 /// A hand in progress, or the deal still to come.
 #[derive(Clone, Debug)]
 pub struct EuchreGame {
@@ -115,6 +119,15 @@ impl Game for EuchreGame {
     fn payoff(&self, player: usize) -> f64 {
         let team = Seat::from_index(player as u8).team();
         self.payoffs.map_or(0.0, |payoffs| payoffs[team.index()])
+    }
+
+    /// The last two tricks are never pruned: they hold the last choice of
+    /// the hand, whose values every earlier regret is built from (Pluribus
+    /// likewise never prunes its last betting round).
+    fn prunable(&self) -> bool {
+        self.state.is_none_or(|state| {
+            state.stage() != Stage::Play || state.tricks_played() < PRUNING_STOPS_AT_TRICK
+        })
     }
 
     /// A deal is one of 2^64 seeds, drawn uniformly.

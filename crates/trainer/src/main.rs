@@ -46,7 +46,8 @@ struct BudgetArgs {
     /// Stop once the run's total reaches this many iterations.
     #[arg(long, value_name = "TOTAL")]
     until: Option<u64>,
-    /// Wall-clock budget for this session, like 90s, 45m, 2h or 1h30m.
+    /// Training time for this session, like 90s, 45m, 2h or 1h30m
+    /// (checkpoints and curve points do not count).
     #[arg(long = "for", value_name = "DURATION", value_parser = parse_duration)]
     duration: Option<std::time::Duration>,
     /// Checkpoint every N iterations (also every 10 minutes, and on Ctrl-C).
@@ -67,6 +68,16 @@ struct BudgetArgs {
     /// Hands per curve point (default 2000; even).
     #[arg(long, value_name = "N")]
     eval_hands: Option<u64>,
+    /// Regret-based pruning (as in Pluribus): after --prune-after, 95% of
+    /// iterations skip the traverser's actions that its strategy never plays
+    /// and whose regret is below -REGRET; the last two tricks are never
+    /// pruned. 0 turns it off. Kept for later sessions of the run; pair it
+    /// with a schedule that keeps negative regrets (linear or vanilla).
+    #[arg(long, value_name = "REGRET")]
+    prune: Option<f64>,
+    /// The run's iteration from which --prune applies (default 0).
+    #[arg(long, value_name = "ITERATION", requires = "prune")]
+    prune_after: Option<u64>,
 }
 
 fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
@@ -149,6 +160,8 @@ impl BudgetArgs {
             eval_every: self.eval_every,
             eval_against: self.eval_against.clone(),
             eval_hands: self.eval_hands,
+            prune: self.prune,
+            prune_after: self.prune_after,
             ..config::Overrides::default()
         }
     }
@@ -351,6 +364,26 @@ enum BenchTarget {
         #[arg(long, default_value = "runs/bench-train")]
         dir: PathBuf,
     },
+    /// Regret-based pruning: iterations/s with and without it on one warm
+    /// run, for DCFR (the default) and linear CFR.
+    Prune {
+        #[arg(long, value_parser = parse_phase, default_value = "full-play")]
+        phase: phase::Phase,
+        /// Iterations trained before measuring, so regrets mean something.
+        #[arg(long, default_value_t = 200_000)]
+        warm: u64,
+        /// Iterations per measured segment (two segments per setting).
+        #[arg(long, default_value_t = 20_000)]
+        iterations: u64,
+        /// Skip actions with regret below -REGRET.
+        #[arg(long, value_name = "REGRET", default_value_t = 20.0)]
+        prune: f64,
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+        /// Where the runs are made (removed afterwards).
+        #[arg(long, default_value = "runs/bench-prune")]
+        dir: PathBuf,
+    },
     /// Solver speed and exploitability on Kuhn poker and Leduc hold'em.
     Cfr {
         /// External-sampling MCCFR iterations on Leduc.
@@ -518,6 +551,14 @@ fn main() -> anyhow::Result<()> {
                 dir,
             } => bench::train::run(iterations, &phases, &dir),
             BenchTarget::Dd { positions, seed } => bench::dd::run(positions, seed),
+            BenchTarget::Prune {
+                phase,
+                warm,
+                iterations,
+                prune,
+                threads,
+                dir,
+            } => bench::prune::run(phase, warm, iterations, prune, threads, &dir),
             BenchTarget::Cfr { iterations, seed } => bench::cfr::run(iterations, seed),
             BenchTarget::Store {
                 keys,

@@ -685,3 +685,76 @@ fn a_run_measures_its_learning_curve_and_status_prints_the_latest_point() {
         assert!(stderr.contains(expected), "{flags:?}: {stderr}");
     }
 }
+
+#[test]
+fn pruning_is_a_session_setting_that_resume_keeps_and_bad_values_are_explained() {
+    let temp = TempDir::new("prune");
+    let run = temp.run("run");
+    let profile = temp.run("linear.toml");
+    std::fs::write(&profile, "[solver]\nschedule = \"linear\"\n").expect("profile");
+    let trained = trainer(&[
+        "train",
+        "--config",
+        &profile,
+        "--run-dir",
+        &run,
+        "--threads",
+        "1",
+        "--iterations",
+        "3000",
+        "--prune",
+        "0.5",
+        "--prune-after",
+        "1000",
+    ]);
+    let log = text(&trained.stderr);
+    assert!(trained.status.success(), "{log}");
+    assert!(
+        log.contains(
+            "pruning: 95% of iterations after iteration 1000 skip actions with regret below -0.5"
+        ),
+        "{log}"
+    );
+    let skipped: u64 = log
+        .split("pruning skipped ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .map(|count| count.replace(',', "").parse().expect("a count"))
+        .expect("the session says what it pruned");
+    assert!(skipped > 0, "{log}");
+
+    // Resuming keeps it; `--prune 0` turns it off for a session.
+    let resumed = trainer(&["resume", "--run-dir", &run, "--iterations", "100"]);
+    assert!(text(&resumed.stderr).contains("pruning: 95%"));
+    let off = trainer(&[
+        "resume",
+        "--run-dir",
+        &run,
+        "--iterations",
+        "100",
+        "--prune",
+        "0",
+    ]);
+    assert!(off.status.success());
+    assert!(
+        !text(&off.stderr).contains("pruning"),
+        "{}",
+        text(&off.stderr)
+    );
+
+    let negative = trainer(&["train", "--run-dir", &temp.run("bad"), "--prune=-3"]);
+    assert!(!negative.status.success());
+    assert!(
+        text(&negative.stderr)
+            .contains("as a positive number (--prune 20), or 0 to turn pruning off"),
+        "{}",
+        text(&negative.stderr)
+    );
+    let orphan = trainer(&["train", "--run-dir", &temp.run("bad"), "--prune-after", "5"]);
+    assert!(!orphan.status.success());
+    assert!(
+        text(&orphan.stderr).contains("--prune"),
+        "{}",
+        text(&orphan.stderr)
+    );
+}

@@ -6,5 +6,6 @@
 pub mod cfr;
 pub mod dd;
 pub mod game;
+pub mod prune;
 pub mod store;
 pub mod train;

@@ -59,6 +59,9 @@ pub fn resume(dir: &Path, flags: Overrides) -> anyhow::Result<()> {
         session.checkpoint_every_iterations = every.max(1);
     }
     session.export |= flags.export;
+    if let Some(regret) = flags.prune {
+        session.pruning = config::PruningSettings::from_flags(regret, flags.prune_after)?;
+    }
     session.curve = config::curve_with_flags(session.curve.take().into(), &flags);
     if let Some(curve) = &session.curve {
         curve.validate(saved.identity.rules)?;

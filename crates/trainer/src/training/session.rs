@@ -14,7 +14,7 @@ use cfr::mccfr::ExternalSampling;
 use store::DurableTable;
 use tracing::info;
 
-use crate::config::{Identity, SessionSettings};
+use crate::config::{Identity, PruningSettings, SessionSettings};
 use crate::format::{bytes, thousands};
 use crate::game::EuchreGame;
 use crate::policy_file::PolicyMeta;
@@ -43,6 +43,8 @@ pub struct Summary {
     pub infostates: u64,
     pub disk_bytes: u64,
     pub ending: Ending,
+    /// Traverser actions that pruning skipped this session.
+    pub pruned_actions: u64,
 }
 
 /// How much one call of [`Session::train`] may do; the first limit reached
@@ -226,7 +228,12 @@ impl Session {
             self.identity.solver.schedule(),
             self.identity.seed,
             threads,
-        )?;
+        )?
+        .with_pruning(self.settings.pruning.map(|pruning| pruning.solver()))?;
+        if let Some(pruning) = &self.settings.pruning {
+            info!("pruning: {pruning}");
+        }
+        let mut pruned_actions = 0u64;
         let start_total = self.progress.iterations;
         watcher.started(budget.length(start_total));
         let started = Instant::now();
@@ -273,6 +280,7 @@ impl Session {
             self.progress.iterations += count;
             self.progress.regret_updates += stats.regret_updates;
             self.progress.strategy_updates += stats.strategy_updates;
+            pruned_actions += stats.pruned_actions;
             self.progress.train_seconds += took.as_secs_f64();
             watcher.batch(done, self.table.as_ref());
             let due = self.progress.iterations - self.last_checkpoint.1 >= checkpoint_every
@@ -305,6 +313,12 @@ impl Session {
             }
         }
         drop(solver);
+        if self.settings.pruning.is_some() {
+            info!(
+                "pruning skipped {} actions this session",
+                thousands(pruned_actions)
+            );
+        }
         // A new run always gets a first checkpoint, so that it can be
         // resumed and exported even if it stopped before its first iteration.
         if self.progress.iterations != self.last_checkpoint.1
@@ -322,6 +336,7 @@ impl Session {
             infostates: self.table.len(),
             disk_bytes: self.table.disk_bytes(),
             ending,
+            pruned_actions,
         };
         info!(
             "{} at iteration {}: {} this session in {:.1} s, {} infostates, store {} on disk",
@@ -336,6 +351,11 @@ impl Session {
             bytes(summary.disk_bytes)
         );
         Ok(summary)
+    }
+
+    /// Prunes (or not) from the next call of [`Session::train`] on.
+    pub fn set_pruning(&mut self, pruning: Option<PruningSettings>) {
+        self.settings.pruning = pruning;
     }
 
     /// Commits the records and the run's progress in one atomic step.
