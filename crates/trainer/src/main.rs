@@ -375,9 +375,15 @@ enum BenchTarget {
         /// Iterations per measured segment (two segments per setting).
         #[arg(long, default_value_t = 20_000)]
         iterations: u64,
-        /// Skip actions with regret below -REGRET.
-        #[arg(long, value_name = "REGRET", default_value_t = 20.0)]
-        prune: f64,
+        /// Skip actions with regret below -REGRET; several, comma-separated,
+        /// are measured in turn.
+        #[arg(
+            long,
+            value_name = "REGRET",
+            value_delimiter = ',',
+            default_value = "20,200"
+        )]
+        prune: Vec<f64>,
         #[arg(long, default_value_t = 2)]
         threads: usize,
         /// Where the runs are made (removed afterwards).
@@ -558,7 +564,7 @@ fn main() -> anyhow::Result<()> {
                 prune,
                 threads,
                 dir,
-            } => bench::prune::run(phase, warm, iterations, prune, threads, &dir),
+            } => bench::prune::run(phase, warm, iterations, &prune, threads, &dir),
             BenchTarget::Cfr { iterations, seed } => bench::cfr::run(iterations, seed),
             BenchTarget::Store {
                 keys,

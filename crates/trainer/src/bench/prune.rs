@@ -3,10 +3,10 @@
 //!
 //! Pruning skips actions with deeply negative regret, so a fresh table has
 //! nothing to skip; the benchmark first trains a run for `warm` iterations.
-//! It then alternates segments of `iterations` with and without pruning on
-//! that same table, so both see the same regrets, and reports each
-//! setting's iterations per second against the schedule run without
-//! pruning, measured in the same run. A second run with the default
+//! It then alternates segments of `iterations` without pruning and with
+//! each threshold on that same table, so all see the same regrets, and
+//! reports each setting's iterations per second against the first row,
+//! measured in the same run. A second run with the default
 //! schedule (DCFR with β = 0) shows why pruning needs regrets that stay
 //! negative.
 
@@ -28,17 +28,17 @@ struct Measured {
     pruned: u64,
 }
 
-/// Trains one run `warm` iterations, then `ROUNDS` segments each without
-/// and with pruning.
+/// Trains one run `warm` iterations, then `ROUNDS` segments of each
+/// setting in turn: no pruning, then each of `prunings`.
 fn measure_schedule(
     phase: Phase,
     schedule: ScheduleName,
     threads: usize,
     warm: u64,
     iterations: u64,
-    pruning: PruningSettings,
+    prunings: &[PruningSettings],
     dir: &Path,
-) -> anyhow::Result<[Measured; 2]> {
+) -> anyhow::Result<Vec<Measured>> {
     let flags = Overrides {
         phase: Some(phase),
         store: Some(Backend::Memory),
@@ -64,26 +64,28 @@ fn measure_schedule(
         },
         &mut (),
     )?;
-    let mut results = [false, true].map(|prunes| Measured {
-        label: format!(
-            "{}, {}",
-            identity.solver,
-            if prunes {
-                format!("pruning below -{}", pruning.below)
-            } else {
-                "no pruning".to_owned()
-            }
-        ),
-        iterations: 0,
-        seconds: 0.0,
-        pruned: 0,
-    });
+    let settings: Vec<Option<PruningSettings>> = std::iter::once(None)
+        .chain(prunings.iter().map(|&pruning| Some(pruning)))
+        .collect();
+    let mut results: Vec<Measured> = settings
+        .iter()
+        .map(|pruning| Measured {
+            label: format!(
+                "{}, {}",
+                identity.solver,
+                pruning.map_or("no pruning".to_owned(), |pruning| format!(
+                    "pruning below -{}",
+                    pruning.below
+                ))
+            ),
+            iterations: 0,
+            seconds: 0.0,
+            pruned: 0,
+        })
+        .collect();
     for _ in 0..ROUNDS {
-        for (prunes, result) in [false, true].into_iter().zip(results.iter_mut()) {
-            session.set_pruning(prunes.then_some(PruningSettings {
-                after: 0,
-                ..pruning
-            }));
+        for (pruning, result) in settings.iter().zip(results.iter_mut()) {
+            session.set_pruning(*pruning);
             let summary = session.train(
                 Budget {
                     iterations: Some(iterations),
@@ -105,18 +107,23 @@ pub fn run(
     phase: Phase,
     warm: u64,
     iterations: u64,
-    below: f64,
+    thresholds: &[f64],
     threads: usize,
     dir: &Path,
 ) -> anyhow::Result<()> {
     anyhow::ensure!(iterations >= 10, "--iterations must be at least 10");
-    let pruning = PruningSettings::from_flags(below, None)?.ok_or_else(|| {
-        anyhow::anyhow!("--prune 0 measures nothing: give a regret, as --prune 20")
-    })?;
+    let mut prunings = Vec::new();
+    for &below in thresholds {
+        prunings.extend(PruningSettings::from_flags(below, None)?);
+    }
+    anyhow::ensure!(
+        !prunings.is_empty(),
+        "--prune 0 measures nothing: give one or more regrets, as --prune 20,200"
+    );
     let mut rows = Vec::new();
     for schedule in [ScheduleName::Dcfr, ScheduleName::Linear] {
         rows.extend(measure_schedule(
-            phase, schedule, threads, warm, iterations, pruning, dir,
+            phase, schedule, threads, warm, iterations, &prunings, dir,
         )?);
     }
     std::fs::remove_dir_all(dir).ok();
