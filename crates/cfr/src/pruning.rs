@@ -12,6 +12,14 @@
 //! A game can keep decisions unpruned ([`crate::Game::prunable`]), as
 //! Pluribus never prunes its last betting round.
 //!
+//! The threshold is the price. Skipped actions climb back only in the
+//! iterations that explore everything, 20 times slower at a share of 0.95,
+//! so an action a mixed equilibrium still needs must never fall below it:
+//! on Leduc, a threshold of −100 chips left the strategy several times more
+//! exploitable after 100,000 iterations, and −10,000 cost nothing
+//! measurable (`tests/pruning.rs`). Regrets are sums over visits, so a
+//! deep threshold prunes only the frequently visited infostates.
+//!
 //! Pruning needs regrets that stay negative between visits: a schedule that
 //! discounts negative regrets fast (DCFR with β = 0 halves them every
 //! iteration) leaves nothing below the threshold in a large game, where a
