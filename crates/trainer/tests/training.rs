@@ -638,8 +638,10 @@ fn a_run_measures_its_learning_curve_and_status_prints_the_latest_point() {
     );
     let points: Vec<Vec<&str>> = lines.map(|line| line.split(',').collect()).collect();
     // `--for` counts training time only, so the point due as the budget
-    // runs out (at 3 s) is measured too: one a second.
-    assert_eq!(points.len(), 3, "{csv}");
+    // runs out (at 3 s) is measured too. (A slow batch may step over a
+    // point on a busy machine, so only the last one is pinned.)
+    let last_seconds: f64 = points.last().expect("a point")[1].parse().unwrap();
+    assert!(last_seconds >= 3.0, "the final point is missing: {csv}");
     for (index, point) in points.iter().enumerate() {
         assert_eq!(point.len(), 7, "{csv}");
         let seconds: f64 = point[1].parse().unwrap();
