@@ -185,6 +185,10 @@ enum Command {
         /// Where to write it (default <run-dir>/policy.bin).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// average (CFR's guarantees are about it) or current (regret
+        /// matching on the regrets as they stand, the last iterate).
+        #[arg(long, value_enum, default_value = "average")]
+        strategy: trainer::policy_file::Strategy,
     },
     /// Where a run stands: iterations, checkpoints, store size.
     Status {
@@ -450,7 +454,11 @@ fn main() -> anyhow::Result<()> {
         Command::Resume { run_dir, budget } => {
             commands::train::resume(&run_dir, budget.overrides())
         }
-        Command::Export { run_dir, out } => commands::train::export(&run_dir, out),
+        Command::Export {
+            run_dir,
+            out,
+            strategy,
+        } => commands::train::export(&run_dir, out, strategy),
         Command::Status { run_dir, digest } => commands::train::status(&run_dir, digest),
         Command::Enumerate {
             phase,

@@ -38,6 +38,23 @@ pub struct PolicyMeta {
     /// written before the setting existed were open-hand.
     #[serde(default)]
     pub leaves: Leaves,
+    /// Which of the trained strategies the file holds; files written before
+    /// the choice existed hold the average.
+    #[serde(default)]
+    pub strategy: Strategy,
+}
+
+/// Which strategy of a table a policy file holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+pub enum Strategy {
+    /// The average strategy: what CFR's guarantees are about.
+    #[default]
+    #[serde(rename = "average")]
+    Average,
+    /// The current strategy, regret matching on the regrets as they stand:
+    /// the last iterate, which moves first and may play better or worse.
+    #[serde(rename = "current")]
+    Current,
 }
 
 /// A loaded policy.
@@ -49,7 +66,8 @@ pub struct PolicyFile {
     probabilities: Vec<u16>,
 }
 
-/// Writes the average strategy in `table` to `path`; returns the entries
+/// Writes the strategy `meta` names (the average, or the current one) in
+/// `table` to `path`; returns the entries
 /// written. `observe` sees every record on the same pass, so a caller that
 /// also wants a summary of the table does not read it twice.
 pub fn export(
@@ -62,7 +80,11 @@ pub fn export(
     let mut entries: Vec<(Key, Record)> = Vec::with_capacity(table.len() as usize);
     table.for_each(&mut |key, record| {
         observe(key, record);
-        if record.strategy_sum[..actions].iter().any(|&s| s > 0.0) {
+        let trained = match meta.strategy {
+            Strategy::Average => record.strategy_sum[..actions].iter().any(|&s| s > 0.0),
+            Strategy::Current => record.regrets[..actions].iter().any(|&r| r != 0.0),
+        };
+        if trained {
             entries.push((key, *record));
         }
     })?;
@@ -78,7 +100,19 @@ pub fn export(
     let mut probabilities = vec![0.0f64; actions];
     for (key, record) in &entries {
         bytes.extend_from_slice(&key.to_le_bytes());
-        cfr::policy::average_strategy(record, &mut probabilities);
+        match meta.strategy {
+            Strategy::Average => cfr::policy::average_strategy(record, &mut probabilities),
+            // Padding actions hold zero regret, so they get no weight unless
+            // no action has positive regret; a reader then renormalises the
+            // uniform row over the legal actions.
+            Strategy::Current => {
+                let regrets: Vec<f64> = record.regrets[..actions]
+                    .iter()
+                    .map(|&r| f64::from(r))
+                    .collect();
+                cfr::regret::regret_matching(&regrets, &mut probabilities);
+            }
+        }
         for &p in &probabilities {
             bytes.extend_from_slice(&((p * SCALE).round() as u16).to_le_bytes());
         }
@@ -268,6 +302,7 @@ mod tests {
             rules: Rules::default(),
             iterations: 12,
             leaves: Leaves::OpenHand,
+            strategy: Strategy::Average,
         }
     }
 
@@ -293,6 +328,50 @@ mod tests {
         );
         assert!(!policy.probabilities(99, &mut out));
         assert_eq!(out, [0.5, 0.5]);
+    }
+
+    #[test]
+    fn the_current_strategy_is_regret_matching_over_the_legal_actions() {
+        let table = MemoryTable::new();
+        for (key, regrets) in [(1u128, [3.0, -1.0, 1.0]), (2, [-2.0, -1.0, -4.0])] {
+            let slot = table.slot(key).unwrap();
+            table
+                .update(slot, &mut |record| {
+                    record.regrets[..3].copy_from_slice(&regrets);
+                })
+                .unwrap();
+        }
+        let path = temp("current.bin");
+        let current = PolicyMeta {
+            strategy: Strategy::Current,
+            ..meta()
+        };
+        // Records never averaged still have a current strategy.
+        assert_eq!(
+            export(&table, &current, 7, &path, &mut |_, _| {}).unwrap(),
+            2
+        );
+        let policy = PolicyFile::load(&path).unwrap();
+        assert_eq!(policy.meta.strategy, Strategy::Current);
+        let mut out = [0.0; 3];
+        assert!(policy.probabilities(1, &mut out));
+        for (got, expected) in out.iter().zip([0.75, 0.0, 0.25]) {
+            assert!((got - expected).abs() < 1e-4, "{out:?}");
+        }
+        // No positive regret: uniform over the three legal actions, not
+        // over the record's padded width.
+        assert!(policy.probabilities(2, &mut out));
+        for got in out {
+            assert!((got - 1.0 / 3.0).abs() < 1e-4, "{out:?}");
+        }
+    }
+
+    #[test]
+    fn files_written_before_the_strategy_choice_read_as_the_average() {
+        let json = r#"{"phase":"bidding","rules":{"stick_the_dealer":true,"lone_defender":false,"dealer_may_discard_upcard":true},"iterations":5}"#;
+        let meta: PolicyMeta = serde_json::from_str(json).unwrap();
+        assert_eq!(meta.strategy, Strategy::Average);
+        assert_eq!(meta.leaves, Leaves::OpenHand);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::config::{self, Identity, Overrides, SessionSettings};
 use crate::eval::local_best_response;
 use crate::format::{bytes, thousands};
 use crate::phase::RECORD_WIDTH;
-use crate::policy_file::{self, PolicyFile, PolicyMeta};
+use crate::policy_file::{self, PolicyFile, PolicyMeta, Strategy};
 use crate::report::BiddingReport;
 use crate::training::backend;
 use crate::training::curve;
@@ -87,7 +87,7 @@ fn run_session(dir: &Path, identity: &Identity, session: &SessionSettings) -> an
     watcher.finish();
     print_summary(&summary);
     if session.export {
-        export(dir, None)?;
+        export(dir, None, Strategy::Average)?;
     }
     Ok(())
 }
@@ -128,7 +128,7 @@ const LBR_DEALS: u64 = 4000;
 const LBR_WORLDS: usize = 16;
 
 /// `trainer export`: write the average strategy to a policy file.
-pub fn export(dir: &Path, out: Option<PathBuf>) -> anyhow::Result<()> {
+pub fn export(dir: &Path, out: Option<PathBuf>, strategy: Strategy) -> anyhow::Result<()> {
     let Some(saved) = read_settings(dir)? else {
         bail!(
             "{} holds no run (no {SETTINGS_FILE}); train one first with `trainer train`",
@@ -150,6 +150,7 @@ pub fn export(dir: &Path, out: Option<PathBuf>) -> anyhow::Result<()> {
         rules: saved.identity.rules,
         iterations: progress.iterations,
         leaves: saved.identity.solver.leaves,
+        strategy,
     };
     let path = out.unwrap_or_else(|| run.file(POLICY_FILE));
     // The current strategy is summarised on the export's own pass.
@@ -169,7 +170,11 @@ pub fn export(dir: &Path, out: Option<PathBuf>) -> anyhow::Result<()> {
     drop(table);
     let size = std::fs::metadata(&path).map_or(0, |m| m.len());
     println!(
-        "exported {} infostates (iteration {}) to {} ({})",
+        "exported the {} strategy of {} infostates (iteration {}) to {} ({})",
+        match meta.strategy {
+            Strategy::Average => "average",
+            Strategy::Current => "current",
+        },
         thousands(written),
         thousands(progress.iterations),
         path.display(),

@@ -276,6 +276,7 @@ mod tests {
             rules: Rules::default(),
             iterations: 0,
             leaves: Default::default(),
+            strategy: Default::default(),
         };
         export(
             &store::MemoryTable::new(),

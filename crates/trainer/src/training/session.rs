@@ -297,6 +297,7 @@ impl Session {
                     rules: self.identity.rules,
                     iterations: self.progress.iterations,
                     leaves: self.identity.solver.leaves,
+                    strategy: crate::policy_file::Strategy::Average,
                 };
                 let point = curve::measure(
                     self.table.as_ref(),
