@@ -693,6 +693,7 @@ fn pruning_is_a_session_setting_that_resume_keeps_and_bad_values_are_explained()
     let temp = TempDir::new("prune");
     let run = temp.run("run");
     let profile = temp.run("linear.toml");
+    std::fs::create_dir_all(&temp.0).expect("temp dir");
     std::fs::write(&profile, "[solver]\nschedule = \"linear\"\n").expect("profile");
     let trained = trainer(&[
         "train",
