@@ -117,13 +117,28 @@ fn resuming_equals_one_long_run_and_every_backend_agrees() {
     }
     assert_eq!(digests[0], digests[1], "memory vs lmdb");
     assert_eq!(digests[0], digests[2], "memory vs mmap");
-    // Pinned: what this run trained before the engineering refactor of
-    // issue 12. A change that means to alter training (a new sampling
-    // scheme, a new key) updates it deliberately, and says so.
+    // Pinned. A change that means to alter training (a new sampling
+    // scheme, a new key) updates it deliberately, and says so: this one
+    // moved when linear CFR became the default schedule (issue 13).
     assert!(
-        digests[0].ends_with("3,442 trained, digest daf2338e"),
+        digests[0].ends_with("3,442 trained, digest 179b1244"),
         "training changed: {}",
         digests[0]
+    );
+    // DCFR, the default before, still trains what it trained at the
+    // engineering refactor of issue 12.
+    let dcfr = temp.run("dcfr");
+    let profile = temp.run("dcfr.toml");
+    std::fs::write(&profile, "[solver]\nschedule = \"dcfr\"\n").expect("profile");
+    train(
+        &dcfr,
+        "memory",
+        &["--iterations", "400", "--config", &profile],
+    );
+    assert!(
+        digest(&dcfr).ends_with("3,442 trained, digest daf2338e"),
+        "DCFR training changed: {}",
+        digest(&dcfr)
     );
 }
 
@@ -604,9 +619,10 @@ fn play_phases_train_on_the_mmap_store_and_agree_with_memory() {
     let memory = run("memory", "memory", "300");
     let (mmap, memory) = (digest(&mmap), digest(&memory));
     assert_eq!(mmap, memory, "mmap 150 + 150 vs memory 300");
-    // Pinned as in the bidding test above.
+    // Pinned as in the bidding test above (DCFR, before linear CFR became
+    // the default: 9216b058).
     assert!(
-        memory.ends_with("3,894 trained, digest 9216b058"),
+        memory.ends_with("3,894 trained, digest d0a32895"),
         "training changed: {memory}"
     );
 }
