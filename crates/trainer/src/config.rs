@@ -703,7 +703,9 @@ mod tests {
             let profile = parse_profile(text, "t").unwrap();
             format!("{:#}", resolve(profile, Overrides::default()).unwrap_err())
         };
-        assert!(bad("[solver]\nalpha = -3\n").contains("schedule"));
+        // The exponents are DCFR's; linear CFR, the default, has none.
+        assert!(bad("[solver]\nschedule = \"dcfr\"\nalpha = -3\n").contains("schedule"));
+        assert!(bad("[run]\nprune = -3\n").contains("positive number"));
         assert!(bad("[run]\nfor = \"soon\"\n").contains("duration"));
         assert!(bad("[run]\niterations = 0\n").contains("at least 1"));
         assert!(bad("[log]\nlevel = \"loud\"\n").contains("loud"));
