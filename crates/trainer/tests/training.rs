@@ -437,21 +437,41 @@ fn export_writes_a_policy_and_says_what_was_learned() {
     );
 }
 
-#[test]
-fn heuristic_play_leaves_are_a_run_setting_recorded_in_the_policy() {
-    let temp = TempDir::new("leaves");
+/// Trains 300 bidding iterations with `leaves`, checks that the run
+/// records them, and exports the policy; returns the run and policy paths.
+fn train_with_leaves(temp: &TempDir, leaves: &str) -> (String, String) {
     let run = temp.run("run");
-    let trained = train(
-        &run,
-        "memory",
-        &["--iterations", "300", "--leaves", "heuristic-play"],
-    );
+    let trained = train(&run, "memory", &["--iterations", "300", "--leaves", leaves]);
     assert!(trained.contains("300 iterations"), "{trained}");
     let settings = std::fs::read_to_string(format!("{run}/settings.toml")).expect("settings");
     assert!(
-        settings.contains("leaves = \"heuristic-play\""),
+        settings.contains(&format!("leaves = \"{leaves}\"")),
         "{settings}"
     );
+    let out = temp.run("policy.bin");
+    ok(&trainer(&["export", "--run-dir", &run, "--out", &out]));
+    (run, out)
+}
+
+/// What `eval` warns about the policy at `policy` followed by `beyond`.
+fn eval_warnings(policy: &str, beyond: &str) -> String {
+    let output = trainer(&[
+        "eval",
+        "--a",
+        &format!("policy:{policy}+{beyond}"),
+        "--b",
+        "random",
+        "--hands",
+        "2",
+    ]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    text(&output.stderr)
+}
+
+#[test]
+fn heuristic_play_leaves_are_a_run_setting_recorded_in_the_policy() {
+    let temp = TempDir::new("leaves");
+    let (run, out) = train_with_leaves(&temp, "heuristic-play");
     // `resume` keeps the run's leaves without being told them.
     let resumed = ok(&trainer(&[
         "resume",
@@ -462,29 +482,9 @@ fn heuristic_play_leaves_are_a_run_setting_recorded_in_the_policy() {
     ]));
     assert!(resumed.contains("run total 400 iterations"), "{resumed}");
 
-    let out = temp.run("policy.bin");
-    ok(&trainer(&["export", "--run-dir", &run, "--out", &out]));
-    let matching = ok(&trainer(&[
-        "eval",
-        "--a",
-        &format!("policy:{out}+heuristic"),
-        "--b",
-        "random",
-        "--hands",
-        "20",
-    ]));
-    assert!(matching.contains("points per hand"), "{matching}");
-    let mismatched = trainer(&[
-        "eval",
-        "--a",
-        &format!("policy:{out}+pimc:2"),
-        "--b",
-        "random",
-        "--hands",
-        "2",
-    ]);
-    assert!(mismatched.status.success());
-    let warning = text(&mismatched.stderr);
+    let matching = eval_warnings(&out, "heuristic");
+    assert!(!matching.contains("plays past its phase"), "{matching}");
+    let warning = eval_warnings(&out, "pimc:2");
     assert!(
         warning.contains("trained on heuristic-play leaves, but pimc:2 plays past its phase"),
         "{warning}"
@@ -508,18 +508,7 @@ fn heuristic_play_leaves_are_a_run_setting_recorded_in_the_policy() {
 #[test]
 fn pimc_calibrated_leaves_train_bidding_pair_with_pimc_and_refuse_other_phases() {
     let temp = TempDir::new("calibrated");
-    let run = temp.run("run");
-    let trained = train(
-        &run,
-        "memory",
-        &["--iterations", "300", "--leaves", "pimc-calibrated"],
-    );
-    assert!(trained.contains("300 iterations"), "{trained}");
-    let settings = std::fs::read_to_string(format!("{run}/settings.toml")).expect("settings");
-    assert!(
-        settings.contains("leaves = \"pimc-calibrated\""),
-        "{settings}"
-    );
+    let (run, out) = train_with_leaves(&temp, "pimc-calibrated");
     // Other leaves on the same run directory are a different run.
     let other = trainer(&["train", "--leaves", "open-hand", "--run-dir", &run]);
     assert!(!other.status.success());
@@ -530,38 +519,14 @@ fn pimc_calibrated_leaves_train_bidding_pair_with_pimc_and_refuse_other_phases()
         text(&other.stderr)
     );
 
-    let out = temp.run("policy.bin");
-    ok(&trainer(&["export", "--run-dir", &run, "--out", &out]));
     // Calibrated to PIMC's play, so PIMC after the policy is the pairing.
-    let matching = trainer(&[
-        "eval",
-        "--a",
-        &format!("policy:{out}+pimc:2"),
-        "--b",
-        "random",
-        "--hands",
-        "2",
-    ]);
-    assert!(matching.status.success());
+    let matching = eval_warnings(&out, "pimc:2");
+    assert!(!matching.contains("plays past its phase"), "{matching}");
+    let mismatched = eval_warnings(&out, "heuristic");
     assert!(
-        !text(&matching.stderr).contains("plays past its phase"),
-        "{}",
-        text(&matching.stderr)
-    );
-    let mismatched = trainer(&[
-        "eval",
-        "--a",
-        &format!("policy:{out}+heuristic"),
-        "--b",
-        "random",
-        "--hands",
-        "2",
-    ]);
-    assert!(
-        text(&mismatched.stderr)
+        mismatched
             .contains("trained on pimc-calibrated leaves, but heuristic plays past its phase"),
-        "{}",
-        text(&mismatched.stderr)
+        "{mismatched}"
     );
 
     // The calibration was measured at the first lead: it cannot value a
