@@ -106,11 +106,11 @@ pub fn export(
             // no action has positive regret; a reader then renormalises the
             // uniform row over the legal actions.
             Strategy::Current => {
-                let regrets: Vec<f64> = record.regrets[..actions]
-                    .iter()
-                    .map(|&r| f64::from(r))
-                    .collect();
-                cfr::regret::regret_matching(&regrets, &mut probabilities);
+                let mut regrets = [0.0; store::MAX_ACTIONS];
+                for (wide, &regret) in regrets.iter_mut().zip(&record.regrets[..actions]) {
+                    *wide = f64::from(regret);
+                }
+                cfr::regret::regret_matching(&regrets[..actions], &mut probabilities);
             }
         }
         for &p in &probabilities {
