@@ -27,7 +27,6 @@ use crate::engine::action::{Action, ActionList};
 use crate::engine::card::{Card, Suit};
 use crate::engine::seat::Seat;
 use crate::engine::state::{GameState, Stage};
-use crate::engine::trump::{effective_suit, trump_order};
 use crate::keys::{Decision, InfoKey};
 
 /// What the play key holds beyond the plain rank-compressed view, so that
@@ -130,13 +129,61 @@ pub fn slot_suits(trump: Suit) -> [Suit; 4] {
     [trump, next, first, second]
 }
 
-/// A card's strength within its effective suit, higher is stronger.
-fn strength_in_suit(card: Card, trump: Suit) -> u8 {
-    if effective_suit(card, trump) == trump {
-        trump_order(card, trump)
-    } else {
-        card.rank() as u8
+/// Each slot's cards strongest first, for each trump suit: the order never
+/// changes within a hand, so the key builder walks it instead of sorting.
+/// Slots shorter than seven cards are padded with their last card, which
+/// the builder never reaches.
+static STRONGEST_FIRST: [[[Card; 7]; 4]; 4] = strongest_first_tables();
+
+const fn strongest_first_tables() -> [[[Card; 7]; 4]; 4] {
+    use crate::engine::card::Rank::{Ace, Jack, King, Nine, Queen, Ten};
+    let mut tables = [[[Card::ALL[0]; 7]; 4]; 4];
+    let mut trump_index = 0;
+    while trump_index < 4 {
+        let trump = Suit::from_index(trump_index as u8);
+        let next = trump.same_colour();
+        tables[trump_index][TRUMP_SLOT] = [
+            Card::new(trump, Jack),
+            Card::new(next, Jack),
+            Card::new(trump, Ace),
+            Card::new(trump, King),
+            Card::new(trump, Queen),
+            Card::new(trump, Ten),
+            Card::new(trump, Nine),
+        ];
+        let nine = Card::new(next, Nine);
+        tables[trump_index][NEXT_SLOT] = [
+            Card::new(next, Ace),
+            Card::new(next, King),
+            Card::new(next, Queen),
+            Card::new(next, Ten),
+            nine,
+            nine,
+            nine,
+        ];
+        // The off suits in suit index order, as `slot_suits` lists them.
+        let mut slot = 2;
+        let mut suit_index = 0;
+        while suit_index < 4 {
+            let suit = Suit::from_index(suit_index as u8);
+            if suit as u8 != trump as u8 && suit as u8 != next as u8 {
+                let nine = Card::new(suit, Nine);
+                tables[trump_index][slot] = [
+                    Card::new(suit, Ace),
+                    Card::new(suit, King),
+                    Card::new(suit, Queen),
+                    Card::new(suit, Jack),
+                    Card::new(suit, Ten),
+                    nine,
+                    nine,
+                ];
+                slot += 1;
+            }
+            suit_index += 1;
+        }
+        trump_index += 1;
     }
+    tables
 }
 
 /// Where a card sits: its slot and its position among that slot's live
@@ -200,18 +247,11 @@ impl PlayView {
             },
         ); 5];
         let mut count = 0;
-        for (slot, &suit) in suits.iter().enumerate() {
-            let mut cards: [Card; 7] = [Card::ALL[0]; 7];
-            let mut n = 0;
-            for card in Card::ALL {
-                if effective_suit(card, trump) == suit && !dead.contains(card) {
-                    cards[n] = card;
-                    n += 1;
-                }
-            }
-            cards[..n]
-                .sort_unstable_by_key(|&card| std::cmp::Reverse(strength_in_suit(card, trump)));
-            for (position, &card) in cards[..n].iter().enumerate() {
+        for (slot, strongest_first) in STRONGEST_FIRST[trump.index()].iter().enumerate() {
+            let live = strongest_first[..usize::from(SLOT_SIZES[slot])]
+                .iter()
+                .filter(|&&card| !dead.contains(card));
+            for (position, &card) in live.enumerate() {
                 let label = if Some(card) == winning_card {
                     Label::Winning
                 } else if hand.contains(card) {
@@ -360,17 +400,44 @@ pub fn play_decision(state: &GameState) -> Option<Decision> {
 pub fn play_decision_with(state: &GameState, abstraction: PlayAbstraction) -> Option<Decision> {
     let (view, PlayablePlaces { places, count }) = PlayView::build(state, abstraction)?;
     let (key, off_order) = view.canonical();
-    let canonical_slot = |slot: u8| match slot as usize {
-        s if s == off_order[0] => 2,
-        s if s == off_order[1] => 3,
-        s => s,
-    };
-    let mut ordered = places;
-    ordered[..count]
-        .sort_unstable_by_key(|(_, place)| (canonical_slot(place.slot), place.position));
+    // The places are already in (slot, position) order for the suits as
+    // dealt; listing them slot by slot in the canonical order finishes it.
     let mut actions = ActionList::new();
-    for &(card, _) in &ordered[..count] {
-        actions.push(Action::Play(card));
+    for slot in [TRUMP_SLOT, NEXT_SLOT, off_order[0], off_order[1]] {
+        for &(card, place) in &places[..count] {
+            if usize::from(place.slot) == slot {
+                actions.push(Action::Play(card));
+            }
+        }
     }
     Some(Decision { key, actions })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::trump::{effective_suit, trump_order};
+
+    /// The builder's fixed orders must be exactly the rules' suits and
+    /// strengths, or keys would silently merge or split positions.
+    #[test]
+    fn strongest_first_tables_follow_the_rules() {
+        for trump in Suit::ALL {
+            for (slot, &suit) in slot_suits(trump).iter().enumerate() {
+                let listed = &STRONGEST_FIRST[trump.index()][slot][..usize::from(SLOT_SIZES[slot])];
+                let mut expected: Vec<Card> = Card::all()
+                    .filter(|&card| effective_suit(card, trump) == suit)
+                    .collect();
+                let strength = |card: Card| {
+                    if suit == trump {
+                        trump_order(card, trump)
+                    } else {
+                        card.rank() as u8
+                    }
+                };
+                expected.sort_by_key(|&card| std::cmp::Reverse(strength(card)));
+                assert_eq!(listed, expected.as_slice(), "trump {trump:?}, slot {slot}");
+            }
+        }
+    }
 }

@@ -6,6 +6,7 @@ use std::time::Instant;
 use euchre_game::engine::rules::Rules;
 use euchre_game::engine::seat::Seat;
 use euchre_game::engine::state::{Deal, GameState};
+use euchre_game::keys::decision;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
@@ -31,8 +32,10 @@ fn deal_only(hands: u64, seed: u64) -> Measurement {
     }
 }
 
-/// Deals and plays every hand to the end with uniformly random legal actions.
-fn random_hands(hands: u64, seed: u64, rules: Rules) -> Measurement {
+/// Deals and plays every hand to the end with uniformly random legal actions;
+/// with `keyed`, also computes the canonical infostate key and action order
+/// at every decision, as training does at every node it visits.
+fn random_hands(hands: u64, seed: u64, rules: Rules, keyed: bool) -> Measurement {
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut steps = 0u64;
     let started = Instant::now();
@@ -40,7 +43,12 @@ fn random_hands(hands: u64, seed: u64, rules: Rules) -> Measurement {
         let deal = Deal::random(Seat::from_index(index as u8), &mut rng);
         let mut state = GameState::new(deal, rules);
         while !state.is_finished() {
-            let legal = state.legal_actions();
+            let legal = if keyed {
+                let decision = black_box(decision(&state)).expect("a decision until the end");
+                decision.actions
+            } else {
+                state.legal_actions()
+            };
             state.apply(legal[rng.random_range(0..legal.len())]);
             steps += 1;
         }
@@ -60,7 +68,11 @@ pub fn run(hands: u64, seed: u64) -> anyhow::Result<()> {
         ("deal only (baseline)", deals),
         (
             "random hand, default rules",
-            random_hands(hands, seed, Rules::default()),
+            random_hands(hands, seed, Rules::default(), false),
+        ),
+        (
+            "random hand, keys at each step",
+            random_hands(hands, seed, Rules::default(), true),
         ),
         (
             "random hand, lone defender",
@@ -71,12 +83,13 @@ pub fn run(hands: u64, seed: u64) -> anyhow::Result<()> {
                     lone_defender: true,
                     ..Rules::default()
                 },
+                false,
             ),
         ),
     ];
     println!("single thread, {} hands each", thousands(hands));
     println!(
-        "{:<28} {:>14} {:>18} {:>12} {:>14}",
+        "{:<32} {:>14} {:>18} {:>12} {:>14}",
         "workload", "hands/s", "legal+apply /s", "steps/hand", "time vs deal"
     );
     let baseline = rows[0].1.seconds;
@@ -93,7 +106,7 @@ pub fn run(hands: u64, seed: u64) -> anyhow::Result<()> {
             format!("{:.1}", m.steps as f64 / m.hands as f64)
         };
         println!(
-            "{:<28} {:>14} {:>18} {:>12} {:>13.1}x",
+            "{:<32} {:>14} {:>18} {:>12} {:>13.1}x",
             name,
             thousands(per_second(m.hands)),
             steps,
