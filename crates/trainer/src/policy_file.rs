@@ -14,12 +14,12 @@
 //! the traverser reached it); it is left out, and a reader treats it like
 //! any key it has never seen: see [`PolicyFile::probabilities`].
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use anyhow::{Context, bail, ensure};
 use euchre_game::engine::rules::Rules;
 use serde::{Deserialize, Serialize};
-use store::{Key, Record, Table};
+use store::{Key, Record, StoreError, Table};
+use thiserror::Error;
 
 use crate::leaves::Leaves;
 use crate::phase::Phase;
@@ -57,6 +57,64 @@ pub enum Strategy {
     Current,
 }
 
+/// Why a policy file could not be written or read. Every message names
+/// the file and says what to do about it.
+#[derive(Debug, Error)]
+pub enum PolicyFileError {
+    #[error(
+        "cannot read the policy file {}; make one with `trainer export --run-dir runs/NAME`",
+        path.display()
+    )]
+    Unreadable {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "{} is not a policy file (it does not start with '{}'); export one with `trainer export`",
+        path.display(),
+        String::from_utf8_lossy(MAGIC)
+    )]
+    NotAPolicy { path: PathBuf },
+    #[error(
+        "{} is policy format version {found}, but this trainer reads version {VERSION}; export it again with this trainer",
+        path.display()
+    )]
+    Version { path: PathBuf, found: u32 },
+    #[error("{} is truncated ({len} bytes); export the policy again", path.display())]
+    Truncated { path: PathBuf, len: usize },
+    #[error(
+        "{} is corrupt or truncated (its checksum does not match); export the policy again",
+        path.display()
+    )]
+    Checksum { path: PathBuf },
+    #[error("{}: the metadata does not parse", path.display())]
+    Metadata {
+        path: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("{}: {actions} actions per entry is not valid", path.display())]
+    ActionsPerEntry { path: PathBuf, actions: usize },
+    #[error(
+        "{} should be {expected} bytes for {count} entries but is {actual}; export the policy again",
+        path.display()
+    )]
+    Length {
+        path: PathBuf,
+        expected: usize,
+        count: usize,
+        actual: usize,
+    },
+    #[error("{}: entries are not sorted; the file was not written by `trainer export`", path.display())]
+    Unsorted { path: PathBuf },
+    /// Reading the table or writing the file failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("encoding the policy's metadata")]
+    EncodeMetadata(#[source] serde_json::Error),
+}
+
 /// A loaded policy.
 #[derive(Debug)]
 pub struct PolicyFile {
@@ -76,7 +134,7 @@ pub fn export(
     actions: usize,
     path: &Path,
     observe: &mut dyn FnMut(Key, &Record),
-) -> anyhow::Result<u64> {
+) -> Result<u64, PolicyFileError> {
     let mut entries: Vec<(Key, Record)> = Vec::with_capacity(table.len() as usize);
     table.for_each(&mut |key, record| {
         observe(key, record);
@@ -89,7 +147,7 @@ pub fn export(
         }
     })?;
     entries.sort_unstable_by_key(|(key, _)| *key);
-    let meta_json = serde_json::to_vec(meta)?;
+    let meta_json = serde_json::to_vec(meta).map_err(PolicyFileError::EncodeMetadata)?;
     let mut bytes = Vec::with_capacity(32 + meta_json.len() + entries.len() * (16 + 2 * actions));
     bytes.extend_from_slice(MAGIC);
     bytes.extend_from_slice(&VERSION.to_le_bytes());
@@ -137,24 +195,23 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    fn take(&mut self, count: usize) -> anyhow::Result<&'a [u8]> {
+    fn take(&mut self, count: usize) -> Result<&'a [u8], PolicyFileError> {
         let end = self
             .at
             .checked_add(count)
             .filter(|&end| end <= self.bytes.len());
         let Some(end) = end else {
-            bail!(
-                "{} is truncated ({} bytes); export the policy again",
-                self.path.display(),
-                self.bytes.len()
-            );
+            return Err(PolicyFileError::Truncated {
+                path: self.path.to_path_buf(),
+                len: self.bytes.len(),
+            });
         };
         let slice = &self.bytes[self.at..end];
         self.at = end;
         Ok(slice)
     }
 
-    fn array<const N: usize>(&mut self) -> anyhow::Result<[u8; N]> {
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], PolicyFileError> {
         let mut out = [0u8; N];
         out.copy_from_slice(self.take(N)?);
         Ok(out)
@@ -162,12 +219,11 @@ impl<'a> Reader<'a> {
 }
 
 impl PolicyFile {
-    pub fn load(path: &Path) -> anyhow::Result<PolicyFile> {
-        let bytes = std::fs::read(path).with_context(|| {
-            format!(
-                "cannot read the policy file {}; make one with `trainer export --run-dir runs/NAME`",
-                path.display()
-            )
+    pub fn load(path: &Path) -> Result<PolicyFile, PolicyFileError> {
+        let owned = || path.to_path_buf();
+        let bytes = std::fs::read(path).map_err(|source| PolicyFileError::Unreadable {
+            path: owned(),
+            source,
         })?;
         let mut reader = Reader {
             bytes: &bytes,
@@ -175,43 +231,52 @@ impl PolicyFile {
             path,
         };
         let magic: [u8; 12] = reader.array()?;
-        ensure!(
-            &magic == MAGIC,
-            "{} is not a policy file (it does not start with '{}'); export one with `trainer export`",
-            path.display(),
-            String::from_utf8_lossy(MAGIC)
-        );
+        if &magic != MAGIC {
+            return Err(PolicyFileError::NotAPolicy { path: owned() });
+        }
         let version = u32::from_le_bytes(reader.array()?);
-        ensure!(
-            version == VERSION,
-            "{} is policy format version {version}, but this trainer reads version {VERSION}; export it again with this trainer",
-            path.display()
-        );
-        ensure!(bytes.len() >= 4, "{} is truncated", path.display());
-        let (body, tail) = bytes.split_at(bytes.len() - 4);
-        let stored_crc = u32::from_le_bytes(tail.try_into().unwrap_or_default());
-        ensure!(
-            crc32(body) == stored_crc,
-            "{} is corrupt or truncated (its checksum does not match); export the policy again",
-            path.display()
-        );
+        if version != VERSION {
+            return Err(PolicyFileError::Version {
+                path: owned(),
+                found: version,
+            });
+        }
+        let Some((body, tail)) = bytes.split_last_chunk::<4>() else {
+            return Err(PolicyFileError::Truncated {
+                path: owned(),
+                len: bytes.len(),
+            });
+        };
+        if crc32(body) != u32::from_le_bytes(*tail) {
+            return Err(PolicyFileError::Checksum { path: owned() });
+        }
         let meta_len = u32::from_le_bytes(reader.array()?) as usize;
-        let meta: PolicyMeta = serde_json::from_slice(reader.take(meta_len)?)
-            .with_context(|| format!("{}: the metadata does not parse", path.display()))?;
+        let meta: PolicyMeta =
+            serde_json::from_slice(reader.take(meta_len)?).map_err(|source| {
+                PolicyFileError::Metadata {
+                    path: owned(),
+                    source,
+                }
+            })?;
         let count = u64::from_le_bytes(reader.array()?) as usize;
         let actions = usize::from(reader.array::<1>()?[0]);
-        ensure!(
-            (1..=8).contains(&actions),
-            "{}: {actions} actions per entry is not valid",
-            path.display()
-        );
-        let expected = reader.at + count * (16 + 2 * actions) + 4;
-        ensure!(
-            expected == bytes.len(),
-            "{} should be {expected} bytes for {count} entries but is {}; export the policy again",
-            path.display(),
-            bytes.len()
-        );
+        if !(1..=8).contains(&actions) {
+            return Err(PolicyFileError::ActionsPerEntry {
+                path: owned(),
+                actions,
+            });
+        }
+        let expected = count
+            .checked_mul(16 + 2 * actions)
+            .and_then(|entries| entries.checked_add(reader.at + 4));
+        if expected != Some(bytes.len()) {
+            return Err(PolicyFileError::Length {
+                path: owned(),
+                expected: expected.unwrap_or(usize::MAX),
+                count,
+                actual: bytes.len(),
+            });
+        }
         let mut keys = Vec::with_capacity(count);
         let mut probabilities = Vec::with_capacity(count * actions);
         for _ in 0..count {
@@ -220,11 +285,9 @@ impl PolicyFile {
                 probabilities.push(u16::from_le_bytes(reader.array()?));
             }
         }
-        ensure!(
-            keys.windows(2).all(|pair| pair[0] < pair[1]),
-            "{}: entries are not sorted; the file was not written by `trainer export`",
-            path.display()
-        );
+        if !keys.windows(2).all(|pair| pair[0] < pair[1]) {
+            return Err(PolicyFileError::Unsorted { path: owned() });
+        }
         Ok(PolicyFile {
             meta,
             actions,
@@ -394,7 +457,32 @@ mod tests {
         check(&version, "version 9");
         check(b"not a policy at all", "not a policy file");
         let missing = temp("missing.bin");
-        let error = format!("{:#}", PolicyFile::load(&missing).unwrap_err());
-        assert!(error.contains("trainer export"), "{error}");
+        let error = PolicyFile::load(&missing).unwrap_err();
+        assert!(
+            matches!(error, PolicyFileError::Unreadable { .. }),
+            "{error:?}"
+        );
+        assert!(error.to_string().contains("trainer export"), "{error}");
+    }
+
+    #[test]
+    fn an_impossible_entry_count_is_refused_not_overflowed() {
+        let path = temp("huge-count.bin");
+        export(&sample_table(), &meta(), 7, &path, &mut |_, _| {}).unwrap();
+        let mut bytes = std::fs::read(&path).unwrap();
+        let meta_len = u32::from_le_bytes(bytes[16..20].try_into().unwrap()) as usize;
+        let count_at = 20 + meta_len;
+        bytes[count_at..count_at + 8].copy_from_slice(&u64::MAX.to_le_bytes());
+        // A consistent checksum, so that only the count is wrong.
+        let body = bytes.len() - 4;
+        let crc = crc32(&bytes[..body]);
+        bytes[body..].copy_from_slice(&crc.to_le_bytes());
+        std::fs::write(&path, &bytes).unwrap();
+        let error = PolicyFile::load(&path).unwrap_err();
+        assert!(matches!(error, PolicyFileError::Length { .. }), "{error:?}");
+        assert!(
+            error.to_string().contains("export the policy again"),
+            "{error}"
+        );
     }
 }
