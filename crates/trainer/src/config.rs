@@ -5,15 +5,16 @@
 //! the key, so a typo never silently falls back to a default.
 
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{Context, bail};
-use cfr::Schedule;
+use cfr::{CfrError, Schedule};
 use euchre_game::engine::rules::Rules;
 use serde::{Deserialize, Serialize};
 use store::{Backend, RecordEncoding};
+use thiserror::Error;
 
+use crate::eval::bot::BotSpecError;
 use crate::leaves::Leaves;
 use crate::phase::Phase;
 use crate::training::curve::CurveSettings;
@@ -178,7 +179,7 @@ pub struct EvalSection {
 #[serde(deny_unknown_fields)]
 pub struct RunSection {
     /// The run directory; by default `runs/<phase>-<store>`.
-    pub dir: Option<std::path::PathBuf>,
+    pub dir: Option<PathBuf>,
     /// Export the policy at the end of each session.
     pub export: Option<bool>,
     pub phase: Option<Phase>,
@@ -219,17 +220,85 @@ impl Default for LogSettings {
     }
 }
 
-pub fn parse_profile(text: &str, origin: &str) -> anyhow::Result<RunProfile> {
-    toml::from_str(text)
-        .with_context(|| format!("{origin} is not a valid run profile (see configs/example.toml)"))
+/// Why a profile or the flags on top of it make no valid run. Each message
+/// names the setting and says what would be valid.
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    #[error("cannot read the config file {}", path.display())]
+    Unreadable {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{origin} is not a valid run profile (see configs/example.toml)")]
+    Profile {
+        origin: String,
+        #[source]
+        source: toml::de::Error,
+    },
+    #[error("the [solver] table is not a valid discount schedule")]
+    Schedule(#[source] CfrError),
+    #[error(
+        "pimc-calibrated leaves are measured at the first lead, so they value only the bidding phase's leaves; use --phase bidding, or --leaves open-hand for {phase}"
+    )]
+    CalibratedLeavesPhase { phase: Phase },
+    #[error("an iteration budget of 0 trains nothing: give at least 1, or use --for 2h")]
+    ZeroIterations,
+    #[error("[run] batch must be at least 1")]
+    ZeroBatch,
+    #[error("[run] checkpoint_every_minutes must be a positive number of minutes, not {minutes}")]
+    CheckpointMinutes { minutes: f64 },
+    #[error("[log] level '{level}' is not one of error, warn, info, debug, trace")]
+    LogLevel { level: String },
+    #[error(
+        "--prune {regret}: give how far below zero an action's regret must fall to be skipped, as a positive number (--prune 20), or 0 to turn pruning off"
+    )]
+    Prune { regret: f64 },
+    #[error("'{text}' is not a duration: {hint}")]
+    Duration { text: String, hint: &'static str },
+    /// A setting read from a profile's field, named by `field`.
+    #[error("{field}")]
+    Field {
+        field: &'static str,
+        #[source]
+        source: Box<ConfigError>,
+    },
+    #[error("--eval-hands {hands} must be an even number of at least 2: each deal is played twice")]
+    EvalHands { hands: u64 },
+    #[error("--eval-every must be a positive duration")]
+    EvalEvery,
+    #[error("--eval-against '{against}'")]
+    EvalAgainst {
+        against: String,
+        #[source]
+        source: BotSpecError,
+    },
 }
 
-pub fn load_profile(path: Option<&Path>) -> anyhow::Result<RunProfile> {
+impl ConfigError {
+    fn in_field(field: &'static str) -> impl FnOnce(ConfigError) -> ConfigError {
+        move |source| ConfigError::Field {
+            field,
+            source: Box::new(source),
+        }
+    }
+}
+
+pub fn parse_profile(text: &str, origin: &str) -> Result<RunProfile, ConfigError> {
+    toml::from_str(text).map_err(|source| ConfigError::Profile {
+        origin: origin.to_owned(),
+        source,
+    })
+}
+
+pub fn load_profile(path: Option<&Path>) -> Result<RunProfile, ConfigError> {
     let Some(path) = path else {
         return Ok(RunProfile::default());
     };
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read the config file {}", path.display()))?;
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    })?;
     parse_profile(&text, &path.display().to_string())
 }
 
@@ -243,7 +312,7 @@ pub fn worker_threads(requested: usize) -> usize {
     }
 }
 
-pub fn load_rules(path: Option<&Path>) -> anyhow::Result<Rules> {
+pub fn load_rules(path: Option<&Path>) -> Result<Rules, ConfigError> {
     Ok(load_profile(path)?.rules)
 }
 
@@ -341,14 +410,15 @@ pub const PRUNING_SHARE: f64 = 0.95;
 
 impl PruningSettings {
     /// `--prune REGRET` (and `--prune-after`): 0 turns pruning off.
-    pub fn from_flags(regret: f64, after: Option<u64>) -> anyhow::Result<Option<PruningSettings>> {
+    pub fn from_flags(
+        regret: f64,
+        after: Option<u64>,
+    ) -> Result<Option<PruningSettings>, ConfigError> {
         if regret == 0.0 {
             return Ok(None);
         }
         if !(regret > 0.0 && regret.is_finite()) {
-            bail!(
-                "--prune {regret}: give how far below zero an action's regret must fall to be skipped, as a positive number (--prune 20), or 0 to turn pruning off"
-            );
+            return Err(ConfigError::Prune { regret });
         }
         Ok(Some(PruningSettings {
             below: regret,
@@ -419,7 +489,7 @@ pub struct Overrides {
 pub fn resolve(
     profile: RunProfile,
     flags: Overrides,
-) -> anyhow::Result<(Identity, SessionSettings, Option<std::path::PathBuf>)> {
+) -> Result<(Identity, SessionSettings, Option<PathBuf>), ConfigError> {
     let run = profile.run;
     let dir = run.dir.clone();
     let curve = curve_with_flags(CurveBase::of_section(&profile.eval)?, &flags);
@@ -442,11 +512,9 @@ pub fn resolve(
         .solver
         .schedule()
         .validate()
-        .context("the [solver] table is not a valid discount schedule")?;
+        .map_err(ConfigError::Schedule)?;
     if identity.solver.leaves == Leaves::PimcCalibrated && phase != Phase::Bidding {
-        bail!(
-            "pimc-calibrated leaves are measured at the first lead, so they value only the bidding phase's leaves; use --phase bidding, or --leaves open-hand for {phase}"
-        );
+        return Err(ConfigError::CalibratedLeavesPhase { phase });
     }
     let duration = match flags.duration {
         Some(duration) => Some(duration),
@@ -455,22 +523,22 @@ pub fn resolve(
             .as_deref()
             .map(parse_duration)
             .transpose()
-            .context("[run] for")?,
+            .map_err(ConfigError::in_field("[run] for"))?,
     };
     let mut iterations = flags.iterations.or(run.iterations);
     if iterations == Some(0) {
-        bail!("an iteration budget of 0 trains nothing: give at least 1, or use --for 2h");
+        return Err(ConfigError::ZeroIterations);
     }
     if iterations.is_none() && duration.is_none() && flags.until.is_none() {
         iterations = default_iterations(phase);
     }
     let batch = run.batch.unwrap_or(1000);
     if batch == 0 {
-        bail!("[run] batch must be at least 1");
+        return Err(ConfigError::ZeroBatch);
     }
     let minutes = run.checkpoint_every_minutes.unwrap_or(10.0);
     if !(minutes > 0.0 && minutes.is_finite()) {
-        bail!("[run] checkpoint_every_minutes must be a positive number of minutes, not {minutes}");
+        return Err(ConfigError::CheckpointMinutes { minutes });
     }
     let session = SessionSettings {
         threads: flags.threads.or(run.threads).unwrap_or(0),
@@ -499,10 +567,9 @@ pub fn resolve(
         curve.validate(identity.rules)?;
     }
     if !["error", "warn", "info", "debug", "trace"].contains(&session.log.level.as_str()) {
-        bail!(
-            "[log] level '{}' is not one of error, warn, info, debug, trace",
-            session.log.level
-        );
+        return Err(ConfigError::LogLevel {
+            level: session.log.level,
+        });
     }
     Ok((identity, session, dir))
 }
@@ -523,14 +590,14 @@ pub struct CurveBase {
 }
 
 impl CurveBase {
-    fn of_section(section: &EvalSection) -> anyhow::Result<CurveBase> {
+    fn of_section(section: &EvalSection) -> Result<CurveBase, ConfigError> {
         Ok(CurveBase {
             every: section
                 .every
                 .as_deref()
                 .map(parse_duration)
                 .transpose()
-                .context("[eval] every")?,
+                .map_err(ConfigError::in_field("[eval] every"))?,
             against: section.against.clone(),
             hands: section.hands,
             seed: section.seed,
@@ -568,7 +635,12 @@ pub fn curve_with_flags(base: CurveBase, flags: &Overrides) -> Option<CurveSetti
 }
 
 /// Parses `90s`, `45m`, `2h`, `1h30m` or `1d`.
-pub fn parse_duration(text: &str) -> anyhow::Result<Duration> {
+pub fn parse_duration(text: &str) -> Result<Duration, ConfigError> {
+    const UNITS: &str = "use a number with s, m, h or d, like 90s, 45m or 2h";
+    let invalid = |hint| ConfigError::Duration {
+        text: text.to_owned(),
+        hint,
+    };
     let mut seconds = 0u64;
     let mut digits = String::new();
     let mut any = false;
@@ -582,19 +654,20 @@ pub fn parse_duration(text: &str) -> anyhow::Result<Duration> {
             'm' => 60,
             'h' => 3600,
             'd' => 86_400,
-            _ => bail!(
-                "'{text}' is not a duration: use a number with s, m, h or d, like 90s, 45m or 2h"
-            ),
+            _ => return Err(invalid(UNITS)),
         };
-        let value: u64 = digits.parse().map_err(|_| {
-            anyhow::anyhow!("'{text}' is not a duration: put a number before each unit, like 1h30m")
-        })?;
-        seconds += value * unit;
+        let value: u64 = digits
+            .parse()
+            .map_err(|_| invalid("put a number before each unit, like 1h30m"))?;
+        seconds = value
+            .checked_mul(unit)
+            .and_then(|more| seconds.checked_add(more))
+            .ok_or_else(|| invalid("it is too long; give at most a few years"))?;
         digits.clear();
         any = true;
     }
     if !digits.is_empty() || !any || seconds == 0 {
-        bail!("'{text}' is not a duration: use a number with s, m, h or d, like 90s, 45m or 2h");
+        return Err(invalid(UNITS));
     }
     Ok(Duration::from_secs(seconds))
 }
@@ -602,6 +675,17 @@ pub fn parse_duration(text: &str) -> anyhow::Result<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The message with every cause after it, as the binary prints it.
+    fn chain(error: &dyn std::error::Error) -> String {
+        let mut text = error.to_string();
+        let mut source = error.source();
+        while let Some(cause) = source {
+            text = format!("{text}: {cause}");
+            source = cause.source();
+        }
+        text
+    }
 
     #[test]
     fn every_shipped_profile_parses() {
@@ -620,19 +704,19 @@ mod tests {
     #[test]
     fn unknown_keys_are_named() {
         let error = parse_profile("[rules]\nstick_the_deler = true\n", "test.toml").unwrap_err();
-        let message = format!("{error:#}");
+        let message = chain(&error);
         assert!(message.contains("stick_the_deler"), "{message}");
         assert!(message.contains("test.toml"), "{message}");
         let error = parse_profile("[rulez]\n", "test.toml").unwrap_err();
-        assert!(format!("{error:#}").contains("rulez"));
+        assert!(chain(&error).contains("rulez"));
         let error = parse_profile("[rules]\nlone_defender = 3\n", "test.toml").unwrap_err();
-        assert!(format!("{error:#}").contains("lone_defender"));
+        assert!(chain(&error).contains("lone_defender"));
         let error = parse_profile("[run]\nphase = \"play-40\"\n", "test.toml").unwrap_err();
-        assert!(format!("{error:#}").contains("play-N"), "{error:#}");
+        assert!(chain(&error).contains("play-N"), "{error:?}");
         let error = parse_profile("[run]\nstore = \"redis\"\n", "test.toml").unwrap_err();
-        assert!(format!("{error:#}").contains("redis"), "{error:#}");
+        assert!(chain(&error).contains("redis"), "{error:?}");
         let error = parse_profile("[solver]\nschedule = \"dcfr\"\nalpa = 1\n", "t").unwrap_err();
-        assert!(format!("{error:#}").contains("alpa"), "{error:#}");
+        assert!(chain(&error).contains("alpa"), "{error:?}");
     }
 
     #[test]
@@ -701,7 +785,7 @@ mod tests {
     fn bad_values_are_explained() {
         let bad = |text: &str| {
             let profile = parse_profile(text, "t").unwrap();
-            format!("{:#}", resolve(profile, Overrides::default()).unwrap_err())
+            chain(&resolve(profile, Overrides::default()).unwrap_err())
         };
         // The exponents are DCFR's; linear CFR, the default, has none.
         assert!(bad("[solver]\nschedule = \"dcfr\"\nalpha = -3\n").contains("schedule"));
@@ -716,7 +800,7 @@ mod tests {
         assert_eq!(parse_duration("90s").unwrap(), Duration::from_secs(90));
         assert_eq!(parse_duration("1h30m").unwrap(), Duration::from_secs(5400));
         assert_eq!(parse_duration("2d").unwrap(), Duration::from_secs(172_800));
-        for bad in ["", "5", "h", "3x", "0s"] {
+        for bad in ["", "5", "h", "3x", "0s", "9999999999999999999h"] {
             assert!(parse_duration(bad).is_err(), "{bad}");
         }
     }

@@ -4,11 +4,11 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use anyhow::{Context, bail, ensure};
 use euchre_game::engine::action::Action;
 use euchre_game::engine::rules::Rules;
 use rand::RngExt;
 use rand::rngs::SmallRng;
+use thiserror::Error;
 
 use crate::eval::heuristic::Heuristic;
 use crate::eval::pimc::Pimc;
@@ -17,6 +17,7 @@ use crate::eval::search::SearchBot;
 use crate::eval::seen::Seen;
 use crate::leaves::CardPlay;
 use crate::phase::describe_rules;
+use crate::policy_file::PolicyFileError;
 
 /// A player. `&self` and `Sync` so that one bot serves every table of a
 /// parallel match; randomness comes from the caller's generator, so a match
@@ -79,17 +80,54 @@ pub const SPEC_HELP: &str = "random | heuristic | pimc:WORLDS | policy:FILE | po
 /// yardstick, so a match against `pimc:200` compares inference, not effort.
 pub const DEFAULT_SEARCH_WORLDS: usize = 200;
 
+/// Why a bot spec names no bot this table can seat.
+#[derive(Debug, Error)]
+pub enum BotSpecError {
+    #[error("bot '{spec}': pimc needs a number of worlds, as in pimc:50")]
+    PimcWorlds { spec: String },
+    #[error("bot '{spec}': search needs at least one world")]
+    SearchWorlds { spec: String },
+    #[error("bot '{spec}': name the policy file {example}")]
+    NoPolicyFile { spec: String, example: &'static str },
+    #[error(
+        "bot '{spec}' was trained under {trained} but this table plays {table}; pass the run's profile with --config"
+    )]
+    RulesDiffer {
+        spec: String,
+        trained: String,
+        table: String,
+    },
+    #[error("unknown bot '{spec}'; expected one of: {SPEC_HELP}")]
+    Unknown { spec: String },
+    #[error(transparent)]
+    Policy(#[from] PolicyFileError),
+}
+
 /// Builds the bot a spec names for a table playing `rules`; `unseen` says
 /// who plays a policy's untrained keys.
-pub fn from_spec(spec: &str, rules: Rules, unseen: Unseen) -> anyhow::Result<Arc<dyn Bot>> {
+pub fn from_spec(spec: &str, rules: Rules, unseen: Unseen) -> Result<Arc<dyn Bot>, BotSpecError> {
+    let owned = || spec.to_owned();
+    let same_rules = |trained: Rules| {
+        if trained == rules {
+            Ok(())
+        } else {
+            Err(BotSpecError::RulesDiffer {
+                spec: owned(),
+                trained: describe_rules(trained),
+                table: describe_rules(rules),
+            })
+        }
+    };
     let (kind, argument) = spec.split_once(':').unwrap_or((spec, ""));
     Ok(match (kind, argument) {
         ("random", "") => Arc::new(RandomBot),
         ("heuristic", "") => Arc::new(Heuristic),
         ("pimc", worlds) => {
-            let worlds: usize = worlds.parse().ok().filter(|&w| w > 0).with_context(|| {
-                format!("bot '{spec}': pimc needs a number of worlds, as in pimc:50")
-            })?;
+            let worlds: usize = worlds
+                .parse()
+                .ok()
+                .filter(|&w| w > 0)
+                .ok_or_else(|| BotSpecError::PimcWorlds { spec: owned() })?;
             Arc::new(Pimc::new(worlds))
         }
         ("policy", argument) | ("policy-argmax", argument) if !argument.is_empty() => {
@@ -104,50 +142,43 @@ pub fn from_spec(spec: &str, rules: Rules, unseen: Unseen) -> anyhow::Result<Arc
                 Some((path, beyond)) => (path, from_spec(beyond, rules, unseen)?),
                 None => (argument, Arc::new(Heuristic) as Arc<dyn Bot>),
             };
-            ensure!(
-                !path.is_empty(),
-                "bot '{spec}': name the policy file before the '+', as in policy:FILE+pimc:50"
-            );
+            if path.is_empty() {
+                return Err(BotSpecError::NoPolicyFile {
+                    spec: owned(),
+                    example: "before the '+', as in policy:FILE+pimc:50",
+                });
+            }
             let bot = PolicyBot::load(&PathBuf::from(path), sampling, unseen, beyond)?;
             // Keys mean different things under other rules: refuse rather
             // than play a policy on a game it never saw.
-            ensure!(
-                bot.rules() == rules,
-                "bot '{spec}' was trained under {} but this table plays {}; pass the run's profile with --config",
-                describe_rules(bot.rules()),
-                describe_rules(rules)
-            );
+            same_rules(bot.rules())?;
             Arc::new(bot)
         }
         ("search", argument) if !argument.is_empty() => {
             let (worlds, path) = match argument.split_once(':') {
                 Some((worlds, path)) if worlds.parse::<usize>().is_ok() => {
                     let worlds = worlds.parse::<usize>().ok().filter(|&w| w > 0);
-                    let worlds = worlds.with_context(|| {
-                        format!("bot '{spec}': search needs at least one world")
-                    })?;
+                    let worlds =
+                        worlds.ok_or_else(|| BotSpecError::SearchWorlds { spec: owned() })?;
                     (worlds, path)
                 }
                 _ => (DEFAULT_SEARCH_WORLDS, argument),
             };
-            ensure!(
-                !path.is_empty(),
-                "bot '{spec}': name the policy file, as in search:200:runs/bidding-memory/policy.bin"
-            );
+            if path.is_empty() {
+                return Err(BotSpecError::NoPolicyFile {
+                    spec: owned(),
+                    example: "as in search:200:runs/bidding-memory/policy.bin",
+                });
+            }
             let blueprint = PolicyBot::load(
                 &PathBuf::from(path),
                 Sampling::Argmax,
                 unseen,
                 Arc::new(Heuristic),
             )?;
-            ensure!(
-                blueprint.rules() == rules,
-                "bot '{spec}' was trained under {} but this table plays {}; pass the run's profile with --config",
-                describe_rules(blueprint.rules()),
-                describe_rules(rules)
-            );
+            same_rules(blueprint.rules())?;
             Arc::new(SearchBot::new(blueprint, worlds, path.to_owned()))
         }
-        _ => bail!("unknown bot '{spec}'; expected one of: {SPEC_HELP}"),
+        _ => return Err(BotSpecError::Unknown { spec: owned() }),
     })
 }

@@ -29,7 +29,7 @@ use crate::eval::heuristic::Heuristic;
 use crate::eval::seen::Seen;
 use crate::leaves::CardPlay;
 use crate::phase::Phase;
-use crate::policy_file::PolicyFile;
+use crate::policy_file::{PolicyFile, PolicyFileError};
 
 /// How the bot turns the average strategy into an action.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,7 +80,7 @@ impl PolicyBot {
         sampling: Sampling,
         unseen: Unseen,
         beyond: Arc<dyn Bot>,
-    ) -> anyhow::Result<PolicyBot> {
+    ) -> Result<PolicyBot, PolicyFileError> {
         let file = PolicyFile::load(path)?;
         let prefix = match sampling {
             Sampling::Sample => "policy",

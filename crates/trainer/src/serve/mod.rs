@@ -67,8 +67,8 @@ pub enum ServeError {
         address: SocketAddr,
         source: std::io::Error,
     },
-    #[error("{0:#}")]
-    Bot(anyhow::Error),
+    #[error(transparent)]
+    Bot(#[from] crate::eval::bot::BotSpecError),
     #[error("the server stopped: {0}")]
     Io(#[from] std::io::Error),
 }
@@ -104,7 +104,9 @@ impl AppState {
         if let Some(bot) = lock(&self.bots).get(spec) {
             return Ok(Arc::clone(bot));
         }
-        let bot = from_spec(spec, self.rules, self.unseen).map_err(|error| format!("{error:#}"))?;
+        // The whole chain: a policy file's message, then the OS's reason.
+        let bot = from_spec(spec, self.rules, self.unseen)
+            .map_err(|error| format!("{:#}", anyhow::Error::from(error)))?;
         lock(&self.bots).insert(spec.to_owned(), Arc::clone(&bot));
         Ok(bot)
     }

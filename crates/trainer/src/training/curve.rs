@@ -18,12 +18,13 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{Context, ensure};
+use anyhow::Context;
 use euchre_game::engine::rules::Rules;
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 use store::Table;
 
+use crate::config::ConfigError;
 use crate::eval::arena::{run_match, summarise};
 use crate::eval::bot::{Bot, from_spec};
 use crate::eval::policy::{PolicyBot, Sampling, Unseen};
@@ -54,18 +55,19 @@ pub struct CurveSettings {
 impl CurveSettings {
     /// Checks the settings before training starts, so that a typo fails at
     /// once rather than at the first point.
-    pub fn validate(&self, rules: Rules) -> anyhow::Result<()> {
-        ensure!(
-            self.hands >= 2 && self.hands.is_multiple_of(2),
-            "--eval-hands {} must be an even number of at least 2: each deal is played twice",
-            self.hands
-        );
-        ensure!(
-            !self.every.is_zero(),
-            "--eval-every must be a positive duration"
-        );
-        from_spec(&self.against, rules, Unseen::Heuristic)
-            .with_context(|| format!("--eval-against '{}'", self.against))?;
+    pub fn validate(&self, rules: Rules) -> Result<(), ConfigError> {
+        if self.hands < 2 || !self.hands.is_multiple_of(2) {
+            return Err(ConfigError::EvalHands { hands: self.hands });
+        }
+        if self.every.is_zero() {
+            return Err(ConfigError::EvalEvery);
+        }
+        from_spec(&self.against, rules, Unseen::Heuristic).map_err(|source| {
+            ConfigError::EvalAgainst {
+                against: self.against.clone(),
+                source,
+            }
+        })?;
         Ok(())
     }
 
@@ -339,6 +341,14 @@ mod tests {
             ..settings
         };
         let error = typo.validate(Rules::default()).unwrap_err();
-        assert!(format!("{error:#}").contains("pimcc"), "{error:#}");
+        assert!(
+            matches!(error, ConfigError::EvalAgainst { .. }),
+            "{error:?}"
+        );
+        let chain = format!("{:#}", anyhow::Error::from(error));
+        assert!(
+            chain.contains("pimcc") && chain.contains("unknown bot"),
+            "{chain}"
+        );
     }
 }
