@@ -6,11 +6,12 @@ use store::{DurableTable, LmdbTable, MmapTable, RecordLayout, SnapshotTable};
 
 use crate::config::Identity;
 use crate::phase::RECORD_WIDTH;
+use crate::training::error::TrainingError;
 use crate::training::universe::PhaseUniverse;
 use store::Backend;
 
 /// The record layout every phase uses: seven actions, in the run's encoding.
-pub fn layout(identity: &Identity) -> anyhow::Result<RecordLayout> {
+pub fn layout(identity: &Identity) -> Result<RecordLayout, TrainingError> {
     Ok(RecordLayout::new(
         RECORD_WIDTH,
         identity.encoding.encoding(),
@@ -24,7 +25,7 @@ pub fn open(
     dir: &Path,
     lmdb_cache_records: usize,
     progress: &mut dyn FnMut(&str),
-) -> anyhow::Result<Box<dyn DurableTable>> {
+) -> Result<Box<dyn DurableTable>, TrainingError> {
     let layout = layout(identity)?;
     let fingerprint = identity.phase.fingerprint(identity.rules);
     Ok(match identity.store {

@@ -12,13 +12,11 @@
 //! Points fall on multiples of `every`, so curves of two runs (or two
 //! changes to the trainer) line up at equal training time.
 
-use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::Context;
 use euchre_game::engine::rules::Rules;
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -30,6 +28,7 @@ use crate::eval::bot::{Bot, from_spec};
 use crate::eval::policy::{PolicyBot, Sampling, Unseen};
 use crate::phase::RECORD_WIDTH;
 use crate::policy_file::{self, PolicyMeta};
+use crate::training::error::TrainingError;
 
 pub const CURVE_FILE: &str = "curve.csv";
 pub const CURVE_PLOT: &str = "curve.svg";
@@ -147,22 +146,25 @@ pub fn measure(
     settings: &CurveSettings,
     threads: usize,
     run_dir: &Path,
-) -> anyhow::Result<CurvePoint> {
+) -> Result<CurvePoint, TrainingError> {
     let snapshot = run_dir.join(SNAPSHOT_FILE);
     policy_file::export(table, meta, RECORD_WIDTH, &snapshot, &mut |_, _| {})
-        .context("exporting the policy to measure")?;
+        .map_err(TrainingError::ExportForCurve)?;
     // One bot serves both roles: bots act through `&self` and are `Sync`.
     let opponent = from_spec(&settings.against, meta.rules, Unseen::Heuristic)?;
-    let policy: Arc<dyn Bot> = Arc::new(PolicyBot::load(
-        &snapshot,
-        Sampling::Sample,
-        Unseen::Heuristic,
-        Arc::clone(&opponent),
-    )?);
+    let policy: Arc<dyn Bot> = Arc::new(
+        PolicyBot::load(
+            &snapshot,
+            Sampling::Sample,
+            Unseen::Heuristic,
+            Arc::clone(&opponent),
+        )
+        .map_err(TrainingError::ExportForCurve)?,
+    );
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
-        .context("starting the match's threads")?;
+        .map_err(TrainingError::Threads)?;
     let results = pool.install(|| {
         run_match(
             &policy,
@@ -186,52 +188,55 @@ pub fn measure(
 }
 
 /// Appends `point` to the run's curve and redraws its plot.
-pub fn record(run_dir: &Path, point: &CurvePoint) -> anyhow::Result<()> {
+pub fn record(run_dir: &Path, point: &CurvePoint) -> Result<(), TrainingError> {
     let path = run_dir.join(CURVE_FILE);
     let new = !path.exists();
-    let mut file = std::fs::OpenOptions::new()
+    std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(&path)
-        .with_context(|| format!("cannot open {}", path.display()))?;
-    let mut text = String::new();
-    if new {
-        writeln!(text, "{HEADER}")?;
-    }
-    writeln!(text, "{}", point.csv_line())?;
-    file.write_all(text.as_bytes())
-        .and_then(|()| file.sync_data())
-        .with_context(|| format!("cannot write {}", path.display()))?;
+        .and_then(|mut file| {
+            let header = if new {
+                format!("{HEADER}\n")
+            } else {
+                String::new()
+            };
+            let text = format!("{header}{}\n", point.csv_line());
+            file.write_all(text.as_bytes())?;
+            file.sync_data()
+        })
+        .map_err(|source| TrainingError::Unwritable {
+            path: path.clone(),
+            source,
+        })?;
     let points = read(run_dir)?;
     draw(&points, &run_dir.join(CURVE_PLOT))
 }
 
 /// The run's points so far, oldest first; none before the first.
-pub fn read(run_dir: &Path) -> anyhow::Result<Vec<CurvePoint>> {
+pub fn read(run_dir: &Path) -> Result<Vec<CurvePoint>, TrainingError> {
     let path = run_dir.join(CURVE_FILE);
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(error) => return Err(error).with_context(|| format!("cannot read {}", path.display())),
+        Err(source) => return Err(TrainingError::Unreadable { path, source }),
     };
     text.lines()
         .skip(1)
         .filter(|line| !line.trim().is_empty())
         .enumerate()
         .map(|(index, line)| {
-            CurvePoint::parse(line).with_context(|| {
-                format!(
-                    "{} line {} is not a curve point: '{line}'; fix or delete the line",
-                    path.display(),
-                    index + 2
-                )
+            CurvePoint::parse(line).ok_or_else(|| TrainingError::CurveLine {
+                path: path.clone(),
+                line: index + 2,
+                text: line.to_owned(),
             })
         })
         .collect()
 }
 
 /// Draws the points (A minus B with its interval, over training minutes).
-pub fn draw(points: &[CurvePoint], path: &Path) -> anyhow::Result<()> {
+pub fn draw(points: &[CurvePoint], path: &Path) -> Result<(), TrainingError> {
     let plot = |points: &[CurvePoint]| -> Result<(), Box<dyn std::error::Error>> {
         let root = SVGBackend::new(path, (800, 480)).into_drawing_area();
         root.fill(&WHITE)?;
@@ -282,7 +287,10 @@ pub fn draw(points: &[CurvePoint], path: &Path) -> anyhow::Result<()> {
         root.present()?;
         Ok(())
     };
-    plot(points).map_err(|error| anyhow::anyhow!("cannot draw {}: {error}", path.display()))
+    plot(points).map_err(|error| TrainingError::Draw {
+        path: path.to_path_buf(),
+        reason: error.to_string(),
+    })
 }
 
 #[cfg(test)]

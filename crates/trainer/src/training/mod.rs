@@ -3,6 +3,7 @@
 
 pub mod backend;
 pub mod curve;
+pub mod error;
 pub mod logging;
 pub mod run_dir;
 pub mod session;

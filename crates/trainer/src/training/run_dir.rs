@@ -9,12 +9,12 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 use store::{ClientState, StoreDir};
 
 use crate::config::{Identity, SessionSettings};
 use crate::phase::Phase;
+use crate::training::error::TrainingError;
 use store::Backend;
 
 pub const SETTINGS_FILE: &str = "settings.toml";
@@ -57,24 +57,22 @@ pub struct Progress {
 
 impl Progress {
     /// The progress a checkpoint committed; zero before the first.
-    pub fn committed(state: &ClientState, dir: &Path) -> anyhow::Result<Progress> {
-        let progress = state.decode().with_context(|| {
-            format!(
-                "reading the progress recorded in {}'s store manifest",
-                dir.display()
-            )
+    pub fn committed(state: &ClientState, dir: &Path) -> Result<Progress, TrainingError> {
+        let progress = state.decode().map_err(|source| TrainingError::Progress {
+            dir: dir.to_path_buf(),
+            source,
         })?;
         Ok(progress.unwrap_or_default())
     }
 
-    pub fn to_state(self) -> anyhow::Result<ClientState> {
-        ClientState::encode(&self).context("recording the run's progress")
+    pub fn to_state(self) -> Result<ClientState, TrainingError> {
+        ClientState::encode(&self).map_err(TrainingError::RecordProgress)
     }
 }
 
 impl RunDir {
     /// Takes the directory's lock, creating it if needed.
-    pub fn lock(path: &Path) -> anyhow::Result<RunDir> {
+    pub fn lock(path: &Path) -> Result<RunDir, TrainingError> {
         let lock = StoreDir::lock_with(path, LOCK_FILE)?;
         Ok(RunDir { lock })
     }
@@ -89,16 +87,14 @@ impl RunDir {
 
     /// Checks `identity` against the run's saved one, naming every setting
     /// that differs. A directory with no run passes.
-    pub fn check(&self, identity: &Identity) -> anyhow::Result<()> {
+    pub fn check(&self, identity: &Identity) -> Result<(), TrainingError> {
         if let Some(saved) = read_settings(self.path())? {
             let differences = identity.differences(&saved.identity);
             if !differences.is_empty() {
-                bail!(
-                    "{} holds a run made with other settings:\n  - {}\nUse `trainer resume --run-dir {}` to continue it as it was, or pick a new --run-dir",
-                    self.path().display(),
-                    differences.join("\n  - "),
-                    self.path().display()
-                );
+                return Err(TrainingError::OtherSettings {
+                    dir: self.path().to_path_buf(),
+                    differences,
+                });
             }
         }
         Ok(())
@@ -107,12 +103,16 @@ impl RunDir {
     /// Records the run's identity and this session's settings; called once
     /// the store has opened, so a run that never started leaves no settings
     /// to trip over.
-    pub fn save(&self, identity: &Identity, session: &SessionSettings) -> anyhow::Result<()> {
+    pub fn save(
+        &self,
+        identity: &Identity,
+        session: &SessionSettings,
+    ) -> Result<(), TrainingError> {
         let saved = SavedSettings {
             identity: identity.clone(),
             session: session.clone(),
         };
-        let text = toml::to_string_pretty(&saved).context("serialising the settings")?;
+        let text = toml::to_string_pretty(&saved).map_err(TrainingError::EncodeSettings)?;
         store::dir::write_atomically(&self.file(SETTINGS_FILE), text.as_bytes())?;
         Ok(())
     }
@@ -120,19 +120,19 @@ impl RunDir {
 
 /// Reads a run's saved settings without taking its lock; `None` for a
 /// directory that holds no run.
-pub fn read_settings(dir: &Path) -> anyhow::Result<Option<SavedSettings>> {
+pub fn read_settings(dir: &Path) -> Result<Option<SavedSettings>, TrainingError> {
     let path = dir.join(SETTINGS_FILE);
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(error) => {
-            return Err(error).with_context(|| format!("cannot read {}", path.display()));
+            return Err(TrainingError::Unreadable {
+                path,
+                source: error,
+            });
         }
     };
-    toml::from_str(&text).map(Some).with_context(|| {
-        format!(
-            "{} does not parse: it was edited or damaged; restore it or start a new run directory",
-            path.display()
-        )
-    })
+    toml::from_str(&text)
+        .map(Some)
+        .map_err(|source| TrainingError::Settings { path, source })
 }

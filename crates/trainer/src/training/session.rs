@@ -9,7 +9,6 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use anyhow::Context;
 use cfr::mccfr::ExternalSampling;
 use store::DurableTable;
 use tracing::info;
@@ -20,6 +19,7 @@ use crate::game::EuchreGame;
 use crate::policy_file::PolicyMeta;
 use crate::training::backend;
 use crate::training::curve::{self, CurvePoint};
+use crate::training::error::TrainingError;
 use crate::training::run_dir::{Progress, RunDir, STORE_DIR};
 
 /// Why a session ended.
@@ -143,7 +143,7 @@ impl Session {
         identity: &Identity,
         settings: &SessionSettings,
         watcher: &mut dyn Watcher,
-    ) -> anyhow::Result<Session> {
+    ) -> Result<Session, TrainingError> {
         let run = RunDir::lock(run_dir)?;
         run.check(identity)?;
         info!(
@@ -165,12 +165,13 @@ impl Session {
                 watcher.stage(stage);
             },
         )
-        .with_context(|| {
-            format!(
-                "opening the {} store in {}",
-                identity.store,
-                run_dir.display()
-            )
+        .map_err(|error| match error {
+            TrainingError::Store(source) => TrainingError::OpenStore {
+                store: identity.store,
+                dir: run_dir.to_path_buf(),
+                source,
+            },
+            other => other,
         })?;
         // Saved only once the store has opened, so that a run that never
         // started leaves no settings to trip over.
@@ -215,7 +216,11 @@ impl Session {
     /// one is due and one at the end. Checkpoints land on the same
     /// iterations however the batches fall, so a run is reproducible on one
     /// thread whatever its sessions' budgets.
-    pub fn train(&mut self, budget: Budget, watcher: &mut dyn Watcher) -> anyhow::Result<Summary> {
+    pub fn train(
+        &mut self,
+        budget: Budget,
+        watcher: &mut dyn Watcher,
+    ) -> Result<Summary, TrainingError> {
         let threads = crate::config::worker_threads(self.settings.threads);
         let root = EuchreGame::root(
             self.identity.rules,
@@ -360,19 +365,19 @@ impl Session {
     }
 
     /// Commits the records and the run's progress in one atomic step.
-    pub fn checkpoint(&mut self) -> anyhow::Result<()> {
+    pub fn checkpoint(&mut self) -> Result<(), TrainingError> {
         commit(self.table.as_ref(), &mut self.progress)?;
         self.last_checkpoint = (Instant::now(), self.progress.iterations);
         Ok(())
     }
 }
 
-fn commit(table: &dyn DurableTable, progress: &mut Progress) -> anyhow::Result<()> {
+fn commit(table: &dyn DurableTable, progress: &mut Progress) -> Result<(), TrainingError> {
     let started = Instant::now();
     progress.checkpoint_unix = unix_now();
     table
         .checkpoint(&progress.to_state()?)
-        .context("writing a checkpoint")?;
+        .map_err(TrainingError::Checkpoint)?;
     info!(
         "checkpoint at iteration {} written in {:.2} s",
         thousands(progress.iterations),

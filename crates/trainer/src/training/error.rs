@@ -1,0 +1,90 @@
+//! What can stop a training session, each with the file or setting at fault
+//! and what to do about it.
+
+use std::path::PathBuf;
+
+use cfr::CfrError;
+use store::{Backend, StoreError, WidthError};
+use thiserror::Error;
+
+use crate::eval::bot::BotSpecError;
+use crate::policy_file::PolicyFileError;
+
+#[derive(Debug, Error)]
+pub enum TrainingError {
+    /// Taking the run's lock or writing one of its files failed; the store's
+    /// message names the file and the remedy (another trainer, a full disk).
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    RecordWidth(#[from] WidthError),
+    #[error("opening the {store} store in {}", dir.display())]
+    OpenStore {
+        store: Backend,
+        dir: PathBuf,
+        #[source]
+        source: StoreError,
+    },
+    #[error("reading the progress recorded in {}'s store manifest", dir.display())]
+    Progress {
+        dir: PathBuf,
+        #[source]
+        source: StoreError,
+    },
+    #[error("recording the run's progress")]
+    RecordProgress(#[source] StoreError),
+    #[error("writing a checkpoint")]
+    Checkpoint(#[source] StoreError),
+    #[error(
+        "{} holds a run made with other settings:\n  - {}\nUse `trainer resume --run-dir {}` to continue it as it was, or pick a new --run-dir",
+        dir.display(),
+        differences.join("\n  - "),
+        dir.display()
+    )]
+    OtherSettings {
+        dir: PathBuf,
+        differences: Vec<String>,
+    },
+    #[error("serialising the settings")]
+    EncodeSettings(#[source] toml::ser::Error),
+    #[error(
+        "{} does not parse: it was edited or damaged; restore it or start a new run directory",
+        path.display()
+    )]
+    Settings {
+        path: PathBuf,
+        #[source]
+        source: toml::de::Error,
+    },
+    #[error("cannot read {}", path.display())]
+    Unreadable {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot write {}", path.display())]
+    Unwritable {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Solver(#[from] CfrError),
+    #[error("exporting the policy to measure")]
+    ExportForCurve(#[source] PolicyFileError),
+    #[error("seating the curve's bots")]
+    CurveBots(#[from] BotSpecError),
+    #[error("starting the match's threads")]
+    Threads(#[source] rayon::ThreadPoolBuildError),
+    #[error(
+        "{} line {line} is not a curve point: '{text}'; fix or delete the line",
+        path.display()
+    )]
+    CurveLine {
+        path: PathBuf,
+        line: usize,
+        text: String,
+    },
+    #[error("cannot draw {}: {reason}", path.display())]
+    Draw { path: PathBuf, reason: String },
+}
