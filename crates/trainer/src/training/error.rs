@@ -85,6 +85,14 @@ pub enum TrainingError {
         line: usize,
         text: String,
     },
+    #[error("cannot open the log file {}", path.display())]
+    LogFile {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot install the Ctrl-C handler")]
+    Signals(#[source] ctrlc::Error),
     #[error("cannot draw {}: {reason}", path.display())]
     Draw { path: PathBuf, reason: String },
 }

@@ -6,10 +6,11 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use anyhow::Context;
 use indicatif::ProgressBar;
 use tracing_subscriber::fmt::MakeWriter;
 use tracing_subscriber::fmt::writer::MakeWriterExt;
+
+use crate::training::error::TrainingError;
 
 /// Stderr, drawn around the progress bar.
 #[derive(Clone)]
@@ -68,7 +69,7 @@ impl<'a> MakeWriter<'a> for LogFile {
 }
 
 /// Installs the process-wide logger. `file` appends to a log file too.
-pub fn init(level: &str, bar: &ProgressBar, file: Option<&Path>) -> anyhow::Result<()> {
+pub fn init(level: &str, bar: &ProgressBar, file: Option<&Path>) -> Result<(), TrainingError> {
     let level: tracing::Level = level.parse().unwrap_or(tracing::Level::INFO);
     let stderr = AroundBar(bar.clone()).with_max_level(level);
     let builder = tracing_subscriber::fmt()
@@ -81,7 +82,10 @@ pub fn init(level: &str, bar: &ProgressBar, file: Option<&Path>) -> anyhow::Resu
                 .create(true)
                 .append(true)
                 .open(path)
-                .with_context(|| format!("cannot open the log file {}", path.display()))?;
+                .map_err(|source| TrainingError::LogFile {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
             let log = LogFile(Arc::new(Mutex::new(log))).with_max_level(level);
             builder.with_writer(stderr.and(log)).try_init()
         }

@@ -6,6 +6,7 @@ use store::DurableTable;
 
 use crate::format::{bytes, thousands};
 use crate::meter::{anonymous_bytes, resident_bytes};
+use crate::training::error::TrainingError;
 use crate::training::session::Watcher;
 use crate::training::signals;
 
@@ -30,7 +31,7 @@ pub struct TerminalWatcher {
 impl TerminalWatcher {
     /// A spinner until the session's length is known; hidden unless
     /// `progress`. Installs the Ctrl-C handler.
-    pub fn new(progress: bool) -> anyhow::Result<TerminalWatcher> {
+    pub fn new(progress: bool) -> Result<TerminalWatcher, TrainingError> {
         signals::install()?;
         let target = if progress {
             ProgressDrawTarget::stderr_with_hz(4)
