@@ -24,7 +24,7 @@
 //! two encodings, and actions are ordered consistently with it.
 
 use crate::engine::action::{Action, ActionList};
-use crate::engine::card::{Card, Suit};
+use crate::engine::card::{Card, Rank, Suit};
 use crate::engine::seat::Seat;
 use crate::engine::state::{GameState, Stage};
 use crate::keys::{Decision, InfoKey};
@@ -137,46 +137,37 @@ static STRONGEST_FIRST: [[[Card; 7]; 4]; 4] = strongest_first_tables();
 
 const fn strongest_first_tables() -> [[[Card; 7]; 4]; 4] {
     use crate::engine::card::Rank::{Ace, Jack, King, Nine, Queen, Ten};
+    /// `suit`'s cards in the order `ranks` lists them.
+    const fn in_order(suit: Suit, ranks: [Rank; 7]) -> [Card; 7] {
+        let mut cards = [Card::ALL[0]; 7];
+        let mut index = 0;
+        while index < 7 {
+            cards[index] = Card::new(suit, ranks[index]);
+            index += 1;
+        }
+        cards
+    }
+    // Plain suits rank A K Q J T 9; next has lost its jack to trump. The
+    // trailing nines are padding.
+    const PLAIN: [Rank; 7] = [Ace, King, Queen, Jack, Ten, Nine, Nine];
+    const WITHOUT_JACK: [Rank; 7] = [Ace, King, Queen, Ten, Nine, Nine, Nine];
     let mut tables = [[[Card::ALL[0]; 7]; 4]; 4];
     let mut trump_index = 0;
     while trump_index < 4 {
         let trump = Suit::from_index(trump_index as u8);
         let next = trump.same_colour();
-        tables[trump_index][TRUMP_SLOT] = [
-            Card::new(trump, Jack),
-            Card::new(next, Jack),
-            Card::new(trump, Ace),
-            Card::new(trump, King),
-            Card::new(trump, Queen),
-            Card::new(trump, Ten),
-            Card::new(trump, Nine),
-        ];
-        let nine = Card::new(next, Nine);
-        tables[trump_index][NEXT_SLOT] = [
-            Card::new(next, Ace),
-            Card::new(next, King),
-            Card::new(next, Queen),
-            Card::new(next, Ten),
-            nine,
-            nine,
-            nine,
-        ];
+        // Right bower, left bower, then A K Q T 9 of trump.
+        let mut trumps = in_order(trump, [Jack, Jack, Ace, King, Queen, Ten, Nine]);
+        trumps[1] = Card::new(next, Jack);
+        tables[trump_index][TRUMP_SLOT] = trumps;
+        tables[trump_index][NEXT_SLOT] = in_order(next, WITHOUT_JACK);
         // The off suits in suit index order, as `slot_suits` lists them.
         let mut slot = 2;
         let mut suit_index = 0;
         while suit_index < 4 {
             let suit = Suit::from_index(suit_index as u8);
             if suit as u8 != trump as u8 && suit as u8 != next as u8 {
-                let nine = Card::new(suit, Nine);
-                tables[trump_index][slot] = [
-                    Card::new(suit, Ace),
-                    Card::new(suit, King),
-                    Card::new(suit, Queen),
-                    Card::new(suit, Jack),
-                    Card::new(suit, Ten),
-                    nine,
-                    nine,
-                ];
+                tables[trump_index][slot] = in_order(suit, PLAIN);
                 slot += 1;
             }
             suit_index += 1;
