@@ -2,16 +2,15 @@
 
 use std::path::Path;
 
-use store::{DurableTable, LmdbTable, MmapTable, RecordLayout, SnapshotTable};
+use store::{DurableTable, LmdbTable, MmapTable, RecordLayout, SnapshotTable, StoreError};
 
 use crate::config::Identity;
 use crate::phase::RECORD_WIDTH;
-use crate::training::error::TrainingError;
 use crate::training::universe::PhaseUniverse;
 use store::Backend;
 
 /// The record layout every phase uses: seven actions, in the run's encoding.
-pub fn layout(identity: &Identity) -> Result<RecordLayout, TrainingError> {
+pub fn layout(identity: &Identity) -> Result<RecordLayout, StoreError> {
     Ok(RecordLayout::new(
         RECORD_WIDTH,
         identity.encoding.encoding(),
@@ -25,7 +24,7 @@ pub fn open(
     dir: &Path,
     lmdb_cache_records: usize,
     progress: &mut dyn FnMut(&str),
-) -> Result<Box<dyn DurableTable>, TrainingError> {
+) -> Result<Box<dyn DurableTable>, StoreError> {
     let layout = layout(identity)?;
     let fingerprint = identity.phase.fingerprint(identity.rules);
     Ok(match identity.store {

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use cfr::CfrError;
-use store::{Backend, StoreError, WidthError};
+use store::{Backend, StoreError};
 use thiserror::Error;
 
 use crate::eval::bot::BotSpecError;
@@ -16,8 +16,6 @@ pub enum TrainingError {
     /// message names the file and the remedy (another trainer, a full disk).
     #[error(transparent)]
     Store(#[from] StoreError),
-    #[error(transparent)]
-    RecordWidth(#[from] WidthError),
     #[error("opening the {store} store in {}", dir.display())]
     OpenStore {
         store: Backend,

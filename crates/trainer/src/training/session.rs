@@ -165,13 +165,10 @@ impl Session {
                 watcher.stage(stage);
             },
         )
-        .map_err(|error| match error {
-            TrainingError::Store(source) => TrainingError::OpenStore {
-                store: identity.store,
-                dir: run_dir.to_path_buf(),
-                source,
-            },
-            other => other,
+        .map_err(|source| TrainingError::OpenStore {
+            store: identity.store,
+            dir: run_dir.to_path_buf(),
+            source,
         })?;
         // Saved only once the store has opened, so that a run that never
         // started leaves no settings to trip over.
