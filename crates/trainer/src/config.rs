@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use store::{Backend, RecordEncoding};
 use thiserror::Error;
 
+use crate::blueprint::{BiddingBlueprint, BlueprintError, BlueprintSource};
 use crate::eval::bot::BotSpecError;
 use crate::leaves::Leaves;
 use crate::phase::Phase;
@@ -197,6 +198,9 @@ pub struct RunSection {
     /// Regret-based pruning: skip actions with regret below `-prune`.
     pub prune: Option<f64>,
     pub prune_after: Option<u64>,
+    /// A bidding policy file whose bids this run plays instead of training
+    /// its own (card-play phases only).
+    pub bidding_from: Option<PathBuf>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -273,6 +277,12 @@ pub enum ConfigError {
         #[source]
         source: BotSpecError,
     },
+    #[error(
+        "--bidding-from fixes the bids of a card-play run, but the bidding phase trains nothing else; use it with --phase full-play or play-N"
+    )]
+    BlueprintPhase,
+    #[error("--bidding-from")]
+    Blueprint(#[source] BlueprintError),
 }
 
 impl ConfigError {
@@ -327,6 +337,10 @@ pub struct Identity {
     pub solver: SolverSettings,
     pub encoding: EncodingName,
     pub seed: u64,
+    /// Bids played from a fixed blueprint instead of trained. Runs saved
+    /// before the setting existed trained their bids.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bidding_from: Option<BlueprintSource>,
 }
 
 impl Identity {
@@ -359,6 +373,16 @@ impl Identity {
             saved.encoding.to_string(),
         );
         check("seed", self.seed.to_string(), saved.seed.to_string());
+        let describe = |source: &Option<BlueprintSource>| {
+            source
+                .as_ref()
+                .map_or_else(|| "bids trained by the run".to_owned(), ToString::to_string)
+        };
+        check(
+            "bidding blueprint",
+            describe(&self.bidding_from),
+            describe(&saved.bidding_from),
+        );
         out
     }
 }
@@ -482,6 +506,7 @@ pub struct Overrides {
     pub eval_hands: Option<u64>,
     pub prune: Option<f64>,
     pub prune_after: Option<u64>,
+    pub bidding_from: Option<PathBuf>,
 }
 
 /// Resolves a profile and flags into the run's identity and this session's
@@ -494,7 +519,7 @@ pub fn resolve(
     let dir = run.dir.clone();
     let curve = curve_with_flags(CurveBase::of_section(&profile.eval)?, &flags);
     let phase = flags.phase.or(run.phase).unwrap_or(Phase::Bidding);
-    let identity = Identity {
+    let mut identity = Identity {
         phase,
         store: flags.store.or(run.store).unwrap_or(Backend::Memory),
         rules: profile.rules,
@@ -507,6 +532,7 @@ pub fn resolve(
             .or(profile.store.encoding)
             .unwrap_or_else(|| EncodingName::default_for(phase)),
         seed: flags.seed.or(run.seed).unwrap_or(1),
+        bidding_from: None,
     };
     identity
         .solver
@@ -515,6 +541,18 @@ pub fn resolve(
         .map_err(ConfigError::Schedule)?;
     if identity.solver.leaves == Leaves::PimcCalibrated && phase != Phase::Bidding {
         return Err(ConfigError::CalibratedLeavesPhase { phase });
+    }
+    if let Some(path) = flags
+        .bidding_from
+        .as_deref()
+        .or(run.bidding_from.as_deref())
+    {
+        if phase == Phase::Bidding {
+            return Err(ConfigError::BlueprintPhase);
+        }
+        let blueprint =
+            BiddingBlueprint::load(path, identity.rules).map_err(ConfigError::Blueprint)?;
+        identity.bidding_from = Some(blueprint.source().clone());
     }
     let duration = match flags.duration {
         Some(duration) => Some(duration),

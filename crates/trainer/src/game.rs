@@ -14,6 +14,9 @@
 //! - Where the solver stops, a [`Leaves`] evaluator values the position:
 //!   open-handed by default, by the heuristic's play, or open-handed and
 //!   calibrated to what PIMC's card play scores.
+//! - With a fixed bidding blueprint ([`EuchreGame::with_fixed_bids`]),
+//!   every bidding decision is a chance node with the blueprint's
+//!   probabilities: the solver samples it and never stores it.
 //! - Exact solvers cannot walk this tree (the deal is one outcome among
 //!   2^64); it is meant for sampling solvers such as external-sampling MCCFR.
 
@@ -24,7 +27,9 @@ use euchre_game::engine::state::{Deal, GameState, Stage};
 use euchre_game::keys::{Decision, decision};
 use rand::rngs::SmallRng;
 use rand::{Rng, RngExt, SeedableRng};
+use store::MAX_ACTIONS;
 
+use crate::blueprint::BiddingBlueprint;
 use crate::leaves::{Leaves, team_payoffs};
 use crate::phase::Phase;
 
@@ -33,12 +38,18 @@ use crate::phase::Phase;
 const PRUNING_STOPS_AT_TRICK: u8 = 3;
 
 /// A hand in progress, or the deal still to come.
+///
+/// The blueprint is borrowed, not shared through an `Arc`: solvers clone a
+/// state at every node, and a reference count bumped by every thread on
+/// every clone would contend for one cache line.
 #[derive(Clone, Debug)]
-pub struct EuchreGame {
+pub struct EuchreGame<'b> {
     rules: Rules,
     /// Cards of play the solver owns; `None` for all of them.
     horizon: Option<u32>,
     leaves: Leaves,
+    /// Bids played from a fixed policy rather than trained.
+    fixed_bids: Option<&'b BiddingBlueprint>,
     state: Option<GameState>,
     /// The decision at `state`, computed once per state change.
     decision: Option<Decision>,
@@ -46,15 +57,39 @@ pub struct EuchreGame {
     payoffs: Option<[f64; 2]>,
 }
 
-impl EuchreGame {
-    pub fn root(rules: Rules, phase: Phase, leaves: Leaves) -> EuchreGame {
+impl<'b> EuchreGame<'b> {
+    pub fn root(rules: Rules, phase: Phase, leaves: Leaves) -> EuchreGame<'b> {
         EuchreGame {
             rules,
             horizon: phase.horizon(),
             leaves,
+            fixed_bids: None,
             state: None,
             decision: None,
             payoffs: None,
+        }
+    }
+
+    /// Plays every bidding decision from `blueprint` instead of training it.
+    pub fn with_fixed_bids(self, blueprint: &'b BiddingBlueprint) -> EuchreGame<'b> {
+        EuchreGame {
+            fixed_bids: Some(blueprint),
+            ..self
+        }
+    }
+
+    /// Whether the decision here is a bid that a blueprint plays.
+    fn is_fixed_bid(&self) -> bool {
+        self.fixed_bids.is_some()
+            && self
+                .decision
+                .is_some_and(|decision| decision.key.decision_kind().is_some())
+    }
+
+    /// The blueprint's probabilities at this fixed bid, one per legal action.
+    fn fixed_bid_probabilities(&self, out: &mut [f64]) {
+        if let (Some(blueprint), Some(decision)) = (self.fixed_bids, self.decision) {
+            blueprint.probabilities(decision.key.0, out);
         }
     }
 
@@ -80,7 +115,7 @@ impl EuchreGame {
     }
 }
 
-impl Game for EuchreGame {
+impl Game for EuchreGame<'_> {
     fn num_players(&self) -> usize {
         4
     }
@@ -88,6 +123,7 @@ impl Game for EuchreGame {
     fn node(&self) -> Node {
         match (&self.state, &self.decision) {
             (None, _) => Node::SampledChance,
+            (Some(_), Some(_)) if self.is_fixed_bid() => Node::Chance,
             (Some(state), Some(_)) => Node::Decision(state.to_act().map_or(0, Seat::index)),
             (Some(_), None) => Node::Terminal,
         }
@@ -96,6 +132,14 @@ impl Game for EuchreGame {
     /// The deal is sampled, never listed, so it has no action count.
     fn num_actions(&self) -> usize {
         self.decision.map_or(0, |decision| decision.actions.len())
+    }
+
+    /// Only fixed bids are listed chance nodes.
+    fn chance_probability(&self, outcome: usize) -> f64 {
+        let mut probabilities = [0.0; MAX_ACTIONS];
+        let width = self.num_actions();
+        self.fixed_bid_probabilities(&mut probabilities[..width]);
+        probabilities[outcome]
     }
 
     fn apply(&mut self, action: usize) {
@@ -130,9 +174,23 @@ impl Game for EuchreGame {
         })
     }
 
-    /// A deal is one of 2^64 seeds, drawn uniformly.
+    /// A deal is one of 2^64 seeds, drawn uniformly; a fixed bid is drawn
+    /// from the blueprint.
     fn sample_chance<R: Rng + ?Sized>(&self, rng: &mut R) -> usize {
-        rng.random::<u64>() as usize
+        if self.state.is_none() {
+            return rng.random::<u64>() as usize;
+        }
+        let mut probabilities = [0.0; MAX_ACTIONS];
+        let width = self.num_actions();
+        self.fixed_bid_probabilities(&mut probabilities[..width]);
+        let mut remaining = rng.random::<f64>();
+        for (outcome, &probability) in probabilities[..width].iter().enumerate() {
+            remaining -= probability;
+            if remaining < 0.0 {
+                return outcome;
+            }
+        }
+        width - 1
     }
 }
 
@@ -144,7 +202,7 @@ mod tests {
 
     use super::*;
 
-    fn walk_randomly(phase: Phase, seed: u64) -> (EuchreGame, u32) {
+    fn walk_randomly(phase: Phase, seed: u64) -> (EuchreGame<'static>, u32) {
         let mut rng = SmallRng::seed_from_u64(seed);
         let mut game = EuchreGame::root(Rules::default(), phase, Leaves::OpenHand);
         let mut decisions = 0;
@@ -179,6 +237,96 @@ mod tests {
                 assert!(game.payoff(0).abs() <= 4.0);
             }
         }
+    }
+
+    /// A blueprint that always takes its first action, at every bidding key
+    /// that hands of these seeds reach when every bid is the first action.
+    fn first_action_blueprint(seeds: std::ops::Range<u64>) -> BiddingBlueprint {
+        use store::Table as _;
+        let table = store::MemoryTable::new();
+        for seed in seeds {
+            let mut rng = SmallRng::seed_from_u64(seed);
+            let mut game = EuchreGame::root(Rules::default(), Phase::Bidding, Leaves::OpenHand);
+            loop {
+                match game.node() {
+                    Node::Terminal => break,
+                    Node::Decision(_) => {
+                        if game.num_actions() > 1 {
+                            let slot = table.slot(game.info_key()).unwrap();
+                            table
+                                .update(slot, &mut |record| record.strategy_sum[0] = 1.0)
+                                .unwrap();
+                        }
+                        game.apply(0);
+                    }
+                    Node::Chance | Node::SampledChance => {
+                        let outcome = game.sample_chance(&mut rng);
+                        game.apply(outcome);
+                    }
+                }
+            }
+        }
+        let path = std::env::temp_dir().join(format!(
+            "trainer-first-action-blueprint-{}.bin",
+            std::process::id()
+        ));
+        let meta = crate::policy_file::PolicyMeta {
+            phase: Phase::Bidding,
+            rules: Rules::default(),
+            iterations: 1,
+            leaves: Leaves::OpenHand,
+            strategy: Default::default(),
+            bidding_from: None,
+        };
+        let width = crate::phase::RECORD_WIDTH;
+        crate::policy_file::export(&table, &meta, width, None, &path, &mut |_, _| {}).unwrap();
+        let blueprint = BiddingBlueprint::load(&path, Rules::default()).unwrap();
+        std::fs::remove_file(&path).ok();
+        blueprint
+    }
+
+    #[test]
+    fn fixed_bids_are_chance_nodes_with_the_blueprints_probabilities() {
+        let blueprint = first_action_blueprint(0..50);
+        let mut fixed_bids = 0;
+        for seed in 0..50 {
+            let mut rng = SmallRng::seed_from_u64(seed);
+            let mut game = EuchreGame::root(Rules::default(), Phase::FullPlay, Leaves::OpenHand)
+                .with_fixed_bids(&blueprint);
+            loop {
+                let bidding = game
+                    .state
+                    .is_some_and(|state| !matches!(state.stage(), Stage::Play | Stage::Finished));
+                match game.node() {
+                    Node::SampledChance => {
+                        let outcome = game.sample_chance(&mut rng);
+                        game.apply(outcome);
+                    }
+                    Node::Chance => {
+                        // Only bids are listed chance nodes, and the solver
+                        // draws each as the blueprint plays it.
+                        assert!(bidding, "a card play became a chance node");
+                        fixed_bids += 1;
+                        let width = game.num_actions();
+                        let total: f64 = (0..width).map(|a| game.chance_probability(a)).sum();
+                        assert!((total - 1.0).abs() < 1e-9, "{total}");
+                        if width > 1 {
+                            assert_eq!(game.chance_probability(0), 1.0);
+                        }
+                        for _ in 0..8 {
+                            assert_eq!(game.sample_chance(&mut rng), 0);
+                        }
+                        game.apply(0);
+                    }
+                    Node::Decision(_) => {
+                        assert!(!bidding, "a bid is still a decision to train");
+                        game.apply(rng.random_range(0..game.num_actions()));
+                    }
+                    Node::Terminal => break,
+                }
+            }
+        }
+        assert!(fixed_bids >= 50, "{fixed_bids}");
     }
 
     #[test]

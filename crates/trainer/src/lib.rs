@@ -8,6 +8,8 @@
 //!   [`training::session::Session`] that trains in checkpointed batches.
 //! - [`policy_file`]: the exported average strategy, the only thing that
 //!   [`eval`] (bots and the duplicate-match arena) and play ever read.
+//! - [`blueprint`]: a fixed bidding policy that card-play runs may train
+//!   under instead of training their own bids.
 //! - [`config`]: run profiles in TOML and the settings a run is made with.
 //! - [`bench`](mod@bench): the speed measurements behind `trainer bench` and
 //!   `cargo bench`.
@@ -17,6 +19,7 @@
 
 pub mod act;
 pub mod bench;
+pub mod blueprint;
 pub mod commands;
 pub mod config;
 pub mod eval;

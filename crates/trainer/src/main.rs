@@ -115,6 +115,13 @@ struct TrainArgs {
     /// The seed of the run's random stream.
     #[arg(long)]
     seed: Option<u64>,
+    /// Card-play phases: play every bid from this policy file (export a
+    /// bidding run's) instead of training bids, and train card play under
+    /// those bids. Full play otherwise learns bids against its own weak
+    /// early card play, and bids far too boldly. The exported policy carries
+    /// these bids. Fixed when a run starts.
+    #[arg(long, value_name = "POLICY")]
+    bidding_from: Option<PathBuf>,
     #[command(flatten)]
     budget: BudgetArgs,
 }
@@ -143,6 +150,7 @@ impl TrainArgs {
             leaves: self.leaves,
             encoding: self.encoding,
             seed: self.seed,
+            bidding_from: self.bidding_from.clone(),
             ..self.budget.overrides()
         }
     }

@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use store::{Key, Record, StoreError, Table};
 use thiserror::Error;
 
+use crate::blueprint::{BiddingBlueprint, BlueprintSource, is_bidding_key};
 use crate::leaves::Leaves;
 use crate::phase::Phase;
 
@@ -42,6 +43,10 @@ pub struct PolicyMeta {
     /// the choice existed hold the average.
     #[serde(default)]
     pub strategy: Strategy,
+    /// Where the bids come from when the run played them from a fixed
+    /// blueprint rather than training them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bidding_from: Option<BlueprintSource>,
 }
 
 /// Which strategy of a table a policy file holds.
@@ -122,42 +127,70 @@ pub struct PolicyFile {
     actions: usize,
     keys: Vec<Key>,
     probabilities: Vec<u16>,
+    checksum: u32,
 }
 
 /// Writes the strategy `meta` names (the average, or the current one) in
-/// `table` to `path`; returns the entries
-/// written. `observe` sees every record on the same pass, so a caller that
-/// also wants a summary of the table does not read it twice.
+/// `table` to `path`; returns the entries written. With `fixed_bids`, the
+/// bidding decisions come from that blueprint instead of the table (a run
+/// with fixed bids never trains them), so the file plays a whole hand.
+/// `observe` sees every record on the same pass, so a caller that also
+/// wants a summary of the table does not read it twice.
 pub fn export(
     table: &dyn Table,
     meta: &PolicyMeta,
     actions: usize,
+    fixed_bids: Option<&BiddingBlueprint>,
     path: &Path,
     observe: &mut dyn FnMut(Key, &Record),
 ) -> Result<u64, PolicyFileError> {
-    let mut entries: Vec<(Key, Record)> = Vec::with_capacity(table.len() as usize);
+    debug_assert_eq!(
+        meta.bidding_from.as_ref(),
+        fixed_bids.map(BiddingBlueprint::source),
+        "the metadata must name the blueprint the bids come from"
+    );
+    let mut rows: Vec<(Key, Row)> = Vec::with_capacity(table.len() as usize);
     table.for_each(&mut |key, record| {
         observe(key, record);
+        if fixed_bids.is_some() && is_bidding_key(key) {
+            return;
+        }
         let trained = match meta.strategy {
             Strategy::Average => record.strategy_sum[..actions].iter().any(|&s| s > 0.0),
             Strategy::Current => record.regrets[..actions].iter().any(|&r| r != 0.0),
         };
         if trained {
-            entries.push((key, *record));
+            rows.push((key, Row::Trained(*record)));
         }
     })?;
-    entries.sort_unstable_by_key(|(key, _)| *key);
+    if let Some(blueprint) = fixed_bids {
+        rows.extend(
+            blueprint
+                .bids()
+                .map(|(key, scaled)| (key, Row::Fixed(fixed_row(scaled, actions)))),
+        );
+    }
+    rows.sort_unstable_by_key(|(key, _)| *key);
     let meta_json = serde_json::to_vec(meta).map_err(PolicyFileError::EncodeMetadata)?;
-    let mut bytes = Vec::with_capacity(32 + meta_json.len() + entries.len() * (16 + 2 * actions));
+    let mut bytes = Vec::with_capacity(32 + meta_json.len() + rows.len() * (16 + 2 * actions));
     bytes.extend_from_slice(MAGIC);
     bytes.extend_from_slice(&VERSION.to_le_bytes());
     bytes.extend_from_slice(&(meta_json.len() as u32).to_le_bytes());
     bytes.extend_from_slice(&meta_json);
-    bytes.extend_from_slice(&(entries.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(&(rows.len() as u64).to_le_bytes());
     bytes.push(actions as u8);
     let mut probabilities = vec![0.0f64; actions];
-    for (key, record) in &entries {
+    for (key, row) in &rows {
         bytes.extend_from_slice(&key.to_le_bytes());
+        let record = match row {
+            Row::Fixed(scaled) => {
+                for &p in &scaled[..actions] {
+                    bytes.extend_from_slice(&p.to_le_bytes());
+                }
+                continue;
+            }
+            Row::Trained(record) => record,
+        };
         match meta.strategy {
             Strategy::Average => cfr::policy::average_strategy(record, &mut probabilities),
             // Padding actions hold zero regret, so they get no weight unless
@@ -178,7 +211,23 @@ pub fn export(
     let crc = crc32(&bytes);
     bytes.extend_from_slice(&crc.to_le_bytes());
     store::dir::write_atomically(path, &bytes)?;
-    Ok(entries.len() as u64)
+    Ok(rows.len() as u64)
+}
+
+/// One entry of an export: a record of the table, or a row of a fixed
+/// blueprint already scaled as the file stores it.
+enum Row {
+    Trained(Record),
+    Fixed([u16; store::MAX_ACTIONS]),
+}
+
+/// A blueprint row at this file's width. Columns past the narrower of the
+/// two are padding (no legal action sits there), so they are zero.
+fn fixed_row(scaled: &[u16], actions: usize) -> [u16; store::MAX_ACTIONS] {
+    let mut row = [0u16; store::MAX_ACTIONS];
+    let width = scaled.len().min(actions).min(store::MAX_ACTIONS);
+    row[..width].copy_from_slice(&scaled[..width]);
+    row
 }
 
 fn crc32(bytes: &[u8]) -> u32 {
@@ -293,11 +342,18 @@ impl PolicyFile {
             actions,
             keys,
             probabilities,
+            checksum: u32::from_le_bytes(*tail),
         })
     }
 
     pub fn len(&self) -> usize {
         self.keys.len()
+    }
+
+    /// The file's CRC-32: equal for two files only if they hold the same
+    /// policy.
+    pub fn checksum(&self) -> u32 {
+        self.checksum
     }
 
     pub fn is_empty(&self) -> bool {
@@ -366,6 +422,7 @@ mod tests {
             iterations: 12,
             leaves: Leaves::OpenHand,
             strategy: Strategy::Average,
+            bidding_from: None,
         }
     }
 
@@ -378,7 +435,7 @@ mod tests {
     #[test]
     fn a_policy_round_trips_and_unseen_keys_are_reported() {
         let path = temp("round-trip.bin");
-        let written = export(&sample_table(), &meta(), 7, &path, &mut |_, _| {}).unwrap();
+        let written = export(&sample_table(), &meta(), 7, None, &path, &mut |_, _| {}).unwrap();
         assert_eq!(written, 3);
         let policy = PolicyFile::load(&path).unwrap();
         assert_eq!(policy.meta, meta());
@@ -411,7 +468,7 @@ mod tests {
         };
         // Records never averaged still have a current strategy.
         assert_eq!(
-            export(&table, &current, 7, &path, &mut |_, _| {}).unwrap(),
+            export(&table, &current, 7, None, &path, &mut |_, _| {}).unwrap(),
             2
         );
         let policy = PolicyFile::load(&path).unwrap();
@@ -440,7 +497,7 @@ mod tests {
     #[test]
     fn damaged_policy_files_are_refused_with_a_reason() {
         let path = temp("damaged.bin");
-        export(&sample_table(), &meta(), 7, &path, &mut |_, _| {}).unwrap();
+        export(&sample_table(), &meta(), 7, None, &path, &mut |_, _| {}).unwrap();
         let good = std::fs::read(&path).unwrap();
         let check = |bytes: &[u8], expected: &str| {
             std::fs::write(&path, bytes).unwrap();
@@ -468,7 +525,7 @@ mod tests {
     #[test]
     fn an_impossible_entry_count_is_refused_not_overflowed() {
         let path = temp("huge-count.bin");
-        export(&sample_table(), &meta(), 7, &path, &mut |_, _| {}).unwrap();
+        export(&sample_table(), &meta(), 7, None, &path, &mut |_, _| {}).unwrap();
         let mut bytes = std::fs::read(&path).unwrap();
         let meta_len = u32::from_le_bytes(bytes[16..20].try_into().unwrap()) as usize;
         let count_at = 20 + meta_len;

@@ -742,3 +742,137 @@ fn pruning_is_a_session_setting_that_resume_keeps_and_bad_values_are_explained()
         text(&orphan.stderr)
     );
 }
+
+#[test]
+fn card_play_trains_under_a_fixed_bidding_blueprint_that_the_run_guards() {
+    use trainer::blueprint::is_bidding_key;
+    use trainer::policy_file::PolicyFile;
+
+    let temp = TempDir::new("blueprint");
+    let bidding = temp.run("bidding");
+    train(&bidding, "memory", &["--iterations", "1000", "--export"]);
+    let blueprint = format!("{bidding}/policy.bin");
+    let play = temp.run("play");
+    let play_args = |extra: &[&str]| {
+        let mut args = vec![
+            "train",
+            "--phase",
+            "play-2",
+            "--store",
+            "memory",
+            "--threads",
+            "1",
+            "--run-dir",
+            &play,
+        ];
+        args.extend_from_slice(extra);
+        trainer(&args)
+    };
+    let stdout = ok(&play_args(&[
+        "--iterations",
+        "300",
+        "--bidding-from",
+        &blueprint,
+        "--export",
+    ]));
+    assert!(
+        stdout.contains("The bids come from the blueprint"),
+        "{stdout}"
+    );
+    let status = ok(&trainer(&["status", "--run-dir", &play]));
+    assert!(
+        status.contains("bids       fixed, from the blueprint"),
+        "{status}"
+    );
+
+    // The exported policy plays the blueprint's bids, row for row, and card
+    // plays of its own; the run never trained a bid.
+    let bids = |policy: &PolicyFile| -> Vec<(u128, Vec<u16>)> {
+        policy
+            .entries()
+            .filter(|&(key, _)| is_bidding_key(key))
+            .map(|(key, row)| (key, row.to_vec()))
+            .collect()
+    };
+    let source = PolicyFile::load(blueprint.as_ref()).expect("blueprint");
+    let exported = PolicyFile::load(format!("{play}/policy.bin").as_ref()).expect("policy");
+    assert!(!bids(&source).is_empty());
+    assert_eq!(bids(&source), bids(&exported));
+    assert!(exported.entries().any(|(key, _)| !is_bidding_key(key)));
+    let recorded = exported
+        .meta
+        .bidding_from
+        .expect("the file names its bids' source");
+    assert_eq!(recorded.checksum, source.checksum());
+
+    // The same command without the blueprint names the difference.
+    let output = play_args(&["--iterations", "10"]);
+    assert!(!output.status.success());
+    let error = text(&output.stderr);
+    assert!(error.contains("bidding blueprint: the run has"), "{error}");
+
+    // The bidding phase has nothing left to train with fixed bids.
+    let output = trainer(&[
+        "train",
+        "--bidding-from",
+        &blueprint,
+        "--run-dir",
+        &temp.run("bids"),
+    ]);
+    assert!(!output.status.success());
+    assert!(
+        text(&output.stderr).contains("--bidding-from fixes the bids of a card-play run"),
+        "{}",
+        text(&output.stderr)
+    );
+
+    // A missing file, and a file of other rules, are named.
+    let missing = temp.run("missing.bin");
+    let output = trainer(&[
+        "train",
+        "--phase",
+        "play-2",
+        "--bidding-from",
+        &missing,
+        "--run-dir",
+        &temp.run("missing"),
+    ]);
+    assert!(!output.status.success());
+    assert!(
+        text(&output.stderr).contains("missing.bin"),
+        "{}",
+        text(&output.stderr)
+    );
+    let lone = temp.run("lone.toml");
+    std::fs::write(&lone, "[rules]\nlone_defender = true\n").expect("profile");
+    let lone_bidding = temp.run("lone-bidding");
+    train(
+        &lone_bidding,
+        "memory",
+        &["--iterations", "100", "--export", "--config", &lone],
+    );
+    let output = trainer(&[
+        "train",
+        "--phase",
+        "play-2",
+        "--bidding-from",
+        &format!("{lone_bidding}/policy.bin"),
+        "--run-dir",
+        &temp.run("lone-play"),
+    ]);
+    assert!(!output.status.success());
+    let error = text(&output.stderr);
+    assert!(error.contains("trained under other rules"), "{error}");
+
+    // A blueprint replaced since the run started stops resume and export.
+    train(&bidding, "memory", &["--iterations", "200", "--export"]);
+    for command in [
+        vec!["resume", "--run-dir", &play, "--iterations", "10"],
+        vec!["export", "--run-dir", &play],
+    ] {
+        let output = trainer(&command);
+        assert!(!output.status.success(), "{command:?}");
+        let error = text(&output.stderr);
+        assert!(error.contains("changed since this run started"), "{error}");
+    }
+}

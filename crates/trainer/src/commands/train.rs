@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use store::dir::MANIFEST_FILE;
 
+use crate::blueprint::BiddingBlueprint;
 use crate::config::{self, Identity, Overrides, SessionSettings};
 use crate::eval::local_best_response;
 use crate::format::{bytes, thousands};
@@ -143,6 +144,12 @@ pub fn export(dir: &Path, out: Option<PathBuf>, strategy: Strategy) -> anyhow::R
             dir.display()
         );
     }
+    let fixed_bids = saved
+        .identity
+        .bidding_from
+        .as_ref()
+        .map(|source| BiddingBlueprint::reopen(source, saved.identity.rules))
+        .transpose()?;
     let table = backend::open(&saved.identity, &store_dir, 1 << 16, &mut |_| {})?;
     let progress = Progress::committed(&table.committed_state(), dir)?;
     let meta = PolicyMeta {
@@ -151,6 +158,7 @@ pub fn export(dir: &Path, out: Option<PathBuf>, strategy: Strategy) -> anyhow::R
         iterations: progress.iterations,
         leaves: saved.identity.solver.leaves,
         strategy,
+        bidding_from: saved.identity.bidding_from.clone(),
     };
     let path = out.unwrap_or_else(|| run.file(POLICY_FILE));
     // The current strategy is summarised on the export's own pass.
@@ -160,6 +168,7 @@ pub fn export(dir: &Path, out: Option<PathBuf>, strategy: Strategy) -> anyhow::R
         table.as_ref(),
         &meta,
         RECORD_WIDTH,
+        fixed_bids.as_ref(),
         &path,
         &mut |key, record| {
             let regrets = [0, 1, 2].map(|action| f64::from(record.regrets[action]));
@@ -210,9 +219,13 @@ pub fn export(dir: &Path, out: Option<PathBuf>, strategy: Strategy) -> anyhow::R
     );
     let average = BiddingReport::from_policy(&policy).summarise();
     average.print("\nThe exported policy (average strategy):");
-    current.summarise().print(
-        "\nThe current strategy (regret matching), which moves first; the average follows it:",
-    );
+    match &saved.identity.bidding_from {
+        // The run never trained its bids: its own records are all untouched.
+        Some(source) => println!("\nThe bids come from the blueprint {source}, held fixed."),
+        None => current.summarise().print(
+            "\nThe current strategy (regret matching), which moves first; the average follows it:",
+        ),
+    }
     println!("\n{}", average.describe());
     Ok(())
 }
@@ -268,6 +281,9 @@ pub fn status_report(dir: &Path, digest: bool) -> anyhow::Result<String> {
         "settings   phase {}, store {}, seed {}, solver {}, {} records",
         identity.phase, identity.store, identity.seed, identity.solver, identity.encoding
     )?;
+    if let Some(source) = &identity.bidding_from {
+        writeln!(out, "bids       fixed, from the blueprint {source}")?;
+    }
     match store::Manifest::read(&dir.join(STORE_DIR))? {
         Some(manifest) => {
             let progress = Progress::committed(&manifest.state, dir)?;

@@ -277,11 +277,13 @@ mod tests {
             iterations: 0,
             leaves: Default::default(),
             strategy: Default::default(),
+            bidding_from: None,
         };
         export(
             &store::MemoryTable::new(),
             &meta,
             RECORD_WIDTH,
+            None,
             &path,
             &mut |_, _| {},
         )

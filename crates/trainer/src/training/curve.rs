@@ -22,6 +22,7 @@ use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 use store::Table;
 
+use crate::blueprint::BiddingBlueprint;
 use crate::config::ConfigError;
 use crate::eval::arena::{run_match, summarise};
 use crate::eval::bot::{Bot, from_spec};
@@ -142,14 +143,22 @@ impl std::fmt::Display for CurvePoint {
 pub fn measure(
     table: &dyn Table,
     meta: &PolicyMeta,
+    fixed_bids: Option<&BiddingBlueprint>,
     train_seconds: f64,
     settings: &CurveSettings,
     threads: usize,
     run_dir: &Path,
 ) -> Result<CurvePoint, TrainingError> {
     let snapshot = run_dir.join(SNAPSHOT_FILE);
-    policy_file::export(table, meta, RECORD_WIDTH, &snapshot, &mut |_, _| {})
-        .map_err(TrainingError::ExportForCurve)?;
+    policy_file::export(
+        table,
+        meta,
+        RECORD_WIDTH,
+        fixed_bids,
+        &snapshot,
+        &mut |_, _| {},
+    )
+    .map_err(TrainingError::ExportForCurve)?;
     // One bot serves both roles: bots act through `&self` and are `Sync`.
     let opponent = from_spec(&settings.against, meta.rules, Unseen::Heuristic)?;
     let policy: Arc<dyn Bot> = Arc::new(

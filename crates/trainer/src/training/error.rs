@@ -7,6 +7,7 @@ use cfr::CfrError;
 use store::{Backend, StoreError};
 use thiserror::Error;
 
+use crate::blueprint::BlueprintError;
 use crate::eval::bot::BotSpecError;
 use crate::policy_file::PolicyFileError;
 
@@ -68,6 +69,8 @@ pub enum TrainingError {
     },
     #[error(transparent)]
     Solver(#[from] CfrError),
+    #[error("opening the run's bidding blueprint")]
+    Blueprint(#[source] BlueprintError),
     #[error("exporting the policy to measure")]
     ExportForCurve(#[source] PolicyFileError),
     #[error("seating the curve's bots")]

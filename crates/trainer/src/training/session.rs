@@ -13,6 +13,7 @@ use cfr::mccfr::ExternalSampling;
 use store::DurableTable;
 use tracing::info;
 
+use crate::blueprint::BiddingBlueprint;
 use crate::config::{Identity, PruningSettings, SessionSettings};
 use crate::format::{bytes, thousands};
 use crate::game::EuchreGame;
@@ -119,6 +120,8 @@ pub struct Session {
     identity: Identity,
     settings: SessionSettings,
     table: Box<dyn DurableTable>,
+    /// The bids the run plays instead of training, if it has fixed ones.
+    fixed_bids: Option<BiddingBlueprint>,
     progress: Progress,
     resumed_from: u64,
     /// When, and at which run total, the last checkpoint was written.
@@ -146,6 +149,15 @@ impl Session {
     ) -> Result<Session, TrainingError> {
         let run = RunDir::lock(run_dir)?;
         run.check(identity)?;
+        let fixed_bids = identity
+            .bidding_from
+            .as_ref()
+            .map(|source| BiddingBlueprint::reopen(source, identity.rules))
+            .transpose()
+            .map_err(TrainingError::Blueprint)?;
+        if let Some(source) = &identity.bidding_from {
+            info!("bids are played from the blueprint {source}, not trained");
+        }
         info!(
             "run {}: phase {}, store {}, seed {}, solver {}, {} leaves",
             run_dir.display(),
@@ -189,6 +201,7 @@ impl Session {
             identity: identity.clone(),
             settings: settings.clone(),
             table,
+            fixed_bids,
             resumed_from: progress.iterations,
             last_checkpoint: (Instant::now(), progress.iterations),
             progress,
@@ -219,11 +232,14 @@ impl Session {
         watcher: &mut dyn Watcher,
     ) -> Result<Summary, TrainingError> {
         let threads = crate::config::worker_threads(self.settings.threads);
-        let root = EuchreGame::root(
+        let mut root = EuchreGame::root(
             self.identity.rules,
             self.identity.phase,
             self.identity.solver.leaves,
         );
+        if let Some(blueprint) = &self.fixed_bids {
+            root = root.with_fixed_bids(blueprint);
+        }
         let solver = ExternalSampling::new(
             root,
             self.table.as_ref(),
@@ -300,10 +316,12 @@ impl Session {
                     iterations: self.progress.iterations,
                     leaves: self.identity.solver.leaves,
                     strategy: crate::policy_file::Strategy::Average,
+                    bidding_from: self.identity.bidding_from.clone(),
                 };
                 let point = curve::measure(
                     self.table.as_ref(),
                     &meta,
+                    self.fixed_bids.as_ref(),
                     self.progress.train_seconds,
                     curve,
                     threads,
