@@ -7,5 +7,5 @@ use trainer::phase::Phase;
 
 fn main() -> anyhow::Result<()> {
     let dir = std::env::temp_dir().join(format!("trainer-bench-train-{}", std::process::id()));
-    trainer::bench::train::run(4000, &[Phase::Bidding, Phase::Play(2)], &dir)
+    trainer::bench::train::run(4000, &[Phase::Bidding, Phase::Play(2)], None, &dir)
 }

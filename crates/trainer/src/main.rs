@@ -372,6 +372,10 @@ enum BenchTarget {
         /// Phases to measure, comma-separated.
         #[arg(long, value_delimiter = ',', value_parser = parse_phase, default_value = "bidding,play-2,full-play")]
         phases: Vec<phase::Phase>,
+        /// Also measure each card-play phase with its bids fixed from this
+        /// bidding policy file (see `train --bidding-from`).
+        #[arg(long, value_name = "POLICY")]
+        bidding_from: Option<PathBuf>,
         /// Where the disk stores are built (removed afterwards).
         #[arg(long, default_value = "runs/bench-train")]
         dir: PathBuf,
@@ -570,8 +574,9 @@ fn main() -> anyhow::Result<()> {
             BenchTarget::Train {
                 iterations,
                 phases,
+                bidding_from,
                 dir,
-            } => bench::train::run(iterations, &phases, &dir),
+            } => bench::train::run(iterations, &phases, bidding_from.as_deref(), &dir),
             BenchTarget::Dd { positions, seed } => bench::dd::run(positions, seed),
             BenchTarget::Prune {
                 phase,
