@@ -876,3 +876,18 @@ fn card_play_trains_under_a_fixed_bidding_blueprint_that_the_run_guards() {
         assert!(error.contains("changed since this run started"), "{error}");
     }
 }
+
+#[test]
+fn status_before_the_first_checkpoint_says_none_yet() {
+    use trainer::config::{Overrides, RunProfile, resolve};
+    use trainer::training::session::Session;
+
+    let temp = TempDir::new("fresh-status");
+    let run = temp.run("run");
+    let (identity, settings, _) = resolve(RunProfile::default(), Overrides::default()).unwrap();
+    // Opening builds the store and saves the settings; nothing is trained.
+    drop(Session::open(Path::new(&run), &identity, &settings, &mut ()).unwrap());
+    let status = trainer::commands::train::status_report(Path::new(&run), false).unwrap();
+    assert!(status.contains("checkpoint none yet"), "{status}");
+    assert!(!status.contains("days ago"), "{status}");
+}

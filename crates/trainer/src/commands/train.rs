@@ -291,13 +291,23 @@ pub fn status_report(dir: &Path, digest: bool) -> anyhow::Result<String> {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |now| now.as_secs())
                 .saturating_sub(progress.checkpoint_unix);
-            writeln!(
-                out,
-                "checkpoint iteration {} ({} checkpoints, the last {} ago)",
-                thousands(progress.iterations),
-                manifest.checkpoints,
-                human_age(age)
-            )?;
+            if manifest.checkpoints == 0 {
+                // A store just built: its manifest exists, but training has
+                // not reached its first checkpoint.
+                writeln!(
+                    out,
+                    "checkpoint none yet (the store is built; the first comes within {} minutes of training)",
+                    saved.session.checkpoint_every_minutes
+                )?;
+            } else {
+                writeln!(
+                    out,
+                    "checkpoint iteration {} ({} checkpoints, the last {} ago)",
+                    thousands(progress.iterations),
+                    manifest.checkpoints,
+                    human_age(age)
+                )?;
+            }
             let rate = progress.iterations as f64 / progress.train_seconds.max(1e-9);
             writeln!(
                 out,
