@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use store::{Backend, RecordEncoding};
 use thiserror::Error;
 
-use crate::blueprint::{BiddingBlueprint, BlueprintError, BlueprintSource};
+use crate::blueprint::{BidChoice, BiddingBlueprint, BlueprintError, BlueprintSource};
 use crate::eval::bot::BotSpecError;
 use crate::leaves::Leaves;
 use crate::phase::Phase;
@@ -201,6 +201,8 @@ pub struct RunSection {
     /// A bidding policy file whose bids this run plays instead of training
     /// its own (card-play phases only).
     pub bidding_from: Option<PathBuf>,
+    /// How those bids are drawn: `argmax` (the default) or `average`.
+    pub fixed_bids: Option<BidChoice>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -283,6 +285,10 @@ pub enum ConfigError {
     BlueprintPhase,
     #[error("--bidding-from")]
     Blueprint(#[source] BlueprintError),
+    #[error(
+        "--fixed-bids says how bids are drawn from a bidding blueprint; name the blueprint with --bidding-from POLICY"
+    )]
+    FixedBidsWithoutBlueprint,
 }
 
 impl ConfigError {
@@ -507,6 +513,7 @@ pub struct Overrides {
     pub prune: Option<f64>,
     pub prune_after: Option<u64>,
     pub bidding_from: Option<PathBuf>,
+    pub fixed_bids: Option<BidChoice>,
 }
 
 /// Resolves a profile and flags into the run's identity and this session's
@@ -542,17 +549,21 @@ pub fn resolve(
     if identity.solver.leaves == Leaves::PimcCalibrated && phase != Phase::Bidding {
         return Err(ConfigError::CalibratedLeavesPhase { phase });
     }
-    if let Some(path) = flags
+    let choice = flags.fixed_bids.or(run.fixed_bids);
+    match flags
         .bidding_from
         .as_deref()
         .or(run.bidding_from.as_deref())
     {
-        if phase == Phase::Bidding {
-            return Err(ConfigError::BlueprintPhase);
+        Some(_) if phase == Phase::Bidding => return Err(ConfigError::BlueprintPhase),
+        Some(path) => {
+            let blueprint =
+                BiddingBlueprint::load(path, identity.rules, choice.unwrap_or_default())
+                    .map_err(ConfigError::Blueprint)?;
+            identity.bidding_from = Some(blueprint.source().clone());
         }
-        let blueprint =
-            BiddingBlueprint::load(path, identity.rules).map_err(ConfigError::Blueprint)?;
-        identity.bidding_from = Some(blueprint.source().clone());
+        None if choice.is_some() => return Err(ConfigError::FixedBidsWithoutBlueprint),
+        None => {}
     }
     let duration = match flags.duration {
         Some(duration) => Some(duration),

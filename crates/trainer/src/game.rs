@@ -280,7 +280,8 @@ mod tests {
         };
         let width = crate::phase::RECORD_WIDTH;
         crate::policy_file::export(&table, &meta, width, None, &path, &mut |_, _| {}).unwrap();
-        let blueprint = BiddingBlueprint::load(&path, Rules::default()).unwrap();
+        let blueprint =
+            BiddingBlueprint::load(&path, Rules::default(), Default::default()).unwrap();
         std::fs::remove_file(&path).ok();
         blueprint
     }

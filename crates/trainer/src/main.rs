@@ -122,6 +122,11 @@ struct TrainArgs {
     /// these bids. Fixed when a run starts.
     #[arg(long, value_name = "POLICY")]
     bidding_from: Option<PathBuf>,
+    /// How --bidding-from's bids are drawn: argmax (its most likely bid,
+    /// as policy-argmax: plays; the default) or average (a draw from its
+    /// average strategy, as policy: plays).
+    #[arg(long, value_enum, value_name = "CHOICE")]
+    fixed_bids: Option<trainer::blueprint::BidChoice>,
     #[command(flatten)]
     budget: BudgetArgs,
 }
@@ -151,6 +156,7 @@ impl TrainArgs {
             encoding: self.encoding,
             seed: self.seed,
             bidding_from: self.bidding_from.clone(),
+            fixed_bids: self.fixed_bids,
             ..self.budget.overrides()
         }
     }

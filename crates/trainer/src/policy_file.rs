@@ -167,7 +167,7 @@ pub fn export(
         rows.extend(
             blueprint
                 .bids()
-                .map(|(key, scaled)| (key, Row::Fixed(fixed_row(scaled, actions)))),
+                .map(|(key, scaled)| (key, Row::Fixed(fixed_row(&scaled, actions)))),
         );
     }
     rows.sort_unstable_by_key(|(key, _)| *key);
@@ -212,6 +212,15 @@ pub fn export(
     bytes.extend_from_slice(&crc.to_le_bytes());
     store::dir::write_atomically(path, &bytes)?;
     Ok(rows.len() as u64)
+}
+
+/// The index of the most likely action; of equally likely ones, the last.
+/// Every reader that plays a policy's argmax uses this one rule, so a run's
+/// fixed argmax bids and `policy-argmax:` make the same bid.
+pub fn most_likely(probabilities: &[f64]) -> usize {
+    (0..probabilities.len())
+        .max_by(|&a, &b| probabilities[a].total_cmp(&probabilities[b]))
+        .unwrap_or(0)
 }
 
 /// One entry of an export: a record of the table, or a row of a fixed

@@ -773,6 +773,8 @@ fn card_play_trains_under_a_fixed_bidding_blueprint_that_the_run_guards() {
         "300",
         "--bidding-from",
         &blueprint,
+        "--fixed-bids",
+        "average",
         "--export",
     ]));
     assert!(
@@ -804,6 +806,42 @@ fn card_play_trains_under_a_fixed_bidding_blueprint_that_the_run_guards() {
         .bidding_from
         .expect("the file names its bids' source");
     assert_eq!(recorded.checksum, source.checksum());
+
+    // Argmax bids, the default, put all weight on the blueprint's most
+    // likely bid, as `policy-argmax:` plays it.
+    let argmax_run = temp.run("argmax");
+    ok(&trainer(&[
+        "train",
+        "--phase",
+        "play-2",
+        "--store",
+        "memory",
+        "--iterations",
+        "50",
+        "--run-dir",
+        &argmax_run,
+        "--bidding-from",
+        &blueprint,
+        "--export",
+    ]));
+    let argmax = PolicyFile::load(format!("{argmax_run}/policy.bin").as_ref()).expect("policy");
+    let one_hot: Vec<(u128, Vec<u16>)> = bids(&source)
+        .into_iter()
+        .map(|(key, row)| {
+            let weights: Vec<f64> = row.iter().map(|&p| f64::from(p)).collect();
+            let mut hot = vec![0; row.len()];
+            hot[trainer::policy_file::most_likely(&weights)] = u16::MAX;
+            (key, hot)
+        })
+        .collect();
+    assert_eq!(bids(&argmax), one_hot);
+    let output = play_args(&["--fixed-bids", "argmax"]);
+    assert!(!output.status.success());
+    assert!(
+        text(&output.stderr).contains("name the blueprint with --bidding-from"),
+        "{}",
+        text(&output.stderr)
+    );
 
     // The same command without the blueprint names the difference.
     let output = play_args(&["--iterations", "10"]);

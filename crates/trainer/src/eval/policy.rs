@@ -175,9 +175,7 @@ impl Bot for PolicyBot {
         }
         self.counts.from_policy.fetch_add(1, Ordering::Relaxed);
         let index = match self.sampling {
-            Sampling::Argmax => (0..width)
-                .max_by(|&a, &b| probabilities[a].total_cmp(&probabilities[b]))
-                .unwrap_or(0),
+            Sampling::Argmax => crate::policy_file::most_likely(&probabilities[..width]),
             Sampling::Sample => {
                 let mut draw: f64 = rng.random::<f64>();
                 let mut chosen = width - 1;
