@@ -744,10 +744,21 @@ mod tests {
             ("bidding", include_str!("../../../configs/bidding.toml")),
             ("play-2", include_str!("../../../configs/play-2.toml")),
             ("full-play", include_str!("../../../configs/full-play.toml")),
+            ("bids-20m", include_str!("../../../configs/bids-20m.toml")),
         ] {
             let profile = parse_profile(text, name).unwrap();
             resolve(profile, Overrides::default()).unwrap();
         }
+        // Step 2 of fixed-bid full play needs step 1's policy: without it,
+        // the profile parses and the error names the missing file.
+        let text = include_str!("../../../configs/full-play-fixed-bids.toml");
+        let profile = parse_profile(text, "full-play-fixed-bids").unwrap();
+        let error = resolve(profile, Overrides::default()).unwrap_err();
+        assert!(
+            chain(&error).contains("runs/bids-20m/policy.bin"),
+            "{}",
+            chain(&error)
+        );
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::blueprint::BiddingBlueprint;
 use crate::config::{self, Identity, Overrides, SessionSettings};
 use crate::eval::local_best_response;
 use crate::format::{bytes, thousands};
-use crate::phase::RECORD_WIDTH;
+use crate::phase::{Phase, RECORD_WIDTH};
 use crate::policy_file::{self, PolicyFile, PolicyMeta, Strategy};
 use crate::report::BiddingReport;
 use crate::training::backend;
@@ -80,6 +80,11 @@ fn run_session(dir: &Path, identity: &Identity, session: &SessionSettings) -> an
         tracing::info!(
             "no budget given: training until Ctrl-C, with a checkpoint every {} minutes and on Ctrl-C; run the same command to resume",
             session.checkpoint_every_minutes
+        );
+    }
+    if identity.phase == Phase::FullPlay && identity.bidding_from.is_none() {
+        tracing::info!(
+            "bids are trained along with card play; full play plays better for the same time with its bids fixed from a bidding run: train configs/bids-20m.toml, then add --bidding-from runs/bids-20m/policy.bin in a new run directory (README: \"Full play under fixed bids\")"
         );
     }
     let mut training = Session::open(dir, identity, session, &mut watcher)?;
