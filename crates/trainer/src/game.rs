@@ -29,7 +29,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, RngExt, SeedableRng};
 use store::MAX_ACTIONS;
 
-use crate::blueprint::BiddingBlueprint;
+use crate::blueprint::{BiddingBlueprint, is_bidding_key};
 use crate::leaves::{Leaves, team_payoffs};
 use crate::phase::Phase;
 
@@ -83,7 +83,7 @@ impl<'b> EuchreGame<'b> {
         self.fixed_bids.is_some()
             && self
                 .decision
-                .is_some_and(|decision| decision.key.decision_kind().is_some())
+                .is_some_and(|decision| is_bidding_key(decision.key.0))
     }
 
     /// The blueprint's probabilities at this fixed bid, one per legal action.

@@ -31,6 +31,16 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// The stderr of a command that must have failed.
+fn refused(output: &Output) -> String {
+    assert!(
+        !output.status.success(),
+        "expected a refusal: {}",
+        text(&output.stdout)
+    );
+    text(&output.stderr)
+}
+
 fn ok(output: &Output) -> String {
     assert!(
         output.status.success(),
@@ -835,52 +845,44 @@ fn card_play_trains_under_a_fixed_bidding_blueprint_that_the_run_guards() {
         })
         .collect();
     assert_eq!(bids(&argmax), one_hot);
-    let output = play_args(&["--fixed-bids", "argmax"]);
-    assert!(!output.status.success());
+    let error = refused(&play_args(&["--fixed-bids", "argmax"]));
     assert!(
-        text(&output.stderr).contains("name the blueprint with --bidding-from"),
-        "{}",
-        text(&output.stderr)
+        error.contains("name the blueprint with --bidding-from"),
+        "{error}"
     );
 
     // The same command without the blueprint names the difference.
-    let output = play_args(&["--iterations", "10"]);
-    assert!(!output.status.success());
-    let error = text(&output.stderr);
+    let error = refused(&play_args(&["--iterations", "10"]));
     assert!(error.contains("bidding blueprint: the run has"), "{error}");
 
     // The bidding phase has nothing left to train with fixed bids.
-    let output = trainer(&[
+    let error = refused(&trainer(&[
         "train",
         "--bidding-from",
         &blueprint,
         "--run-dir",
         &temp.run("bids"),
-    ]);
-    assert!(!output.status.success());
+    ]));
     assert!(
-        text(&output.stderr).contains("--bidding-from fixes the bids of a card-play run"),
-        "{}",
-        text(&output.stderr)
+        error.contains("--bidding-from fixes the bids of a card-play run"),
+        "{error}"
     );
 
     // A missing file, and a file of other rules, are named.
     let missing = temp.run("missing.bin");
-    let output = trainer(&[
-        "train",
-        "--phase",
-        "play-2",
-        "--bidding-from",
-        &missing,
-        "--run-dir",
-        &temp.run("missing"),
-    ]);
-    assert!(!output.status.success());
-    assert!(
-        text(&output.stderr).contains("missing.bin"),
-        "{}",
-        text(&output.stderr)
-    );
+    let play_under = |blueprint: &str, run: &str| {
+        refused(&trainer(&[
+            "train",
+            "--phase",
+            "play-2",
+            "--bidding-from",
+            blueprint,
+            "--run-dir",
+            &temp.run(run),
+        ]))
+    };
+    let error = play_under(&missing, "missing");
+    assert!(error.contains("missing.bin"), "{error}");
     let lone = temp.run("lone.toml");
     std::fs::write(&lone, "[rules]\nlone_defender = true\n").expect("profile");
     let lone_bidding = temp.run("lone-bidding");
@@ -889,17 +891,7 @@ fn card_play_trains_under_a_fixed_bidding_blueprint_that_the_run_guards() {
         "memory",
         &["--iterations", "100", "--export", "--config", &lone],
     );
-    let output = trainer(&[
-        "train",
-        "--phase",
-        "play-2",
-        "--bidding-from",
-        &format!("{lone_bidding}/policy.bin"),
-        "--run-dir",
-        &temp.run("lone-play"),
-    ]);
-    assert!(!output.status.success());
-    let error = text(&output.stderr);
+    let error = play_under(&format!("{lone_bidding}/policy.bin"), "lone-play");
     assert!(error.contains("trained under other rules"), "{error}");
 
     // A blueprint replaced since the run started stops resume and export.
@@ -908,9 +900,7 @@ fn card_play_trains_under_a_fixed_bidding_blueprint_that_the_run_guards() {
         vec!["resume", "--run-dir", &play, "--iterations", "10"],
         vec!["export", "--run-dir", &play],
     ] {
-        let output = trainer(&command);
-        assert!(!output.status.success(), "{command:?}");
-        let error = text(&output.stderr);
+        let error = refused(&trainer(&command));
         assert!(error.contains("changed since this run started"), "{error}");
     }
 }
