@@ -65,6 +65,7 @@ fn whole_hands_through_the_api_for_every_bot_kind() {
         format!("policy-argmax:{policy}"),
         format!("policy:{policy}+pimc:8"),
         format!("search:8:{policy}"),
+        format!("search-bids:8:{policy}"),
     ];
     let mut rng = SmallRng::seed_from_u64(3);
     for spec in &specs {

@@ -13,7 +13,7 @@ use thiserror::Error;
 use crate::eval::heuristic::Heuristic;
 use crate::eval::pimc::Pimc;
 use crate::eval::policy::{PolicyBot, Sampling, Unseen};
-use crate::eval::search::SearchBot;
+use crate::eval::search::{Bids, SearchBot};
 use crate::eval::seen::Seen;
 use crate::leaves::CardPlay;
 use crate::phase::describe_rules;
@@ -74,7 +74,8 @@ impl Bot for RandomBot {
 pub const SPEC_HELP: &str = "random | heuristic | pimc:WORLDS | policy:FILE | policy-argmax:FILE, \
      either policy followed by +BOT for the decisions past its phase (policy:FILE+pimc:50), \
      or search:FILE | search:WORLDS:FILE (the policy's bids, then PIMC over worlds weighted by \
-     what the bids reveal; 200 worlds by default)";
+     what the bids reveal; 200 worlds by default), or search-bids:FILE | search-bids:WORLDS:FILE \
+     (the same, with each bid the policy is not sure of searched over those worlds too)";
 
 /// Worlds solved per card by `search:FILE`: as many as the strongest PIMC
 /// yardstick, so a match against `pimc:200` compares inference, not effort.
@@ -154,7 +155,7 @@ pub fn from_spec(spec: &str, rules: Rules, unseen: Unseen) -> Result<Arc<dyn Bot
             same_rules(bot.rules())?;
             Arc::new(bot)
         }
-        ("search", argument) if !argument.is_empty() => {
+        ("search" | "search-bids", argument) if !argument.is_empty() => {
             let (worlds, path) = match argument.split_once(':') {
                 Some((worlds, path)) if worlds.parse::<usize>().is_ok() => {
                     let worlds = worlds.parse::<usize>().ok().filter(|&w| w > 0);
@@ -177,7 +178,12 @@ pub fn from_spec(spec: &str, rules: Rules, unseen: Unseen) -> Result<Arc<dyn Bot
                 Arc::new(Heuristic),
             )?;
             same_rules(blueprint.rules())?;
-            Arc::new(SearchBot::new(blueprint, worlds, path.to_owned()))
+            let bids = if kind == "search" {
+                Bids::Blueprint
+            } else {
+                Bids::Search
+            };
+            Arc::new(SearchBot::new(blueprint, worlds, bids, path.to_owned()))
         }
         _ => return Err(BotSpecError::Unknown { spec: owned() }),
     })

@@ -122,10 +122,16 @@ fn bidding_value(mut world: GameState, action: Action, team: Team, rng: &mut Sma
         let next = Heuristic.act(&Seen::new(&world, &[]), rng);
         world.apply(next);
     }
+    points_after_bidding(&world, team)
+}
+
+/// The payoff to `team` from `world`, where the bidding is over, with the
+/// cards played open-handed; a hand nobody bid scores what the rules say.
+pub(crate) fn points_after_bidding(world: &GameState, team: Team) -> i32 {
     if world.stage() == Stage::Finished {
         return world.outcome().map_or(0, |outcome| outcome.payoff(team));
     }
-    let Some(split) = SOLVER.with_borrow_mut(|solver| solver.solve_for_score(&world)) else {
+    let Some(split) = SOLVER.with_borrow_mut(|solver| solver.solve_for_score(world)) else {
         return 0;
     };
     score(world.contract(), world.lone_defender().is_some(), split).payoff(team)
