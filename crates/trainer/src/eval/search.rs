@@ -62,7 +62,7 @@ pub const TRUST: f64 = 0.9;
 
 /// A bid the blueprint gives at least this probability is played without
 /// search when the bot searches its bids.
-pub const CONFIDENT: f64 = 0.95;
+pub const CONFIDENT: f64 = 0.8;
 
 /// Who chooses the bot's bids and discard.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
