@@ -39,7 +39,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use euchre_game::engine::action::Action;
 use euchre_game::engine::state::{GameState, Stage};
-use euchre_game::keys::decision;
+use euchre_game::keys::{Decision, decision};
 use rand::RngExt;
 use rand::rngs::SmallRng;
 
@@ -122,6 +122,20 @@ impl SearchBot {
         self.blueprint.rules()
     }
 
+    /// The blueprint's probability for each of `decision`'s actions, in its
+    /// canonical order, and whether the blueprint trained the key. A key it
+    /// never trained reads as uniform, which is what its untrained average
+    /// strategy is.
+    fn strategy(&self, decision: &Decision) -> ([f64; Action::MAX_LEGAL], bool) {
+        let width = decision.actions.len();
+        let mut probabilities = [0.0f64; Action::MAX_LEGAL];
+        let trained = self
+            .blueprint
+            .file()
+            .probabilities(decision.key.0, &mut probabilities[..width]);
+        (probabilities, trained)
+    }
+
     /// How likely the blueprint makes `action` in `state`, mixed with
     /// uniform; 1 where the blueprint has nothing to say (a forced move or a
     /// decision past its horizon).
@@ -136,14 +150,10 @@ impl SearchBot {
         if width < 2 {
             return 1.0;
         }
-        // A key the blueprint never trained reads as uniform, which is what
-        // its untrained average strategy is; every world at this point of
-        // the history then has the same number of choices here, so trained
-        // and untrained keys weigh on one scale.
-        let mut probabilities = [0.0f64; Action::MAX_LEGAL];
-        self.blueprint
-            .file()
-            .probabilities(decision.key.0, &mut probabilities[..width]);
+        // Untrained keys read as uniform: every world at this point of the
+        // history then has the same number of choices here, so trained and
+        // untrained keys weigh on one scale.
+        let (probabilities, _) = self.strategy(&decision);
         let Some(index) = decision.actions.iter().position(|&a| a == action) else {
             return 1.0;
         };
@@ -187,12 +197,9 @@ impl SearchBot {
         }
         decision(state)
             .and_then(|decision| {
+                let (probabilities, trained) = self.strategy(&decision);
                 let width = decision.actions.len();
-                let mut probabilities = [0.0f64; Action::MAX_LEGAL];
-                self.blueprint
-                    .file()
-                    .probabilities(decision.key.0, &mut probabilities[..width])
-                    .then(|| decision.actions[most_likely(&probabilities[..width])])
+                trained.then(|| decision.actions[most_likely(&probabilities[..width])])
             })
             .unwrap_or_else(|| Heuristic.act(&Seen::new(state, &[]), rng))
     }
@@ -276,22 +283,22 @@ impl SearchBot {
         if self.bids == Bids::Blueprint {
             return self.blueprint.act(seen, rng);
         }
-        let probabilities = self
-            .blueprint
-            .probabilities(seen)
-            .filter(|probabilities| !probabilities.is_empty());
-        if let Some(probabilities) = &probabilities
-            && probabilities.iter().any(|&(_, p)| p >= CONFIDENT)
-        {
+        // The blueprint's most likely action, where it trained the key.
+        let blueprint_choice = seen.decision().and_then(|decision| {
+            let (probabilities, trained) = self.strategy(&decision);
+            let probabilities = &probabilities[..decision.actions.len()];
+            trained.then(|| {
+                let best = most_likely(probabilities);
+                (decision.actions[best], probabilities[best])
+            })
+        });
+        if blueprint_choice.is_some_and(|(_, probability)| probability >= CONFIDENT) {
             return self.blueprint.act(seen, rng);
         }
         let chosen = self.search(seen, rng);
         self.counts.bids_searched.fetch_add(1, Ordering::Relaxed);
-        if let Some(probabilities) = probabilities {
-            let weights: Vec<f64> = probabilities.iter().map(|&(_, p)| p).collect();
-            if probabilities[most_likely(&weights)].0 != chosen {
-                self.counts.bids_changed.fetch_add(1, Ordering::Relaxed);
-            }
+        if blueprint_choice.is_some_and(|(action, _)| action != chosen) {
+            self.counts.bids_changed.fetch_add(1, Ordering::Relaxed);
         }
         chosen
     }
