@@ -218,7 +218,13 @@ fn play_asks_again_on_bad_input_and_ends_cleanly_at_end_of_input() {
 
 #[test]
 fn a_closed_stdout_stops_the_output_without_a_panic() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_trainer"))
+    // The reading end is closed before the trainer starts, so its first
+    // line meets a pipe with no reader. Closing it after `spawn` raced the
+    // trainer: on a loaded machine a short eval could write its whole report
+    // into the pipe's buffer first and exit 0.
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let child = Command::new(env!("CARGO_BIN_EXE_trainer"))
         .args([
             "eval",
             "--a",
@@ -228,11 +234,10 @@ fn a_closed_stdout_stops_the_output_without_a_panic() {
             "--hands",
             "200",
         ])
-        .stdout(Stdio::piped())
+        .stdout(writer)
         .stderr(Stdio::piped())
         .spawn()
         .expect("the trainer binary runs");
-    drop(child.stdout.take());
     let output = child.wait_with_output().expect("the trainer finishes");
     let stderr = text(&output.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");

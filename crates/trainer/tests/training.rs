@@ -203,6 +203,10 @@ fn the_same_command_again_resumes_and_other_settings_are_named() {
 fn wait_for_checkpoint(run: &str, iterations: u64, child: &mut Child) {
     let started = Instant::now();
     loop {
+        // Whether it has exited is asked before the manifest is read, so a
+        // run that checkpoints and ends between the two reads is still seen
+        // to have reached its checkpoint.
+        let exited = child.try_wait().expect("the trainer's status");
         let manifest = store::Manifest::read(&Path::new(run).join("store")).expect("a manifest");
         if let Some(manifest) = manifest
             && let Some(progress) = manifest.state.decode::<serde_json::Value>().unwrap()
@@ -210,7 +214,7 @@ fn wait_for_checkpoint(run: &str, iterations: u64, child: &mut Child) {
         {
             return;
         }
-        if let Ok(Some(status)) = child.try_wait() {
+        if let Some(status) = exited {
             panic!("the trainer exited early with {status}");
         }
         assert!(
