@@ -3,9 +3,20 @@
 //! memory store on one thread (the table of `trainer bench train`, whose
 //! default also measures full play).
 
+use store::Backend;
+use trainer::bench::train::{Length, Selection};
 use trainer::phase::Phase;
 
 fn main() -> anyhow::Result<()> {
     let dir = std::env::temp_dir().join(format!("trainer-bench-train-{}", std::process::id()));
-    trainer::bench::train::run(4000, &[Phase::Bidding, Phase::Play(2)], None, &dir)
+    let length = Length::Iterations {
+        warm_up: 400,
+        measured: 4000,
+    };
+    let selection = Selection {
+        phases: vec![Phase::Bidding, Phase::Play(2)],
+        stores: Backend::ALL.to_vec(),
+        threads: vec![1, 2],
+    };
+    trainer::bench::train::run(length, &selection, None, &dir)
 }

@@ -373,11 +373,27 @@ enum BenchTarget {
     /// Training speed: iterations/s and updates/s for each phase and store,
     /// on 1 and 2 threads.
     Train {
-        #[arg(long, default_value_t = 4000)]
+        /// Iterations measured per row, after a warm-up of a tenth as many.
+        #[arg(long, default_value_t = 4000, conflicts_with = "measure_for")]
         iterations: u64,
+        /// Measure each row for this much training time instead (for
+        /// example 5m): a disk store's steady state, past the first minutes
+        /// of page faults that a short count on a fresh file measures.
+        #[arg(long = "for", value_name = "DURATION", value_parser = parse_duration)]
+        measure_for: Option<std::time::Duration>,
+        /// Training time before each row's measured stretch, with --for
+        /// (default: a tenth of it).
+        #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "measure_for")]
+        warm_up: Option<std::time::Duration>,
         /// Phases to measure, comma-separated.
         #[arg(long, value_delimiter = ',', value_parser = parse_phase, default_value = "bidding,play-2,full-play")]
         phases: Vec<phase::Phase>,
+        /// Stores to measure, comma-separated.
+        #[arg(long, value_delimiter = ',', value_parser = parse_store, default_value = "memory,lmdb,mmap")]
+        stores: Vec<store::Backend>,
+        /// Thread counts to measure, comma-separated.
+        #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u16).range(1..), default_value = "1,2")]
+        threads: Vec<u16>,
         /// Also measure each card-play phase with its bids fixed from this
         /// bidding policy file (see `train --bidding-from`).
         #[arg(long, value_name = "POLICY")]
@@ -579,10 +595,31 @@ fn main() -> anyhow::Result<()> {
             BenchTarget::Game { hands, seed } => bench::game::run(hands, seed),
             BenchTarget::Train {
                 iterations,
+                measure_for,
+                warm_up,
                 phases,
+                stores,
+                threads,
                 bidding_from,
                 dir,
-            } => bench::train::run(iterations, &phases, bidding_from.as_deref(), &dir),
+            } => {
+                let length = match measure_for {
+                    Some(measured) => bench::train::Length::Time {
+                        warm_up: warm_up.unwrap_or(measured / 10),
+                        measured,
+                    },
+                    None => bench::train::Length::Iterations {
+                        warm_up: iterations / 10,
+                        measured: iterations,
+                    },
+                };
+                let selection = bench::train::Selection {
+                    phases,
+                    stores,
+                    threads: threads.into_iter().map(usize::from).collect(),
+                };
+                bench::train::run(length, &selection, bidding_from.as_deref(), &dir)
+            }
             BenchTarget::Dd { positions, seed } => bench::dd::run(positions, seed),
             BenchTarget::Prune {
                 phase,

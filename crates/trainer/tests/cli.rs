@@ -115,6 +115,63 @@ fn bench_game_prints_a_table() {
 }
 
 #[test]
+fn bench_train_measures_the_chosen_rows_for_a_stretch_of_time() {
+    let dir = std::env::temp_dir().join(format!("cli-bench-train-{}", std::process::id()));
+    let dir = dir.to_string_lossy().into_owned();
+    let output = trainer(
+        &[
+            "bench",
+            "train",
+            "--phases",
+            "bidding",
+            "--stores",
+            "memory",
+            "--threads",
+            "1",
+            "--for",
+            "1s",
+            "--warm-up",
+            "1s",
+            "--dir",
+            &dir,
+        ],
+        "",
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let stdout = text(&output.stdout);
+    assert!(
+        stdout.contains("1 s of training each after a 1 s warm-up"),
+        "{stdout}"
+    );
+    let rows: Vec<&str> = stdout
+        .lines()
+        .filter(|line| line.starts_with("bidding"))
+        .collect();
+    assert_eq!(
+        rows.len(),
+        1,
+        "only the chosen store and thread count: {stdout}"
+    );
+    let fields: Vec<&str> = rows[0].split_whitespace().collect();
+    assert_eq!(&fields[..4], ["bidding", "memory", "1", "trained"]);
+    let rate: u64 = fields[4].replace(',', "").parse().expect("an it/s figure");
+    assert!(rate > 0, "{stdout}");
+    assert!(!std::path::Path::new(&dir).exists(), "the bench cleans up");
+
+    // A count and a time cannot both set the length.
+    let output = trainer(
+        &["bench", "train", "--iterations", "100", "--for", "1m"],
+        "",
+    );
+    assert!(!output.status.success());
+    assert!(
+        text(&output.stderr).contains("cannot be used with"),
+        "{}",
+        text(&output.stderr)
+    );
+}
+
+#[test]
 fn enumerate_full_play_counts_the_rank_compressed_universe() {
     let output = trainer(&["enumerate", "--phase", "full-play"], "");
     assert!(output.status.success(), "{}", text(&output.stderr));

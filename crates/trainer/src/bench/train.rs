@@ -5,6 +5,7 @@
 //! trained.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use crate::config::{Overrides, RunProfile, resolve};
 use crate::format::{bytes, thousands};
@@ -19,7 +20,89 @@ struct Row {
     store: Backend,
     threads: usize,
     fixed_bids: bool,
-    result: Result<(f64, u64, u64), String>,
+    result: Result<Measurement, String>,
+}
+
+/// What one row trained in its measured segment.
+struct Measurement {
+    iterations: u64,
+    seconds: f64,
+    updates: u64,
+    resident: u64,
+}
+
+impl Measurement {
+    fn rate(&self) -> f64 {
+        self.iterations as f64 / self.seconds
+    }
+}
+
+/// How long each row warms up and is then measured: a number of
+/// iterations, or a stretch of training time. Time is what shows a disk
+/// store's steady state: a fresh mmap file spends its first minutes
+/// faulting pages in and journalling their first changes, and a fixed
+/// iteration count measures faster settings over a shorter, more
+/// first-touch-bound stretch.
+#[derive(Clone, Copy, Debug)]
+pub enum Length {
+    Iterations {
+        warm_up: u64,
+        measured: u64,
+    },
+    Time {
+        warm_up: Duration,
+        measured: Duration,
+    },
+}
+
+impl Length {
+    fn budgets(self) -> (Budget, Budget) {
+        match self {
+            Length::Iterations { warm_up, measured } => (
+                Budget {
+                    iterations: Some(warm_up),
+                    ..Budget::default()
+                },
+                Budget {
+                    iterations: Some(measured),
+                    ..Budget::default()
+                },
+            ),
+            Length::Time { warm_up, measured } => (
+                Budget {
+                    duration: Some(warm_up),
+                    ..Budget::default()
+                },
+                Budget {
+                    duration: Some(measured),
+                    ..Budget::default()
+                },
+            ),
+        }
+    }
+
+    fn describe(self) -> String {
+        match self {
+            Length::Iterations { warm_up, measured } => format!(
+                "{} iterations each after a {}-iteration warm-up",
+                thousands(measured),
+                thousands(warm_up)
+            ),
+            Length::Time { warm_up, measured } => format!(
+                "{} s of training each after a {} s warm-up",
+                measured.as_secs_f64(),
+                warm_up.as_secs_f64()
+            ),
+        }
+    }
+}
+
+/// Which rows to measure.
+#[derive(Clone, Debug)]
+pub struct Selection {
+    pub phases: Vec<Phase>,
+    pub stores: Vec<Backend>,
+    pub threads: Vec<usize>,
 }
 
 /// One phase, store and thread count: iterations per second, record
@@ -30,9 +113,9 @@ fn measure(
     store: Backend,
     threads: usize,
     bidding_from: Option<PathBuf>,
-    iterations: u64,
+    length: Length,
     dir: &Path,
-) -> anyhow::Result<(f64, u64, u64)> {
+) -> anyhow::Result<Measurement> {
     let flags = Overrides {
         phase: Some(phase),
         store: Some(store),
@@ -47,37 +130,37 @@ fn measure(
     let mut session = Session::open(&run, &identity, &settings, &mut ())?;
     // One-thread runs reuse this thread: start each with no cached leaves.
     crate::leaves::clear_leaf_cache();
-    // A short warm-up touches the commonest infostates first, as any run does.
-    let warm_up = Budget {
-        iterations: Some(iterations / 10),
-        ..Budget::default()
-    };
+    // A warm-up touches the commonest infostates first, as any run does.
+    let (warm_up, measured) = length.budgets();
     session.train(warm_up, &mut ())?;
     let updates_so_far = |progress: Progress| progress.regret_updates + progress.strategy_updates;
     let before = updates_so_far(session.progress());
-    let measured = Budget {
-        iterations: Some(iterations),
-        ..Budget::default()
-    };
     let summary = session.train(measured, &mut ())?;
     let updates = updates_so_far(summary.progress) - before;
     let resident = resident_bytes();
     drop(session);
     let _ = std::fs::remove_dir_all(&run);
-    Ok((summary.train_seconds, updates, resident))
+    Ok(Measurement {
+        iterations: summary.session_iterations,
+        seconds: summary.train_seconds,
+        updates,
+        resident,
+    })
 }
 
 pub fn run(
-    iterations: u64,
-    phases: &[Phase],
+    length: Length,
+    selection: &Selection,
     bidding_from: Option<&Path>,
     dir: &Path,
 ) -> anyhow::Result<()> {
-    anyhow::ensure!(iterations >= 10, "--iterations must be at least 10");
+    if let Length::Iterations { measured, .. } = length {
+        anyhow::ensure!(measured >= 10, "--iterations must be at least 10");
+    }
     let mut rows = Vec::new();
-    for &phase in phases {
-        for store in Backend::ALL {
-            for threads in [1, 2] {
+    for &phase in &selection.phases {
+        for &store in &selection.stores {
+            for &threads in &selection.threads {
                 let blueprint = bidding_from.filter(|_| phase != Phase::Bidding);
                 for fixed in std::iter::once(None).chain(blueprint.map(Some)) {
                     let bids = if fixed.is_some() { "fixed" } else { "trained" };
@@ -89,7 +172,7 @@ pub fn run(
                         store,
                         threads,
                         fixed.map(Path::to_path_buf),
-                        iterations,
+                        length,
                         dir,
                     )
                     .map_err(|e| format!("{e:#}"));
@@ -106,9 +189,8 @@ pub fn run(
     }
     std::fs::remove_dir_all(dir).ok();
     println!(
-        "{} iterations each after a {}-iteration warm-up; ratios against memory, 1 thread, same phase",
-        thousands(iterations),
-        thousands(iterations / 10)
+        "{}; ratios against memory, 1 thread, same phase",
+        length.describe()
     );
     println!(
         "{:<10} {:<7} {:>7} {:<7} {:>10} {:>13} {:>12} {:>14} {:>14} {:>12}",
@@ -123,15 +205,10 @@ pub fn run(
         "vs bids trained",
         "resident"
     );
-    let rate = |r: &Row| {
-        r.result
-            .as_ref()
-            .ok()
-            .map(|(s, _, _)| iterations as f64 / s)
-    };
+    let rate = |r: &Row| r.result.as_ref().ok().map(Measurement::rate);
     for row in &rows {
         let bids = if row.fixed_bids { "fixed" } else { "trained" };
-        let Ok((seconds, updates, resident)) = &row.result else {
+        let Ok(measurement) = &row.result else {
             let reason = row.result.as_ref().err().cloned().unwrap_or_default();
             let reason: String = reason.chars().take(70).collect();
             println!(
@@ -143,7 +220,7 @@ pub fn run(
             );
             continue;
         };
-        let own = iterations as f64 / seconds;
+        let own = measurement.rate();
         let find = |store: Backend, threads: usize, fixed_bids: bool| {
             rows.iter()
                 .find(|r| {
@@ -162,11 +239,11 @@ pub fn run(
             row.threads,
             bids,
             thousands(own as u64),
-            thousands((*updates as f64 / seconds) as u64),
+            thousands((measurement.updates as f64 / measurement.seconds) as u64),
             ratio(find(Backend::Memory, 1, row.fixed_bids)),
             ratio(find(row.store, 1, row.fixed_bids)),
             ratio(find(row.store, row.threads, false)),
-            bytes(*resident)
+            bytes(measurement.resident)
         );
     }
     Ok(())
