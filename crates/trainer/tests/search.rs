@@ -194,7 +194,10 @@ fn open_hand_best_card_play_makes_the_true_deal_likelier_than_pimcs_worlds() {
         positions += 1;
     }
     assert!(positions >= 30, "only {positions} positions");
-    let (true_log, sampled_log) = (true_log / positions as f64, sampled_log / positions as f64);
+    let (true_log, sampled_log) = (
+        true_log / f64::from(positions),
+        sampled_log / f64::from(positions),
+    );
     // The model's likelihood of the true deal is at least PLAY_TRUST/k +
     // (1 − PLAY_TRUST)/n per play, for k cards of equal best value among
     // n; PIMC's worlds often make the played card a poor one. Equal values
