@@ -113,13 +113,13 @@ fn maker_trumps(policy: &std::path::Path) -> (f64, f64) {
         let seen = Seen::new(&state, &history);
         let worlds = search.weighted_worlds(&seen, 400, &mut rng);
         assert!(worlds.len() > 300, "most candidate worlds replay");
-        let total: f64 = worlds.iter().map(|(_, _, weight)| weight).sum();
+        let total: f64 = worlds.iter().map(|candidate| candidate.weight).sum();
         let held =
             |world: &GameState| f64::from(world.hand(contract.maker).intersection(trumps).len());
-        uniform_sum += worlds.iter().map(|(_, w, _)| held(w)).sum::<f64>() / worlds.len() as f64;
+        uniform_sum += worlds.iter().map(|c| held(&c.world)).sum::<f64>() / worlds.len() as f64;
         weighted_sum += worlds
             .iter()
-            .map(|(_, w, weight)| weight * held(w))
+            .map(|c| c.weight * held(&c.world))
             .sum::<f64>()
             / total;
         positions += 1;

@@ -93,6 +93,16 @@ pub enum Bids {
     Search,
 }
 
+/// A world consistent with what the actor saw: the guess at the hidden
+/// cards it was dealt from, the state it replays to, and its inference
+/// weight from the bids (unnormalised).
+#[derive(Clone, Copy, Debug)]
+pub struct Candidate {
+    pub hidden: Hidden,
+    pub world: GameState,
+    pub weight: f64,
+}
+
 pub struct SearchBot {
     blueprint: PolicyBot,
     worlds: usize,
@@ -189,7 +199,7 @@ impl SearchBot {
         seen: &Seen<'_>,
         count: usize,
         rng: &mut SmallRng,
-    ) -> Vec<(Hidden, GameState, f64)> {
+    ) -> Vec<Candidate> {
         let actor = seen.actor();
         let mut worlds = Vec::with_capacity(count);
         for _ in 0..count {
@@ -203,7 +213,11 @@ impl SearchBot {
                 }
             });
             if let Some(world) = world {
-                worlds.push((hidden, world, weight));
+                worlds.push(Candidate {
+                    hidden,
+                    world,
+                    weight,
+                });
             }
         }
         worlds
@@ -269,12 +283,12 @@ impl SearchBot {
     fn search(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Action {
         let legal = seen.legal();
         let candidates = self.weighted_worlds(seen, self.worlds * CANDIDATES_PER_WORLD, rng);
-        let total: f64 = candidates.iter().map(|(_, _, weight)| weight).sum();
+        let total: f64 = candidates.iter().map(|candidate| candidate.weight).sum();
         if candidates.is_empty() || total <= 0.0 {
             self.counts.no_world.fetch_add(1, Ordering::Relaxed);
             return Heuristic.act(seen, rng);
         }
-        let squares: f64 = candidates.iter().map(|(_, _, w)| w * w).sum();
+        let squares: f64 = candidates.iter().map(|c| c.weight * c.weight).sum();
         let playing = seen.stage() == Stage::Play;
         if playing {
             self.counts.searched.fetch_add(1, Ordering::Relaxed);
@@ -296,7 +310,12 @@ impl SearchBot {
         let mut drawn = 0;
         // Σ and Σ² of the drawn worlds' play weights, copies counted.
         let (mut play_sum, mut play_squares) = (0.0, 0.0);
-        for (hidden, world, weight) in &candidates {
+        for Candidate {
+            hidden,
+            world,
+            weight,
+        } in &candidates
+        {
             cumulative += weight;
             let mut copies = 0u32;
             while point < cumulative && drawn < self.worlds {
