@@ -74,7 +74,7 @@ impl Bot for RandomBot {
 pub const SPEC_HELP: &str = "random | heuristic | pimc:WORLDS | policy:FILE | policy-argmax:FILE, \
      either policy followed by +BOT for the decisions past its phase (policy:FILE+pimc:50), \
      or search:FILE | search:WORLDS:FILE (the policy's bids, then PIMC over worlds weighted by \
-     what the bids and card plays reveal; 200 worlds by default), or search-bids:FILE | search-bids:WORLDS:FILE \
+     what the bids reveal; 200 worlds by default), or search-bids:FILE | search-bids:WORLDS:FILE \
      (the same, with each bid the policy is not sure of searched over those worlds too)";
 
 /// Worlds solved per card by `search:FILE`: as many as the strongest PIMC

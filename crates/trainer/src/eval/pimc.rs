@@ -69,62 +69,41 @@ impl Bot for Pimc {
             return legal[0];
         }
         let team = seen.actor().team();
-        // Sums of whole points, exact in an f64.
-        let mut totals = vec![0.0; legal.len()];
+        let mut totals = vec![0i64; legal.len()];
         for _ in 0..self.worlds {
             let Some(world) = sample_world(seen, rng) else {
                 continue;
             };
             if seen.stage() == Stage::Play {
-                add_card_points(&world, legal.as_slice(), 1.0, &mut totals);
+                add_card_points(&world, team, legal.as_slice(), 1, &mut totals);
             } else {
                 for (total, &action) in totals.iter_mut().zip(legal.iter()) {
-                    *total += f64::from(bidding_value(world, action, team, rng));
+                    *total += i64::from(bidding_value(world, action, team, rng));
                 }
             }
         }
-        legal[best_of(&totals)]
+        let best = (0..legal.len()).max_by_key(|&i| totals[i]).unwrap_or(0);
+        legal[best]
     }
-}
-
-/// The index of the largest total; the last of equal ones, as PIMC has
-/// always broken ties.
-pub(crate) fn best_of(totals: &[f64]) -> usize {
-    (0..totals.len())
-        .max_by(|&a, &b| totals[a].total_cmp(&totals[b]))
-        .unwrap_or(0)
 }
 
 /// Adds to `totals` (one per `legal` card), `weight` times over, the points
-/// the side to act scores after each card when everyone then plays
-/// open-handed.
+/// `team` scores after each card when everyone then plays open-handed.
 pub(crate) fn add_card_points(
     world: &GameState,
+    team: Team,
     legal: &[Action],
-    weight: f64,
-    totals: &mut [f64],
+    weight: i64,
+    totals: &mut [i64],
 ) {
-    let values = card_points(world);
+    let values = SOLVER.with_borrow_mut(|solver| solver.card_values(world));
     for (total, action) in totals.iter_mut().zip(legal.iter()) {
         if let Action::Play(card) = action
-            && let Some(&(_, points)) = values.iter().find(|(c, _)| c == card)
+            && let Some(&(_, tricks)) = values.iter().find(|(c, _)| c == card)
         {
-            *total += weight * f64::from(points);
+            *total += weight * i64::from(points_after(world, team, tricks));
         }
     }
-}
-
-/// The points the side to act scores after each card it may play in
-/// `world`, when everyone then plays open-handed (empty outside play).
-pub(crate) fn card_points(world: &GameState) -> Vec<(Card, i32)> {
-    let Some(team) = world.to_act().map(Seat::team) else {
-        return Vec::new();
-    };
-    let values = SOLVER.with_borrow_mut(|solver| solver.card_values(world));
-    values
-        .into_iter()
-        .map(|(card, tricks)| (card, points_after(world, team, tricks)))
-        .collect()
 }
 
 /// The payoff to `team` when it ends the hand with `tricks` tricks.

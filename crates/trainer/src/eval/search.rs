@@ -19,16 +19,6 @@
 //! twice), solve each open-handed and play the card with the largest
 //! weighted points for the actor's side.
 //!
-//! **Card plays are evidence too.** The blueprint is a bidding policy and
-//! says nothing about cards, so the other seats' plays are weighed by a
-//! model of a strong card player instead: a seat plays a card of the best
-//! open-hand value for its side in the world (ties alike), mixed with
-//! uniform ([`PLAY_TRUST`]). A partner who ducked holds no winner there; a
-//! defender who threw a low trump on a trick its side could not lose holds
-//! no high one. Solving every past play of every candidate would cost more
-//! than the search, so this weight is applied after resampling, to the
-//! distinct worlds drawn, as an importance weight on each world's points.
-//!
 //! **Bids and the discard** are the blueprint's most likely action, where
 //! it trained one (the argmax bidder beats sampling it; see the README),
 //! unless the bot searches its bids too ([`Bids::Search`]): then each bid
@@ -55,9 +45,7 @@ use rand::rngs::SmallRng;
 
 use crate::eval::bot::Bot;
 use crate::eval::heuristic::Heuristic;
-use crate::eval::pimc::{
-    Hidden, add_card_points, best_of, card_points, points_after_bidding, replay, sample_hidden,
-};
+use crate::eval::pimc::{add_card_points, points_after_bidding, replay, sample_hidden};
 use crate::eval::policy::PolicyBot;
 use crate::eval::seen::Seen;
 use crate::leaves::CardPlay;
@@ -72,13 +60,6 @@ pub const CANDIDATES_PER_WORLD: usize = 4;
 /// for the blueprint's probability `p` among `n` choices.
 pub const TRUST: f64 = 0.9;
 
-/// The weight an observed card play gets is `PLAY_TRUST × q + (1 −
-/// PLAY_TRUST) / n` for `n` playable cards, where `q` is `1/k` when the
-/// card is one of the `k` of best open-hand value for its side in the
-/// world, else 0. Measured against PIMC-200 at 0.5 and 0.8, alike within
-/// noise (README).
-pub const PLAY_TRUST: f64 = 0.5;
-
 /// A bid the blueprint gives at least this probability is played without
 /// search when the bot searches its bids.
 pub const CONFIDENT: f64 = 0.8;
@@ -91,16 +72,6 @@ pub enum Bids {
     /// Weighted open-hand search over the blueprint's continuation, where
     /// the blueprint is not [`CONFIDENT`].
     Search,
-}
-
-/// A world consistent with what the actor saw: the guess at the hidden
-/// cards it was dealt from, the state it replays to, and its inference
-/// weight from the bids (unnormalised).
-#[derive(Clone, Copy, Debug)]
-pub struct Candidate {
-    pub hidden: Hidden,
-    pub world: GameState,
-    pub weight: f64,
 }
 
 pub struct SearchBot {
@@ -126,9 +97,6 @@ struct Counts {
     distinct_worlds: AtomicU64,
     /// Σ of the effective sample size (Σw)²/Σw² of the candidates, ×1000.
     effective_milli: AtomicU64,
-    /// Σ of the effective sample size of the drawn worlds once the card
-    /// plays are weighed too, ×1000.
-    play_effective_milli: AtomicU64,
     candidates: AtomicU64,
     no_world: AtomicU64,
     /// Bids (and discards) valued by search, and how many of them chose
@@ -199,7 +167,7 @@ impl SearchBot {
         seen: &Seen<'_>,
         count: usize,
         rng: &mut SmallRng,
-    ) -> Vec<Candidate> {
+    ) -> Vec<(GameState, f64)> {
         let actor = seen.actor();
         let mut worlds = Vec::with_capacity(count);
         for _ in 0..count {
@@ -213,39 +181,10 @@ impl SearchBot {
                 }
             });
             if let Some(world) = world {
-                worlds.push(Candidate {
-                    hidden,
-                    world,
-                    weight,
-                });
+                worlds.push((world, weight));
             }
         }
         worlds
-    }
-
-    /// How likely the other seats' card plays so far are in the world
-    /// `hidden` deals, under the strong-player model of [`PLAY_TRUST`].
-    pub fn play_likelihood(&self, seen: &Seen<'_>, hidden: &Hidden) -> f64 {
-        let actor = seen.actor();
-        let mut likelihood = 1.0;
-        replay(seen, hidden, |state, seat, action| {
-            let Action::Play(card) = action else {
-                return;
-            };
-            if seat == actor {
-                return;
-            }
-            let points = card_points(state);
-            if points.len() < 2 {
-                return;
-            }
-            let best = points.iter().map(|&(_, p)| p).max().unwrap_or(0);
-            let tied = points.iter().filter(|&&(_, p)| p == best).count();
-            let played_best = points.iter().any(|&(c, p)| c == card && p == best);
-            let model = if played_best { 1.0 / tied as f64 } else { 0.0 };
-            likelihood *= PLAY_TRUST * model + (1.0 - PLAY_TRUST) / points.len() as f64;
-        });
-        likelihood
     }
 
     /// The blueprint's most likely action at `state` (the heuristic's where
@@ -282,13 +221,14 @@ impl SearchBot {
     /// solving the world after it, each bid by [`Self::bid_points`].
     fn search(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Action {
         let legal = seen.legal();
+        let actor = seen.actor();
         let candidates = self.weighted_worlds(seen, self.worlds * CANDIDATES_PER_WORLD, rng);
-        let total: f64 = candidates.iter().map(|candidate| candidate.weight).sum();
+        let total: f64 = candidates.iter().map(|(_, weight)| weight).sum();
         if candidates.is_empty() || total <= 0.0 {
             self.counts.no_world.fetch_add(1, Ordering::Relaxed);
             return Heuristic.act(seen, rng);
         }
-        let squares: f64 = candidates.iter().map(|c| c.weight * c.weight).sum();
+        let squares: f64 = candidates.iter().map(|(_, w)| w * w).sum();
         let playing = seen.stage() == Stage::Play;
         if playing {
             self.counts.searched.fetch_add(1, Ordering::Relaxed);
@@ -305,19 +245,13 @@ impl SearchBot {
         let step = total / self.worlds as f64;
         let mut point = rng.random::<f64>() * step;
         let mut cumulative = 0.0;
-        let mut totals = vec![0.0; legal.len()];
+        let team = actor.team();
+        let mut totals = vec![0i64; legal.len()];
         let mut distinct = 0;
         let mut drawn = 0;
-        // Σ and Σ² of the drawn worlds' play weights, copies counted.
-        let (mut play_sum, mut play_squares) = (0.0, 0.0);
-        for Candidate {
-            hidden,
-            world,
-            weight,
-        } in &candidates
-        {
+        for (world, weight) in &candidates {
             cumulative += weight;
-            let mut copies = 0u32;
+            let mut copies = 0;
             while point < cumulative && drawn < self.worlds {
                 copies += 1;
                 drawn += 1;
@@ -327,15 +261,11 @@ impl SearchBot {
                 continue;
             }
             distinct += 1;
-            let copies = f64::from(copies);
             if playing {
-                let play_weight = self.play_likelihood(seen, hidden);
-                play_sum += copies * play_weight;
-                play_squares += copies * play_weight * play_weight;
-                add_card_points(world, legal.as_slice(), copies * play_weight, &mut totals);
+                add_card_points(world, team, legal.as_slice(), copies, &mut totals);
             } else {
                 for (total, &action) in totals.iter_mut().zip(legal.iter()) {
-                    *total += copies * self.bid_points(*world, action, rng) as f64;
+                    *total += copies * self.bid_points(*world, action, rng);
                 }
             }
         }
@@ -343,14 +273,9 @@ impl SearchBot {
             self.counts
                 .distinct_worlds
                 .fetch_add(distinct, Ordering::Relaxed);
-            if play_squares > 0.0 {
-                self.counts.play_effective_milli.fetch_add(
-                    (1000.0 * play_sum * play_sum / play_squares) as u64,
-                    Ordering::Relaxed,
-                );
-            }
         }
-        legal[best_of(&totals)]
+        let best = (0..legal.len()).max_by_key(|&i| totals[i]).unwrap_or(0);
+        legal[best]
     }
 
     /// A bid or discard: the blueprint's, or searched (see [`Bids`]).
@@ -404,12 +329,11 @@ impl Bot for SearchBot {
         let searched = self.counts.searched.load(Ordering::Relaxed);
         let per = |total: u64| total as f64 / searched.max(1) as f64;
         let mut report = format!(
-            "{}: {searched} card plays searched; per search {:.0} candidate worlds with an effective sample size of {:.0}, {:.0} distinct worlds solved, {:.0} effective once the card plays are weighed",
+            "{}: {searched} card plays searched; per search {:.0} candidate worlds with an effective sample size of {:.0}, {:.0} distinct worlds solved",
             self.name(),
             per(self.counts.candidates.load(Ordering::Relaxed)),
             per(self.counts.effective_milli.load(Ordering::Relaxed)) / 1000.0,
             per(self.counts.distinct_worlds.load(Ordering::Relaxed)),
-            per(self.counts.play_effective_milli.load(Ordering::Relaxed)) / 1000.0,
         );
         if self.bids == Bids::Search {
             let searched = self.counts.bids_searched.load(Ordering::Relaxed);
