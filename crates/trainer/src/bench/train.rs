@@ -57,27 +57,17 @@ pub enum Length {
 
 impl Length {
     fn budgets(self) -> (Budget, Budget) {
+        let count = |iterations| Budget {
+            iterations: Some(iterations),
+            ..Budget::default()
+        };
+        let time = |duration| Budget {
+            duration: Some(duration),
+            ..Budget::default()
+        };
         match self {
-            Length::Iterations { warm_up, measured } => (
-                Budget {
-                    iterations: Some(warm_up),
-                    ..Budget::default()
-                },
-                Budget {
-                    iterations: Some(measured),
-                    ..Budget::default()
-                },
-            ),
-            Length::Time { warm_up, measured } => (
-                Budget {
-                    duration: Some(warm_up),
-                    ..Budget::default()
-                },
-                Budget {
-                    duration: Some(measured),
-                    ..Budget::default()
-                },
-            ),
+            Length::Iterations { warm_up, measured } => (count(warm_up), count(measured)),
+            Length::Time { warm_up, measured } => (time(warm_up), time(measured)),
         }
     }
 
