@@ -1,7 +1,11 @@
 //! The `trainer` binary end to end: real processes, real arguments.
 
+mod support;
+
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
+
+use support::{refused, text};
 
 fn trainer(args: &[&str], stdin: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_trainer"))
@@ -18,10 +22,6 @@ fn trainer(args: &[&str], stdin: &str) -> Output {
         .write_all(stdin.as_bytes())
         .expect("stdin accepts input");
     child.wait_with_output().expect("the trainer finishes")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 #[test]
@@ -50,9 +50,10 @@ fn enumerate_reads_rules_from_a_profile() {
 
     let typo = dir.join("typo.toml");
     std::fs::write(&typo, "[rules]\nlone_defendr = true\n").unwrap();
-    let output = trainer(&["enumerate", "--config", typo.to_str().unwrap()], "");
-    assert!(!output.status.success());
-    let stderr = text(&output.stderr);
+    let stderr = refused(&trainer(
+        &["enumerate", "--config", typo.to_str().unwrap()],
+        "",
+    ));
     assert!(
         stderr.contains("lone_defendr") && stderr.contains("typo.toml"),
         "{stderr}"
@@ -62,9 +63,10 @@ fn enumerate_reads_rules_from_a_profile() {
 
 #[test]
 fn a_missing_config_file_is_a_clear_error() {
-    let output = trainer(&["enumerate", "--config", "/nonexistent/profile.toml"], "");
-    assert!(!output.status.success());
-    let stderr = text(&output.stderr);
+    let stderr = refused(&trainer(
+        &["enumerate", "--config", "/nonexistent/profile.toml"],
+        "",
+    ));
     assert!(
         stderr.contains("cannot read the config file /nonexistent/profile.toml"),
         "{stderr}"
@@ -73,16 +75,13 @@ fn a_missing_config_file_is_a_clear_error() {
 
 #[test]
 fn bad_arguments_name_the_problem() {
-    let output = trainer(&["enumerate", "--phase", "poker"], "");
-    assert!(!output.status.success());
-    let stderr = text(&output.stderr);
+    let stderr = refused(&trainer(&["enumerate", "--phase", "poker"], ""));
     assert!(
         stderr.contains("poker") && stderr.contains("bidding"),
         "{stderr}"
     );
-    let output = trainer(&["bench", "game", "--hands", "lots"], "");
-    assert!(!output.status.success());
-    assert!(text(&output.stderr).contains("lots"));
+    let stderr = refused(&trainer(&["bench", "game", "--hands", "lots"], ""));
+    assert!(stderr.contains("lots"), "{stderr}");
 }
 
 #[test]
@@ -159,16 +158,11 @@ fn bench_train_measures_the_chosen_rows_for_a_stretch_of_time() {
     assert!(!std::path::Path::new(&dir).exists(), "the bench cleans up");
 
     // A count and a time cannot both set the length.
-    let output = trainer(
+    let stderr = refused(&trainer(
         &["bench", "train", "--iterations", "100", "--for", "1m"],
         "",
-    );
-    assert!(!output.status.success());
-    assert!(
-        text(&output.stderr).contains("cannot be used with"),
-        "{}",
-        text(&output.stderr)
-    );
+    ));
+    assert!(stderr.contains("cannot be used with"), "{stderr}");
 }
 
 #[test]
@@ -213,9 +207,7 @@ fn eval_prints_an_interval_and_is_deterministic() {
 
 #[test]
 fn eval_explains_bad_bots_and_hand_counts() {
-    let output = trainer(&["eval", "--a", "wizard", "--b", "random"], "");
-    assert!(!output.status.success());
-    let stderr = text(&output.stderr);
+    let stderr = refused(&trainer(&["eval", "--a", "wizard", "--b", "random"], ""));
     assert!(
         stderr.contains("unknown bot 'wizard'") && stderr.contains("pimc:WORLDS"),
         "{stderr}"
@@ -228,18 +220,13 @@ fn eval_explains_bad_bots_and_hand_counts() {
         text(&output.stderr)
     );
 
-    let output = trainer(
+    let stderr = refused(&trainer(
         &["eval", "--a", "heuristic", "--b", "random", "--hands", "7"],
         "",
-    );
-    assert!(!output.status.success());
-    assert!(
-        text(&output.stderr).contains("even number"),
-        "{}",
-        text(&output.stderr)
-    );
+    ));
+    assert!(stderr.contains("even number"), "{stderr}");
 
-    let output = trainer(
+    let stderr = refused(&trainer(
         &[
             "eval",
             "--a",
@@ -248,13 +235,8 @@ fn eval_explains_bad_bots_and_hand_counts() {
             "random",
         ],
         "",
-    );
-    assert!(!output.status.success());
-    assert!(
-        text(&output.stderr).contains("/nonexistent/policy.bin"),
-        "{}",
-        text(&output.stderr)
-    );
+    ));
+    assert!(stderr.contains("/nonexistent/policy.bin"), "{stderr}");
 }
 
 #[test]

@@ -3,18 +3,13 @@
 //! more than the work since the last checkpoint, and bad requests are
 //! refused with a reason.
 
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn trainer(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_trainer"))
-        .args(args)
-        .env("RUST_BACKTRACE", "0")
-        .stdin(Stdio::null())
-        .output()
-        .expect("the trainer binary runs")
-}
+use support::{ok, refused, text, trainer};
 
 fn spawn(args: &[&str]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_trainer"))
@@ -25,31 +20,6 @@ fn spawn(args: &[&str]) -> Child {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the trainer binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// The stderr of a command that must have failed.
-fn refused(output: &Output) -> String {
-    assert!(
-        !output.status.success(),
-        "expected a refusal: {}",
-        text(&output.stdout)
-    );
-    text(&output.stderr)
-}
-
-fn ok(output: &Output) -> String {
-    assert!(
-        output.status.success(),
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        output.status,
-        text(&output.stdout),
-        text(&output.stderr)
-    );
-    text(&output.stdout)
 }
 
 struct TempDir(PathBuf);

@@ -18,6 +18,16 @@ pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// The stderr of a command that must have failed.
+pub fn refused(output: &Output) -> String {
+    assert!(
+        !output.status.success(),
+        "expected a refusal: {}",
+        text(&output.stdout)
+    );
+    text(&output.stderr)
+}
+
 pub fn ok(output: &Output) -> String {
     assert!(
         output.status.success(),
