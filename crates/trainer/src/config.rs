@@ -203,6 +203,72 @@ pub struct RunSection {
     pub bidding_from: Option<PathBuf>,
     /// How those bids are drawn: `argmax` (the default) or `average`.
     pub fixed_bids: Option<BidChoice>,
+    /// Where a card-play run's bids come from when no `bidding_from` names
+    /// them: `staged` (full play's default) or `trained`.
+    pub bids: Option<BidsName>,
+    /// The iterations of a staged run's bidding stage.
+    pub bidding_iterations: Option<u64>,
+}
+
+impl RunSection {
+    /// Whether the profile says anything about where the bids come from.
+    fn chooses_bids(&self) -> bool {
+        self.bids.is_some()
+            || self.bidding_from.is_some()
+            || self.bidding_iterations.is_some()
+            || self.fixed_bids.is_some()
+    }
+}
+
+/// Where a card-play run's bids come from, when no blueprint file names
+/// them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum BidsName {
+    /// A bidding stage trains the bids first, in `<run>/bidding`, and card
+    /// play then trains under them, held fixed. Full play's default: bids
+    /// learnt against the run's own weak early card play are far too bold,
+    /// and an iteration that walks the card play below every bid costs
+    /// about four times one that walks a single bid's.
+    Staged,
+    /// Bids and card play trained together, in one game tree.
+    Trained,
+}
+
+impl fmt::Display for BidsName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BidsName::Staged => "staged",
+            BidsName::Trained => "trained",
+        })
+    }
+}
+
+/// A staged run's first stage: a bidding run of `iterations` in
+/// `<run>/bidding`, whose exported policy then plays every bid of the card
+/// play, drawn as `choice` says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BiddingStage {
+    pub iterations: u64,
+    pub choice: BidChoice,
+}
+
+/// The bidding stage's length unless a flag or profile says otherwise: on
+/// 2 threads of this project's machine about 19 minutes, by when the
+/// bidding phase's local best response is about zero (README, "Full play
+/// under fixed bids").
+pub const DEFAULT_BIDDING_STAGE_ITERATIONS: u64 = 8_000_000;
+
+impl fmt::Display for BiddingStage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "a bidding stage of {} iterations first, its {} bids then fixed",
+            crate::format::thousands(self.iterations),
+            self.choice
+        )
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -286,9 +352,25 @@ pub enum ConfigError {
     #[error("--bidding-from")]
     Blueprint(#[source] BlueprintError),
     #[error(
-        "--fixed-bids says how bids are drawn from a bidding blueprint; name the blueprint with --bidding-from POLICY"
+        "--fixed-bids says how bids are drawn from a bidding blueprint; name the blueprint with --bidding-from POLICY, or train one first with --bids staged"
     )]
     FixedBidsWithoutBlueprint,
+    #[error(
+        "--bids and --bidding-iterations say where a card-play run's bids come from, but the bidding phase trains only bids; use them with --phase full-play or play-N"
+    )]
+    BidsPhase,
+    #[error(
+        "--bidding-from already fixes the bids, so --bids cannot also choose them; keep one of the two"
+    )]
+    BidsWithBlueprint,
+    #[error(
+        "--bidding-iterations sets the length of a bidding stage, but this run has none (its bids come from --bidding-from, or --bids trained); drop it, or use --bids staged"
+    )]
+    StageWithoutStage,
+    #[error(
+        "--bidding-iterations 0 trains no bids; give the stage at least 1 iteration (the default is 8,000,000), or use --bids trained"
+    )]
+    ZeroBiddingStage,
 }
 
 impl ConfigError {
@@ -347,6 +429,10 @@ pub struct Identity {
     /// before the setting existed trained their bids.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bidding_from: Option<BlueprintSource>,
+    /// Bids trained by a stage of the run itself, before its card play;
+    /// `bidding_from` names the stage's policy once the stage has ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bidding_stage: Option<BiddingStage>,
 }
 
 impl Identity {
@@ -379,16 +465,30 @@ impl Identity {
             saved.encoding.to_string(),
         );
         check("seed", self.seed.to_string(), saved.seed.to_string());
+        let describe_stage = |stage: &Option<BiddingStage>| {
+            stage.map_or_else(|| "no bidding stage".to_owned(), |stage| stage.to_string())
+        };
+        check(
+            "bids",
+            describe_stage(&self.bidding_stage),
+            describe_stage(&saved.bidding_stage),
+        );
         let describe = |source: &Option<BlueprintSource>| {
             source
                 .as_ref()
                 .map_or_else(|| "bids trained by the run".to_owned(), ToString::to_string)
         };
-        check(
-            "bidding blueprint",
-            describe(&self.bidding_from),
-            describe(&saved.bidding_from),
-        );
+        // A stage's blueprint is the run's own, known only once the stage
+        // has ended: before that, either side may not have it yet.
+        let stage_unfinished = self.bidding_stage.is_some()
+            && (self.bidding_from.is_none() || saved.bidding_from.is_none());
+        if !stage_unfinished {
+            check(
+                "bidding blueprint",
+                describe(&self.bidding_from),
+                describe(&saved.bidding_from),
+            );
+        }
         out
     }
 }
@@ -514,6 +614,34 @@ pub struct Overrides {
     pub prune_after: Option<u64>,
     pub bidding_from: Option<PathBuf>,
     pub fixed_bids: Option<BidChoice>,
+    pub bids: Option<BidsName>,
+    pub bidding_iterations: Option<u64>,
+}
+
+impl Overrides {
+    /// Whether the flags say anything about where the bids come from.
+    fn chooses_bids(&self) -> bool {
+        self.bids.is_some()
+            || self.bidding_from.is_some()
+            || self.bidding_iterations.is_some()
+            || self.fixed_bids.is_some()
+    }
+}
+
+/// Whether a profile with these flags says where the bids come from. A run
+/// directory made before staged bids were full play's default keeps its
+/// own bids when the command says nothing about them.
+pub fn chooses_bids(profile: &RunProfile, flags: &Overrides) -> bool {
+    profile.run.chooses_bids() || flags.chooses_bids()
+}
+
+/// Where a phase's bids come from when nothing says: full play trains them
+/// in a stage of their own first; play-N trains them with its card play.
+pub fn default_bids(phase: Phase) -> BidsName {
+    match phase {
+        Phase::FullPlay => BidsName::Staged,
+        Phase::Bidding | Phase::Play(_) => BidsName::Trained,
+    }
 }
 
 /// Resolves a profile and flags into the run's identity and this session's
@@ -540,6 +668,7 @@ pub fn resolve(
             .unwrap_or_else(|| EncodingName::default_for(phase)),
         seed: flags.seed.or(run.seed).unwrap_or(1),
         bidding_from: None,
+        bidding_stage: None,
     };
     identity
         .solver
@@ -550,20 +679,48 @@ pub fn resolve(
         return Err(ConfigError::CalibratedLeavesPhase { phase });
     }
     let choice = flags.fixed_bids.or(run.fixed_bids);
-    match flags
+    let bids = flags.bids.or(run.bids);
+    let stage_iterations = flags.bidding_iterations.or(run.bidding_iterations);
+    let blueprint = flags
         .bidding_from
         .as_deref()
-        .or(run.bidding_from.as_deref())
-    {
-        Some(_) if phase == Phase::Bidding => return Err(ConfigError::BlueprintPhase),
-        Some(path) => {
+        .or(run.bidding_from.as_deref());
+    if phase == Phase::Bidding {
+        if blueprint.is_some() {
+            return Err(ConfigError::BlueprintPhase);
+        }
+        if bids.is_some() || stage_iterations.is_some() {
+            return Err(ConfigError::BidsPhase);
+        }
+    }
+    match (blueprint, bids.unwrap_or_else(|| default_bids(phase))) {
+        (Some(_), _) if bids.is_some() => return Err(ConfigError::BidsWithBlueprint),
+        (Some(_), _) if stage_iterations.is_some() => {
+            return Err(ConfigError::StageWithoutStage);
+        }
+        (Some(path), _) => {
             let blueprint =
                 BiddingBlueprint::load(path, identity.rules, choice.unwrap_or_default())
                     .map_err(ConfigError::Blueprint)?;
             identity.bidding_from = Some(blueprint.source().clone());
         }
-        None if choice.is_some() => return Err(ConfigError::FixedBidsWithoutBlueprint),
-        None => {}
+        (None, BidsName::Staged) => {
+            let iterations = stage_iterations.unwrap_or(DEFAULT_BIDDING_STAGE_ITERATIONS);
+            if iterations == 0 {
+                return Err(ConfigError::ZeroBiddingStage);
+            }
+            identity.bidding_stage = Some(BiddingStage {
+                iterations,
+                choice: choice.unwrap_or_default(),
+            });
+        }
+        (None, BidsName::Trained) if choice.is_some() => {
+            return Err(ConfigError::FixedBidsWithoutBlueprint);
+        }
+        (None, BidsName::Trained) if stage_iterations.is_some() => {
+            return Err(ConfigError::StageWithoutStage);
+        }
+        (None, BidsName::Trained) => {}
     }
     let duration = match flags.duration {
         Some(duration) => Some(duration),
@@ -807,6 +964,14 @@ mod tests {
         };
         let (identity, session, dir) = resolve(RunProfile::default(), bare).unwrap();
         assert_eq!(identity.encoding, EncodingName::I16);
+        assert_eq!(
+            identity.bidding_stage,
+            Some(BiddingStage {
+                iterations: DEFAULT_BIDDING_STAGE_ITERATIONS,
+                choice: BidChoice::Argmax
+            }),
+            "full play trains its bids in a stage of their own first"
+        );
         assert_eq!(session.iterations, None, "full play trains until stopped");
         assert_eq!((session.until, session.duration), (None, None));
         assert_eq!(dir, None, "the default run directory, runs/full-play-mmap");
@@ -853,6 +1018,134 @@ mod tests {
         assert!(bad("[run]\nfor = \"soon\"\n").contains("duration"));
         assert!(bad("[run]\niterations = 0\n").contains("at least 1"));
         assert!(bad("[log]\nlevel = \"loud\"\n").contains("loud"));
+    }
+
+    #[test]
+    fn where_the_bids_come_from_is_resolved_and_conflicts_are_explained() {
+        let with = |phase: Phase, flags: Overrides| {
+            resolve(
+                RunProfile::default(),
+                Overrides {
+                    phase: Some(phase),
+                    ..flags
+                },
+            )
+        };
+        let stage = |flags: Overrides| with(Phase::FullPlay, flags).unwrap().0.bidding_stage;
+        assert_eq!(
+            stage(Overrides {
+                bidding_iterations: Some(5000),
+                fixed_bids: Some(BidChoice::Average),
+                ..Overrides::default()
+            }),
+            Some(BiddingStage {
+                iterations: 5000,
+                choice: BidChoice::Average
+            })
+        );
+        assert_eq!(
+            stage(Overrides {
+                bids: Some(BidsName::Trained),
+                ..Overrides::default()
+            }),
+            None
+        );
+        let play = with(Phase::Play(2), Overrides::default()).unwrap().0;
+        assert_eq!(
+            play.bidding_stage, None,
+            "play-N trains its bids unless asked"
+        );
+        let staged_play = with(
+            Phase::Play(2),
+            Overrides {
+                bids: Some(BidsName::Staged),
+                ..Overrides::default()
+            },
+        );
+        assert!(staged_play.unwrap().0.bidding_stage.is_some());
+        let profile = parse_profile("[run]\nphase = \"full-play\"\nbids = \"trained\"\n", "t");
+        let (identity, _, _) = resolve(profile.unwrap(), Overrides::default()).unwrap();
+        assert_eq!(identity.bidding_stage, None);
+
+        let refused = |phase: Phase, flags: Overrides| chain(&with(phase, flags).unwrap_err());
+        let message = refused(
+            Phase::Bidding,
+            Overrides {
+                bids: Some(BidsName::Staged),
+                ..Overrides::default()
+            },
+        );
+        assert!(
+            message.contains("the bidding phase trains only bids"),
+            "{message}"
+        );
+        let message = refused(
+            Phase::FullPlay,
+            Overrides {
+                bids: Some(BidsName::Staged),
+                bidding_from: Some(PathBuf::from("any.bin")),
+                ..Overrides::default()
+            },
+        );
+        assert!(message.contains("keep one of the two"), "{message}");
+        let message = refused(
+            Phase::FullPlay,
+            Overrides {
+                bids: Some(BidsName::Trained),
+                bidding_iterations: Some(100),
+                ..Overrides::default()
+            },
+        );
+        assert!(message.contains("this run has none"), "{message}");
+        let message = refused(
+            Phase::FullPlay,
+            Overrides {
+                bidding_iterations: Some(0),
+                ..Overrides::default()
+            },
+        );
+        assert!(message.contains("at least 1 iteration"), "{message}");
+        let message = refused(
+            Phase::FullPlay,
+            Overrides {
+                bids: Some(BidsName::Trained),
+                fixed_bids: Some(BidChoice::Argmax),
+                ..Overrides::default()
+            },
+        );
+        assert!(message.contains("--bids staged"), "{message}");
+    }
+
+    #[test]
+    fn a_staged_run_names_a_changed_stage_but_not_its_own_blueprint_before_it_exists() {
+        let staged = |iterations| Identity {
+            bidding_stage: Some(BiddingStage {
+                iterations,
+                choice: BidChoice::Argmax,
+            }),
+            ..resolve(RunProfile::default(), Overrides::default())
+                .unwrap()
+                .0
+        };
+        let mut finished = staged(100);
+        finished.bidding_from = Some(BlueprintSource {
+            path: PathBuf::from("/runs/x/bidding/policy.bin"),
+            checksum: 7,
+            iterations: 100,
+            choice: BidChoice::Argmax,
+        });
+        assert!(staged(100).differences(&finished).is_empty());
+        assert!(finished.differences(&staged(100)).is_empty());
+        let changed = staged(200).differences(&finished);
+        assert_eq!(changed.len(), 1, "{changed:?}");
+        assert!(changed[0].starts_with("bids: the run has a bidding stage of 100 iterations"));
+        let mut joint = staged(100);
+        joint.bidding_stage = None;
+        assert_eq!(
+            joint.differences(&finished).len(),
+            2,
+            "the stage and its blueprint"
+        );
     }
 
     #[test]

@@ -13,9 +13,10 @@ use trainer::{bench, commands, config, eval, phase};
 /// Train and inspect euchre bots built with counterfactual regret minimisation.
 ///
 /// With no subcommand, `trainer` means `trainer train`: for example
-/// `trainer --phase full-play --store mmap` trains the laptop profile (i16
-/// records on disk) until Ctrl-C, and running the same command again
-/// resumes from the last checkpoint.
+/// `trainer --phase full-play --store mmap` trains the laptop profile: its
+/// bids first (a bidding run of about 20 minutes on 2 cores), then card
+/// play under them in i16 records on disk, until Ctrl-C; running the same
+/// command again resumes from the last checkpoint of either stage.
 #[derive(Debug, Parser)]
 #[command(
     name = "trainer",
@@ -117,16 +118,28 @@ struct TrainArgs {
     seed: Option<u64>,
     /// Card-play phases: play every bid from this policy file (export a
     /// bidding run's) instead of training bids, and train card play under
-    /// those bids. Full play otherwise learns bids against its own weak
-    /// early card play, and bids far too boldly. The exported policy carries
-    /// these bids. Fixed when a run starts.
+    /// those bids; without it full play trains its bids in a stage of their
+    /// own first (--bids). The exported policy carries these bids. Fixed
+    /// when a run starts.
     #[arg(long, value_name = "POLICY")]
     bidding_from: Option<PathBuf>,
-    /// How --bidding-from's bids are drawn: argmax (its most likely bid,
+    /// How fixed bids (--bidding-from's, or the bidding stage's) are drawn: argmax (its most likely bid,
     /// as policy-argmax: plays; the default) or average (a draw from its
     /// average strategy, as policy: plays).
     #[arg(long, value_enum, value_name = "CHOICE")]
     fixed_bids: Option<trainer::blueprint::BidChoice>,
+    /// Card-play phases without --bidding-from: staged (full play's
+    /// default: a bidding run of --bidding-iterations first, in
+    /// <run-dir>/bidding, then card play under its bids, held fixed as
+    /// --fixed-bids says; one command, and the same command resumes either
+    /// stage) or trained (bids trained along with card play; play-N's
+    /// default). Fixed when a run starts.
+    #[arg(long, value_enum, value_name = "HOW")]
+    bids: Option<config::BidsName>,
+    /// The length of the bidding stage (default 8,000,000: about 20
+    /// minutes on 2 cores, by when its local best response is about zero).
+    #[arg(long, value_name = "N")]
+    bidding_iterations: Option<u64>,
     #[command(flatten)]
     budget: BudgetArgs,
 }
@@ -157,6 +170,8 @@ impl TrainArgs {
             seed: self.seed,
             bidding_from: self.bidding_from.clone(),
             fixed_bids: self.fixed_bids,
+            bids: self.bids,
+            bidding_iterations: self.bidding_iterations,
             ..self.budget.overrides()
         }
     }

@@ -825,8 +825,16 @@ fn card_play_trains_under_a_fixed_bidding_blueprint_that_the_run_guards() {
         "{error}"
     );
 
-    // The same command without the blueprint names the difference.
-    let error = refused(&play_args(&["--iterations", "10"]));
+    // A command that says nothing of the bids goes on with the run's own;
+    // one that asks for other bids is told what differs.
+    let stdout = ok(&play_args(&["--iterations", "10"]));
+    assert!(stdout.contains("resumed"), "{stdout}");
+    let status = ok(&trainer(&["status", "--run-dir", &play]));
+    assert!(
+        status.contains("bids       fixed, from the blueprint"),
+        "{status}"
+    );
+    let error = refused(&play_args(&["--iterations", "10", "--bids", "trained"]));
     assert!(error.contains("bidding blueprint: the run has"), "{error}");
 
     // The bidding phase has nothing left to train with fixed bids.
@@ -892,4 +900,178 @@ fn status_before_the_first_checkpoint_says_none_yet() {
     let status = trainer::commands::train::status_report(Path::new(&run), false).unwrap();
     assert!(status.contains("checkpoint none yet"), "{status}");
     assert!(!status.contains("days ago"), "{status}");
+}
+
+#[test]
+fn full_play_trains_its_bids_first_and_the_same_command_resumes_either_stage() {
+    use trainer::blueprint::is_bidding_key;
+    use trainer::policy_file::PolicyFile;
+
+    let temp = TempDir::new("staged");
+    let run = temp.run("run");
+    let full_play = |extra: &[&str]| {
+        let mut args = vec![
+            "--phase",
+            "full-play",
+            "--store",
+            "memory",
+            "--threads",
+            "1",
+            "--run-dir",
+            &run,
+        ];
+        args.extend_from_slice(extra);
+        trainer(&args)
+    };
+
+    // A session whose time runs out inside the bidding stage leaves card
+    // play unstarted, says so, and status and export say where it stands.
+    let stdout = ok(&full_play(&[
+        "--bidding-iterations",
+        "50000000",
+        "--for",
+        "1s",
+    ]));
+    assert!(
+        stdout.contains("card play starts after it. Run the same command to go on."),
+        "{stdout}"
+    );
+    assert!(!Path::new(&run).join("store").exists());
+    let status = ok(&trainer(&["status", "--run-dir", &run]));
+    assert!(
+        status.contains("bids       stage 1 of 2: the bidding stage in")
+            && status.contains("of its 50,000,000 iterations checkpointed"),
+        "{status}"
+    );
+    let error = refused(&trainer(&["export", "--run-dir", &run]));
+    assert!(error.contains("has not started card play"), "{error}");
+    // `resume` goes on with the stage, the same command too.
+    let stage_total = |status: &str| -> u64 {
+        let after = status.split("has ").nth(1).expect("a stage line");
+        after
+            .split(' ')
+            .next()
+            .unwrap()
+            .replace(',', "")
+            .parse()
+            .unwrap()
+    };
+    let before = stage_total(&status);
+    assert!(before > 0, "{status}");
+    ok(&trainer(&["resume", "--run-dir", &run, "--for", "1s"]));
+    let resumed = stage_total(&ok(&trainer(&["status", "--run-dir", &run])));
+    assert!(resumed > before, "{before} then {resumed}");
+    // Another stage length is another run.
+    let error = refused(&full_play(&[
+        "--bidding-iterations",
+        "3000",
+        "--iterations",
+        "10",
+    ]));
+    assert!(
+        error.contains("bids: the run has a bidding stage of 50,000,000"),
+        "{error}"
+    );
+
+    // A stage short enough to end: the bids are exported, then card play
+    // trains under their argmax in the same command.
+    let run2 = temp.run("run2");
+    let staged = |extra: &[&str]| {
+        let mut args = vec![
+            "--phase",
+            "full-play",
+            "--store",
+            "memory",
+            "--threads",
+            "1",
+            "--run-dir",
+            &run2,
+            "--bidding-iterations",
+            "3000",
+        ];
+        args.extend_from_slice(extra);
+        trainer(&args)
+    };
+    let stdout = ok(&staged(&["--iterations", "200", "--export"]));
+    assert!(
+        stdout.contains("stage 2 of 2: card play under the bids of"),
+        "{stdout}"
+    );
+    let status = ok(&trainer(&["status", "--run-dir", &run2]));
+    assert!(
+        status.contains("bids       trained in the run's bidding stage, then fixed")
+            && status.contains("checkpoint iteration 200"),
+        "{status}"
+    );
+    let bids = |policy: &PolicyFile| -> Vec<(u128, Vec<u16>)> {
+        policy
+            .entries()
+            .filter(|&(key, _)| is_bidding_key(key))
+            .map(|(key, row)| (key, row.to_vec()))
+            .collect()
+    };
+    let stage_policy =
+        PolicyFile::load(format!("{run2}/bidding/policy.bin").as_ref()).expect("the bids");
+    assert_eq!(stage_policy.meta.iterations, 3000);
+    let exported = PolicyFile::load(format!("{run2}/policy.bin").as_ref()).expect("policy");
+    let one_hot: Vec<(u128, Vec<u16>)> = bids(&stage_policy)
+        .into_iter()
+        .map(|(key, row)| {
+            let weights: Vec<f64> = row.iter().map(|&p| f64::from(p)).collect();
+            let mut hot = vec![0; row.len()];
+            hot[trainer::policy_file::most_likely(&weights)] = u16::MAX;
+            (key, hot)
+        })
+        .collect();
+    assert!(!one_hot.is_empty());
+    assert_eq!(
+        bids(&exported),
+        one_hot,
+        "card play ran under the stage's argmax bids"
+    );
+    assert_eq!(
+        exported
+            .meta
+            .bidding_from
+            .expect("the file names its bids")
+            .checksum,
+        stage_policy.checksum()
+    );
+    // Run again, the same command resumes card play; the stage is not
+    // trained again.
+    let stdout = ok(&staged(&["--iterations", "100"]));
+    assert!(
+        stdout.contains("resumed") && stdout.contains("run total 300 iterations"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("stage 2 of 2"), "{stdout}");
+
+    // A run made before staging was full play's default (bids trained with
+    // card play) goes on as it was made when the command does not choose.
+    let joint = temp.run("joint");
+    let joint_args = |extra: &[&str]| {
+        let mut args = vec![
+            "--phase",
+            "full-play",
+            "--store",
+            "memory",
+            "--threads",
+            "1",
+            "--run-dir",
+            &joint,
+            "--iterations",
+            "100",
+        ];
+        args.extend_from_slice(extra);
+        trainer(&args)
+    };
+    ok(&joint_args(&["--bids", "trained"]));
+    let stdout = ok(&joint_args(&[]));
+    assert!(stdout.contains("run total 200 iterations"), "{stdout}");
+    assert!(!Path::new(&joint).join("bidding").exists());
+    let error = refused(&joint_args(&["--bids", "staged"]));
+    assert!(
+        error.contains("bids: the run has no bidding stage"),
+        "{error}"
+    );
 }

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::config::{Overrides, RunProfile, resolve};
+use crate::config::{BidsName, Overrides, RunProfile, resolve};
 use crate::format::{bytes, thousands};
 use crate::meter::resident_bytes;
 use crate::phase::Phase;
@@ -106,12 +106,16 @@ fn measure(
     length: Length,
     dir: &Path,
 ) -> anyhow::Result<Measurement> {
+    // The "trained" rows train their bids with card play: a staged run's
+    // bidding stage would be a second, different measurement.
+    let bids = (phase != Phase::Bidding && bidding_from.is_none()).then_some(BidsName::Trained);
     let flags = Overrides {
         phase: Some(phase),
         store: Some(store),
         threads: Some(threads),
         seed: Some(1),
         bidding_from,
+        bids,
         ..Overrides::default()
     };
     let (identity, settings, _) = resolve(RunProfile::default(), flags)?;

@@ -1,10 +1,12 @@
 //! `trainer train`, `trainer resume`, `trainer status` and `trainer export`.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::{Context, bail};
 use store::dir::MANIFEST_FILE;
 
+use super::bidding_stage::{self, StageOutcome};
 use crate::blueprint::BiddingBlueprint;
 use crate::config::{self, Identity, Overrides, SessionSettings};
 use crate::eval::local_best_response;
@@ -30,10 +32,20 @@ pub fn train(
     flags: Overrides,
 ) -> anyhow::Result<()> {
     let profile = config::load_profile(config)?;
-    let (identity, session, profile_dir) = config::resolve(profile, flags)?;
+    let chooses_bids = config::chooses_bids(&profile, &flags);
+    let (mut identity, session, profile_dir) = config::resolve(profile, flags)?;
     let dir = run_dir
         .or(profile_dir)
         .unwrap_or_else(|| run_dir::default_path(identity.phase, identity.store));
+    // A run made before staged bids were full play's default goes on as it
+    // was made when the command does not say where its bids come from.
+    if !chooses_bids
+        && let Some(saved) = read_settings(&dir)?
+        && saved.identity.phase == identity.phase
+    {
+        identity.bidding_stage = saved.identity.bidding_stage;
+        identity.bidding_from = saved.identity.bidding_from;
+    }
     run_session(&dir, &identity, &session)
 }
 
@@ -82,13 +94,44 @@ fn run_session(dir: &Path, identity: &Identity, session: &SessionSettings) -> an
             session.checkpoint_every_minutes
         );
     }
-    if identity.phase == Phase::FullPlay && identity.bidding_from.is_none() {
+    if identity.phase == Phase::FullPlay
+        && identity.bidding_from.is_none()
+        && identity.bidding_stage.is_none()
+    {
         tracing::info!(
-            "bids are trained along with card play; full play plays better for the same time with its bids fixed from a bidding run: train configs/bids-20m.toml, then add --bidding-from runs/bids-20m/policy.bin in a new run directory (README: \"Full play under fixed bids\")"
+            "bids are trained along with card play; full play plays better for the same time with its bids trained first and then fixed, which new runs do unless given --bids trained (README: \"Full play under fixed bids\")"
         );
     }
-    let mut training = Session::open(dir, identity, session, &mut watcher)?;
-    let summary = training.train(Budget::of(session), &mut watcher)?;
+    let mut identity = identity.clone();
+    let mut budget = Budget::of(session);
+    let run = RunDir::lock(dir)?;
+    if let Some(stage) = identity.bidding_stage
+        && identity.bidding_from.is_none()
+    {
+        match bidding_stage::ensure_bids(&run, &identity, stage, session, &mut watcher)? {
+            StageOutcome::Ready { source, seconds } => {
+                identity.bidding_from = Some(source);
+                if let Some(duration) = budget.duration {
+                    let left = duration.saturating_sub(Duration::from_secs_f64(seconds));
+                    if left.is_zero() {
+                        watcher.finish();
+                        println!(
+                            "this session's time went to the bidding stage; card play starts when you run the same command again"
+                        );
+                        return Ok(());
+                    }
+                    budget.duration = Some(left);
+                }
+                watcher.restart();
+            }
+            StageOutcome::Unfinished => {
+                watcher.finish();
+                return Ok(());
+            }
+        }
+    }
+    let mut training = Session::open_locked(run, &identity, session, &mut watcher)?;
+    let summary = training.train(budget, &mut watcher)?;
     drop(training);
     watcher.finish();
     print_summary(&summary);
@@ -98,7 +141,7 @@ fn run_session(dir: &Path, identity: &Identity, session: &SessionSettings) -> an
     Ok(())
 }
 
-fn print_summary(summary: &Summary) {
+pub(crate) fn print_summary(summary: &Summary) {
     let ended = match summary.ending {
         Ending::Budget => "finished its budget",
         Ending::Interrupted => "stopped on interrupt",
@@ -141,6 +184,13 @@ pub fn export(dir: &Path, out: Option<PathBuf>, strategy: Strategy) -> anyhow::R
             dir.display()
         );
     };
+    if saved.identity.bidding_stage.is_some() && saved.identity.bidding_from.is_none() {
+        bail!(
+            "{} has not started card play: its bids are still training in {} (export that run for the bids alone, or train on until card play has a checkpoint)",
+            dir.display(),
+            bidding_stage::stage_dir(dir).display()
+        );
+    }
     let run = RunDir::lock(dir)?;
     let store_dir = run.file(STORE_DIR);
     if !store_dir.join(MANIFEST_FILE).exists() {
@@ -286,8 +336,27 @@ pub fn status_report(dir: &Path, digest: bool) -> anyhow::Result<String> {
         "settings   phase {}, store {}, seed {}, solver {}, {} records",
         identity.phase, identity.store, identity.seed, identity.solver, identity.encoding
     )?;
-    if let Some(source) = &identity.bidding_from {
-        writeln!(out, "bids       fixed, from the blueprint {source}")?;
+    match (&identity.bidding_stage, &identity.bidding_from) {
+        (Some(stage), None) => {
+            let stage_dir = bidding_stage::stage_dir(dir);
+            let done = match store::Manifest::read(&stage_dir.join(STORE_DIR))? {
+                Some(manifest) => Progress::committed(&manifest.state, &stage_dir)?.iterations,
+                None => 0,
+            };
+            writeln!(
+                out,
+                "bids       stage 1 of 2: the bidding stage in {} has {} of its {} iterations checkpointed; card play starts after it",
+                stage_dir.display(),
+                thousands(done),
+                thousands(stage.iterations)
+            )?;
+        }
+        (Some(_), Some(source)) => writeln!(
+            out,
+            "bids       trained in the run's bidding stage, then fixed: {source}"
+        )?,
+        (None, Some(source)) => writeln!(out, "bids       fixed, from the blueprint {source}")?,
+        (None, None) => {}
     }
     match store::Manifest::read(&dir.join(STORE_DIR))? {
         Some(manifest) => {

@@ -69,6 +69,11 @@ pub enum TrainingError {
     },
     #[error(transparent)]
     Solver(#[from] CfrError),
+    #[error(
+        "{}'s bids are trained in a stage of their own first, and that stage has not ended; run `trainer train` or `trainer resume` on it, which finish the stage before card play",
+        dir.display()
+    )]
+    StageUnfinished { dir: PathBuf },
     #[error("opening the run's bidding blueprint")]
     Blueprint(#[source] BlueprintError),
     #[error("exporting the policy to measure")]

@@ -147,7 +147,23 @@ impl Session {
         settings: &SessionSettings,
         watcher: &mut dyn Watcher,
     ) -> Result<Session, TrainingError> {
-        let run = RunDir::lock(run_dir)?;
+        Session::open_locked(RunDir::lock(run_dir)?, identity, settings, watcher)
+    }
+
+    /// [`Session::open`] in a run directory the caller has locked already.
+    pub fn open_locked(
+        run: RunDir,
+        identity: &Identity,
+        settings: &SessionSettings,
+        watcher: &mut dyn Watcher,
+    ) -> Result<Session, TrainingError> {
+        let run_dir = run.path().to_path_buf();
+        let run_dir = run_dir.as_path();
+        if identity.bidding_stage.is_some() && identity.bidding_from.is_none() {
+            return Err(TrainingError::StageUnfinished {
+                dir: run_dir.to_path_buf(),
+            });
+        }
         run.check(identity)?;
         let fixed_bids = identity
             .bidding_from

@@ -51,6 +51,15 @@ impl TerminalWatcher {
         &self.bar
     }
 
+    /// Back to a turning spinner for a session's next stage, whose store
+    /// may take minutes to build.
+    pub fn restart(&self) {
+        self.bar.set_position(0);
+        set_template(&self.bar, SPINNER);
+        self.bar
+            .enable_steady_tick(std::time::Duration::from_millis(200));
+    }
+
     pub fn finish(&self) {
         self.bar.finish_and_clear();
     }
