@@ -158,11 +158,8 @@ impl Session {
         watcher: &mut dyn Watcher,
     ) -> Result<Session, TrainingError> {
         let run_dir = run.path().to_path_buf();
-        let run_dir = run_dir.as_path();
         if identity.bidding_stage.is_some() && identity.bidding_from.is_none() {
-            return Err(TrainingError::StageUnfinished {
-                dir: run_dir.to_path_buf(),
-            });
+            return Err(TrainingError::StageUnfinished { dir: run_dir });
         }
         run.check(identity)?;
         let fixed_bids = identity
@@ -195,13 +192,13 @@ impl Session {
         )
         .map_err(|source| TrainingError::OpenStore {
             store: identity.store,
-            dir: run_dir.to_path_buf(),
+            dir: run_dir.clone(),
             source,
         })?;
         // Saved only once the store has opened, so that a run that never
         // started leaves no settings to trip over.
         run.save(identity, settings)?;
-        let progress = Progress::committed(&table.committed_state(), run_dir)?;
+        let progress = Progress::committed(&table.committed_state(), &run_dir)?;
         if progress.iterations > 0 {
             info!(
                 "resuming from the checkpoint at iteration {} ({} infostates, opened in {:.1} s)",
@@ -467,6 +464,26 @@ mod tests {
         fn should_stop(&self) -> bool {
             self.1 >= self.0
         }
+    }
+
+    #[test]
+    fn a_staged_run_opens_only_once_its_bids_are_trained() {
+        let flags = Overrides {
+            phase: Some(Phase::FullPlay),
+            ..Overrides::default()
+        };
+        let (identity, settings, _) = resolve(RunProfile::default(), flags).unwrap();
+        assert!(identity.bidding_stage.is_some() && identity.bidding_from.is_none());
+        let dir = temp_dir("unstaged");
+        let error = Session::open(&dir.0, &identity, &settings, &mut ()).unwrap_err();
+        assert!(
+            matches!(error, TrainingError::StageUnfinished { .. }),
+            "{error}"
+        );
+        assert!(
+            !dir.0.join(crate::training::run_dir::SETTINGS_FILE).exists(),
+            "nothing saved"
+        );
     }
 
     #[test]
