@@ -507,8 +507,8 @@ fn main() -> anyhow::Result<()> {
             run_dir,
             out,
             strategy,
-        } => commands::train::export(&run_dir, out, strategy),
-        Command::Status { run_dir, digest } => commands::train::status(&run_dir, digest),
+        } => commands::export::export(&run_dir, out, strategy),
+        Command::Status { run_dir, digest } => commands::status::status(&run_dir, digest),
         Command::Enumerate {
             phase,
             abstraction,

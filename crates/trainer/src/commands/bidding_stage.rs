@@ -114,7 +114,7 @@ pub fn ensure_bids(
         );
         return Ok(StageOutcome::Unfinished);
     }
-    super::train::export(&stage_dir, None, Strategy::Average)?;
+    super::export::export(&stage_dir, None, Strategy::Average)?;
     let blueprint =
         BiddingBlueprint::load(&stage_dir.join(POLICY_FILE), identity.rules, stage.choice)?;
     println!(

@@ -5,6 +5,8 @@
 pub mod bidding_stage;
 pub mod enumerate;
 pub mod eval;
+pub mod export;
 pub mod play;
 pub mod replay;
+pub mod status;
 pub mod train;

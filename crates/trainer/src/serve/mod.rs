@@ -385,7 +385,7 @@ async fn runs(State(state): Shared) -> Response {
     let sections = tokio::task::spawn_blocking(move || {
         dirs.iter()
             .map(|dir| {
-                let status = crate::commands::train::status_report(dir, false)
+                let status = crate::commands::status::status_report(dir, false)
                     .map_err(|error| format!("{error:#}"));
                 let has_curve = dir.join(crate::training::curve::CURVE_PLOT).is_file();
                 (dir.display().to_string(), status, has_curve)
