@@ -210,16 +210,6 @@ pub struct RunSection {
     pub bidding_iterations: Option<u64>,
 }
 
-impl RunSection {
-    /// Whether the profile says anything about where the bids come from.
-    fn chooses_bids(&self) -> bool {
-        self.bids.is_some()
-            || self.bidding_from.is_some()
-            || self.bidding_iterations.is_some()
-            || self.fixed_bids.is_some()
-    }
-}
-
 /// Where a card-play run's bids come from, when no blueprint file names
 /// them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
@@ -618,21 +608,19 @@ pub struct Overrides {
     pub bidding_iterations: Option<u64>,
 }
 
-impl Overrides {
-    /// Whether the flags say anything about where the bids come from.
-    fn chooses_bids(&self) -> bool {
-        self.bids.is_some()
-            || self.bidding_from.is_some()
-            || self.bidding_iterations.is_some()
-            || self.fixed_bids.is_some()
-    }
-}
-
 /// Whether a profile with these flags says where the bids come from. A run
 /// directory made before staged bids were full play's default keeps its
 /// own bids when the command says nothing about them.
 pub fn chooses_bids(profile: &RunProfile, flags: &Overrides) -> bool {
-    profile.run.chooses_bids() || flags.chooses_bids()
+    let run = &profile.run;
+    flags.bids.or(run.bids).is_some()
+        || flags.bidding_from.is_some()
+        || run.bidding_from.is_some()
+        || flags
+            .bidding_iterations
+            .or(run.bidding_iterations)
+            .is_some()
+        || flags.fixed_bids.or(run.fixed_bids).is_some()
 }
 
 /// Where a phase's bids come from when nothing says: full play trains them

@@ -773,13 +773,7 @@ fn card_play_trains_under_a_fixed_bidding_blueprint_that_the_run_guards() {
 
     // The exported policy plays the blueprint's bids, row for row, and card
     // plays of its own; the run never trained a bid.
-    let bids = |policy: &PolicyFile| -> Vec<(u128, Vec<u16>)> {
-        policy
-            .entries()
-            .filter(|&(key, _)| is_bidding_key(key))
-            .map(|(key, row)| (key, row.to_vec()))
-            .collect()
-    };
+    let bids = bidding_rows;
     let source = PolicyFile::load(blueprint.as_ref()).expect("blueprint");
     let exported = PolicyFile::load(format!("{play}/policy.bin").as_ref()).expect("policy");
     assert!(!bids(&source).is_empty());
@@ -809,16 +803,7 @@ fn card_play_trains_under_a_fixed_bidding_blueprint_that_the_run_guards() {
         "--export",
     ]));
     let argmax = PolicyFile::load(format!("{argmax_run}/policy.bin").as_ref()).expect("policy");
-    let one_hot: Vec<(u128, Vec<u16>)> = bids(&source)
-        .into_iter()
-        .map(|(key, row)| {
-            let weights: Vec<f64> = row.iter().map(|&p| f64::from(p)).collect();
-            let mut hot = vec![0; row.len()];
-            hot[trainer::policy_file::most_likely(&weights)] = u16::MAX;
-            (key, hot)
-        })
-        .collect();
-    assert_eq!(bids(&argmax), one_hot);
+    assert_eq!(bids(&argmax), argmax_bidding_rows(&source));
     let error = refused(&play_args(&["--fixed-bids", "argmax"]));
     assert!(
         error.contains("name the blueprint with --bidding-from"),
@@ -902,27 +887,52 @@ fn status_before_the_first_checkpoint_says_none_yet() {
     assert!(!status.contains("days ago"), "{status}");
 }
 
+/// `trainer` full play on the memory store, one thread, in `run`.
+fn full_play_in(run: &str, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "--phase",
+        "full-play",
+        "--store",
+        "memory",
+        "--threads",
+        "1",
+        "--run-dir",
+        run,
+    ];
+    args.extend_from_slice(extra);
+    trainer(&args)
+}
+
+/// A policy's bidding rows, in key order.
+fn bidding_rows(policy: &trainer::policy_file::PolicyFile) -> Vec<(u128, Vec<u16>)> {
+    policy
+        .entries()
+        .filter(|&(key, _)| trainer::blueprint::is_bidding_key(key))
+        .map(|(key, row)| (key, row.to_vec()))
+        .collect()
+}
+
+/// The bidding rows a run plays under argmax fixed bids from `policy`:
+/// all weight on each key's most likely bid.
+fn argmax_bidding_rows(policy: &trainer::policy_file::PolicyFile) -> Vec<(u128, Vec<u16>)> {
+    bidding_rows(policy)
+        .into_iter()
+        .map(|(key, row)| {
+            let weights: Vec<f64> = row.iter().map(|&p| f64::from(p)).collect();
+            let mut hot = vec![0; row.len()];
+            hot[trainer::policy_file::most_likely(&weights)] = u16::MAX;
+            (key, hot)
+        })
+        .collect()
+}
+
 #[test]
 fn full_play_trains_its_bids_first_and_the_same_command_resumes_either_stage() {
-    use trainer::blueprint::is_bidding_key;
     use trainer::policy_file::PolicyFile;
 
     let temp = TempDir::new("staged");
     let run = temp.run("run");
-    let full_play = |extra: &[&str]| {
-        let mut args = vec![
-            "--phase",
-            "full-play",
-            "--store",
-            "memory",
-            "--threads",
-            "1",
-            "--run-dir",
-            &run,
-        ];
-        args.extend_from_slice(extra);
-        trainer(&args)
-    };
+    let full_play = |extra: &[&str]| full_play_in(&run, extra);
 
     // A session whose time runs out inside the bidding stage leaves card
     // play unstarted, says so, and status and export say where it stands.
@@ -977,20 +987,9 @@ fn full_play_trains_its_bids_first_and_the_same_command_resumes_either_stage() {
     // trains under their argmax in the same command.
     let run2 = temp.run("run2");
     let staged = |extra: &[&str]| {
-        let mut args = vec![
-            "--phase",
-            "full-play",
-            "--store",
-            "memory",
-            "--threads",
-            "1",
-            "--run-dir",
-            &run2,
-            "--bidding-iterations",
-            "3000",
-        ];
+        let mut args = vec!["--bidding-iterations", "3000"];
         args.extend_from_slice(extra);
-        trainer(&args)
+        full_play_in(&run2, &args)
     };
     let stdout = ok(&staged(&["--iterations", "200", "--export"]));
     assert!(
@@ -1003,29 +1002,14 @@ fn full_play_trains_its_bids_first_and_the_same_command_resumes_either_stage() {
             && status.contains("checkpoint iteration 200"),
         "{status}"
     );
-    let bids = |policy: &PolicyFile| -> Vec<(u128, Vec<u16>)> {
-        policy
-            .entries()
-            .filter(|&(key, _)| is_bidding_key(key))
-            .map(|(key, row)| (key, row.to_vec()))
-            .collect()
-    };
     let stage_policy =
         PolicyFile::load(format!("{run2}/bidding/policy.bin").as_ref()).expect("the bids");
     assert_eq!(stage_policy.meta.iterations, 3000);
     let exported = PolicyFile::load(format!("{run2}/policy.bin").as_ref()).expect("policy");
-    let one_hot: Vec<(u128, Vec<u16>)> = bids(&stage_policy)
-        .into_iter()
-        .map(|(key, row)| {
-            let weights: Vec<f64> = row.iter().map(|&p| f64::from(p)).collect();
-            let mut hot = vec![0; row.len()];
-            hot[trainer::policy_file::most_likely(&weights)] = u16::MAX;
-            (key, hot)
-        })
-        .collect();
+    let one_hot = argmax_bidding_rows(&stage_policy);
     assert!(!one_hot.is_empty());
     assert_eq!(
-        bids(&exported),
+        bidding_rows(&exported),
         one_hot,
         "card play ran under the stage's argmax bids"
     );
@@ -1050,20 +1034,9 @@ fn full_play_trains_its_bids_first_and_the_same_command_resumes_either_stage() {
     // card play) goes on as it was made when the command does not choose.
     let joint = temp.run("joint");
     let joint_args = |extra: &[&str]| {
-        let mut args = vec![
-            "--phase",
-            "full-play",
-            "--store",
-            "memory",
-            "--threads",
-            "1",
-            "--run-dir",
-            &joint,
-            "--iterations",
-            "100",
-        ];
+        let mut args = vec!["--iterations", "100"];
         args.extend_from_slice(extra);
-        trainer(&args)
+        full_play_in(&joint, &args)
     };
     ok(&joint_args(&["--bids", "trained"]));
     let stdout = ok(&joint_args(&[]));
