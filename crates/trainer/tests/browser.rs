@@ -43,7 +43,7 @@ fn chrome_binary() -> PathBuf {
         }
     }
     panic!(
-        "no Chromium found: install it (apt-get install chromium; .ci/run does) or set CHROME to a Chrome binary"
+        "no Chromium found: install it (apt-get install chromium; ./test does) or set CHROME to a Chrome binary"
     );
 }
 
