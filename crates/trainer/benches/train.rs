@@ -3,9 +3,9 @@
 //! memory store on one thread (the table of `trainer bench train`, whose
 //! default also measures full play).
 
+use euchre_bots::phase::Phase;
 use store::Backend;
 use trainer::bench::train::{Length, Selection};
-use trainer::phase::Phase;
 
 fn main() -> anyhow::Result<()> {
     let dir = std::env::temp_dir().join(format!("trainer-bench-train-{}", std::process::id()));

@@ -1,5 +1,5 @@
 //! Measures the table behind `--leaves pimc-calibrated`
-//! (`trainer::leaves::calibration::COUNTS`): plays hands with one bot at
+//! (`euchre_bots::leaves::calibration::COUNTS`): plays hands with one bot at
 //! every seat and counts, for normal and lone contracts, the tricks the
 //! makers took against the open-hand count at the first lead.
 //!
@@ -8,6 +8,10 @@
 use std::sync::Arc;
 
 use anyhow::Context;
+use euchre_bots::arena::play_hand;
+use euchre_bots::bot::Bot;
+use euchre_bots::bots::policy::Unseen;
+use euchre_bots::spec::from_spec;
 use euchre_game::engine::double_dummy::DoubleDummy;
 use euchre_game::engine::rules::Rules;
 use euchre_game::engine::seat::Seat;
@@ -15,9 +19,6 @@ use euchre_game::engine::state::{Deal, Stage};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use rayon::prelude::*;
-use trainer::eval::arena::play_hand;
-use trainer::eval::bot::{Bot, from_spec};
-use trainer::eval::policy::Unseen;
 
 /// One contract played out: (alone, open-hand maker tricks, tricks taken).
 type Observation = (bool, u8, u8);

@@ -14,11 +14,11 @@ use serde::{Deserialize, Serialize};
 use store::{Backend, RecordEncoding};
 use thiserror::Error;
 
-use crate::blueprint::{BidChoice, BiddingBlueprint, BlueprintError, BlueprintSource};
-use crate::eval::bot::BotSpecError;
-use crate::leaves::Leaves;
-use crate::phase::Phase;
 use crate::training::curve::CurveSettings;
+use euchre_bots::blueprint::{BidChoice, BiddingBlueprint, BlueprintError, BlueprintSource};
+use euchre_bots::leaves::Leaves;
+use euchre_bots::phase::Phase;
+use euchre_bots::spec::BotSpecError;
 
 /// How regrets and the average are weighted over iterations.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -438,11 +438,7 @@ impl Identity {
         };
         check("phase", self.phase.to_string(), saved.phase.to_string());
         check("store", self.store.to_string(), saved.store.to_string());
-        check(
-            "rules",
-            crate::phase::describe_rules(self.rules),
-            crate::phase::describe_rules(saved.rules),
-        );
+        check("rules", self.rules.to_string(), saved.rules.to_string());
         check("solver", self.solver.to_string(), saved.solver.to_string());
         check(
             "leaves",

@@ -29,9 +29,9 @@ use rand::rngs::SmallRng;
 use rand::{Rng, RngExt, SeedableRng};
 use store::MAX_ACTIONS;
 
-use crate::blueprint::{BiddingBlueprint, is_bidding_key};
-use crate::leaves::{Leaves, team_payoffs};
-use crate::phase::Phase;
+use euchre_bots::blueprint::{BiddingBlueprint, is_bidding_key};
+use euchre_bots::leaves::{Leaves, team_payoffs};
+use euchre_bots::phase::Phase;
 
 /// Tricks played before the solver stops pruning: the fourth trick (the
 /// last with a choice) and the fifth are always walked in full.
@@ -270,7 +270,7 @@ mod tests {
             "trainer-first-action-blueprint-{}.bin",
             std::process::id()
         ));
-        let meta = crate::policy_file::PolicyMeta {
+        let meta = euchre_bots::policy_file::PolicyMeta {
             phase: Phase::Bidding,
             rules: Rules::default(),
             iterations: 1,
@@ -278,8 +278,9 @@ mod tests {
             strategy: Default::default(),
             bidding_from: None,
         };
-        let width = crate::phase::RECORD_WIDTH;
-        crate::policy_file::export(&table, &meta, width, None, &path, &mut |_, _| {}).unwrap();
+        let width = euchre_bots::phase::RECORD_WIDTH;
+        euchre_bots::policy_file::export(&table, &meta, width, None, &path, &mut |_, _| {})
+            .unwrap();
         let blueprint =
             BiddingBlueprint::load(&path, Rules::default(), Default::default()).unwrap();
         std::fs::remove_file(&path).ok();

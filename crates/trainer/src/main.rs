@@ -8,7 +8,8 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
-use trainer::{bench, commands, config, eval, phase};
+use euchre_bots::{bots::policy::Unseen, phase, spec};
+use trainer::{bench, commands, config};
 
 /// Train and inspect euchre bots built with counterfactual regret minimisation.
 ///
@@ -101,7 +102,7 @@ struct TrainArgs {
     /// PIMC's card play scores from it; pair with pimc:N) or heuristic-play
     /// (the heuristic plays the rest; pair it with heuristic).
     #[arg(long, value_parser = parse_leaves)]
-    leaves: Option<trainer::leaves::Leaves>,
+    leaves: Option<euchre_bots::leaves::Leaves>,
     /// Record encoding: i16 (one scale per infostate, half the disk and
     /// page cache; the default for full play) or f32 (the default for
     /// bidding and play-N). Fixed when a run starts.
@@ -127,7 +128,7 @@ struct TrainArgs {
     /// as policy-argmax: plays; the default) or average (a draw from its
     /// average strategy, as policy: plays).
     #[arg(long, value_enum, value_name = "CHOICE")]
-    fixed_bids: Option<trainer::blueprint::BidChoice>,
+    fixed_bids: Option<euchre_bots::blueprint::BidChoice>,
     /// Card-play phases without --bidding-from: staged (full play's
     /// default: a bidding run of --bidding-iterations first, in
     /// <run-dir>/bidding, then card play under its bids, held fixed as
@@ -148,7 +149,7 @@ fn parse_phase(text: &str) -> Result<phase::Phase, String> {
     text.parse()
 }
 
-fn parse_leaves(text: &str) -> Result<trainer::leaves::Leaves, String> {
+fn parse_leaves(text: &str) -> Result<euchre_bots::leaves::Leaves, String> {
     text.parse()
 }
 
@@ -217,7 +218,7 @@ enum Command {
         /// average (CFR's guarantees are about it) or current (regret
         /// matching on the regrets as they stand, the last iterate).
         #[arg(long, value_enum, default_value = "average")]
-        strategy: trainer::policy_file::Strategy,
+        strategy: euchre_bots::policy_file::Strategy,
     },
     /// Where a run stands: iterations, checkpoints, store size.
     Status {
@@ -270,7 +271,7 @@ enum Command {
         /// Who plays a key a policy never trained: the heuristic, or a
         /// uniform random choice (the policy alone, with no outside help).
         #[arg(long, value_enum, default_value = "heuristic")]
-        unseen: eval::policy::Unseen,
+        unseen: Unseen,
     },
     /// Play south in the terminal against three bots, to 10 points.
     Play {
@@ -316,7 +317,7 @@ enum Command {
         #[arg(long)]
         config: Option<PathBuf>,
         #[arg(long, value_enum, default_value = "heuristic")]
-        unseen: eval::policy::Unseen,
+        unseen: Unseen,
     },
     /// Serve a local web page to play the bots, watch runs, and the bot API
     /// (POST /api/act).
@@ -339,7 +340,7 @@ enum Command {
         #[arg(long)]
         config: Option<PathBuf>,
         #[arg(long, value_enum, default_value = "heuristic")]
-        unseen: eval::policy::Unseen,
+        unseen: Unseen,
         /// Fix the deals of the games, in the order they start (default: random).
         #[arg(long)]
         seed: Option<u64>,
@@ -543,10 +544,10 @@ fn main() -> anyhow::Result<()> {
             unseen,
         } => {
             let rules = config::load_rules(config.as_deref())?;
-            let bot = eval::bot::from_spec(&bot, rules, unseen)?;
+            let bot = spec::from_spec(&bot, rules, unseen)?;
             let stdin = std::io::stdin().lock();
             let stdout = std::io::stdout().lock();
-            trainer::act::run_lines(&bot, rules, stdin, stdout)?;
+            euchre_bots::api::run_lines(&bot, rules, stdin, stdout)?;
             Ok(())
         }
         Command::Serve {
@@ -597,7 +598,7 @@ fn main() -> anyhow::Result<()> {
                 seed,
                 target,
                 rules: config::load_rules(config.as_deref())?,
-                unseen: eval::policy::Unseen::Heuristic,
+                unseen: Unseen::Heuristic,
             };
             commands::play::run(
                 &request,

@@ -10,7 +10,7 @@ use rand::rngs::SmallRng;
 use rustc_hash::FxHashMap;
 
 use crate::format::thousands;
-use crate::policy_file::PolicyFile;
+use euchre_bots::policy_file::PolicyFile;
 
 /// Seats in the order they bid, relative to the dealer.
 const SEATS: [(u8, &str); 4] = [

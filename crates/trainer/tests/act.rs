@@ -6,6 +6,9 @@ mod support;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
+use euchre_bots::api::{ActError, ActRequest, act};
+use euchre_bots::bots::policy::Unseen;
+use euchre_bots::spec::from_spec;
 use euchre_game::engine::action::Action;
 use euchre_game::engine::rules::Rules;
 use euchre_game::engine::seat::Seat;
@@ -14,9 +17,6 @@ use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use serde_json::Value;
 use support::{TempDir, bidding_policy, text};
-use trainer::act::{ActError, ActRequest, act};
-use trainer::eval::bot::from_spec;
-use trainer::eval::policy::Unseen;
 
 /// The request the seat to act in `state` would send.
 fn request_for(state: &GameState, history: &[(Seat, Action)], seed: u64) -> ActRequest {

@@ -6,6 +6,12 @@ mod support;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use euchre_bots::bot::Bot;
+use euchre_bots::bots::heuristic::Heuristic;
+use euchre_bots::bots::policy::{PolicyBot, Sampling, Unseen};
+use euchre_bots::bots::search::{Bids, CONFIDENT, SearchBot};
+use euchre_bots::seen::Seen;
+use euchre_bots::spec::from_spec;
 use euchre_game::engine::action::Action;
 use euchre_game::engine::card::CardSet;
 use euchre_game::engine::rules::Rules;
@@ -15,12 +21,6 @@ use euchre_game::engine::trump::cards_of_suit;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use support::{TempDir, bidding_policy, bidding_policy_with};
-use trainer::eval::bot::Bot;
-use trainer::eval::bot::from_spec;
-use trainer::eval::heuristic::Heuristic;
-use trainer::eval::policy::{PolicyBot, Sampling, Unseen};
-use trainer::eval::search::{Bids, CONFIDENT, SearchBot};
-use trainer::eval::seen::Seen;
 
 /// The maker's trumps in each world, averaged with and without the
 /// inference weights, over defenders' first card plays after a round-1

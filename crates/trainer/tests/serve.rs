@@ -8,11 +8,11 @@ use std::net::SocketAddr;
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
+use euchre_bots::bots::policy::Unseen;
 use euchre_game::engine::rules::Rules;
 use http_body_util::BodyExt;
 use support::{TempDir, bidding_policy};
 use tower::ServiceExt;
-use trainer::eval::policy::Unseen;
 use trainer::serve::{ServeError, ServeOptions, app, bind};
 
 const SEED: u64 = 1;

@@ -729,8 +729,8 @@ fn pruning_is_a_session_setting_that_resume_keeps_and_bad_values_are_explained()
 
 #[test]
 fn card_play_trains_under_a_fixed_bidding_blueprint_that_the_run_guards() {
-    use trainer::blueprint::is_bidding_key;
-    use trainer::policy_file::PolicyFile;
+    use euchre_bots::blueprint::is_bidding_key;
+    use euchre_bots::policy_file::PolicyFile;
 
     let temp = TempDir::new("blueprint");
     let bidding = temp.run("bidding");
@@ -904,23 +904,23 @@ fn full_play_in(run: &str, extra: &[&str]) -> std::process::Output {
 }
 
 /// A policy's bidding rows, in key order.
-fn bidding_rows(policy: &trainer::policy_file::PolicyFile) -> Vec<(u128, Vec<u16>)> {
+fn bidding_rows(policy: &euchre_bots::policy_file::PolicyFile) -> Vec<(u128, Vec<u16>)> {
     policy
         .entries()
-        .filter(|&(key, _)| trainer::blueprint::is_bidding_key(key))
+        .filter(|&(key, _)| euchre_bots::blueprint::is_bidding_key(key))
         .map(|(key, row)| (key, row.to_vec()))
         .collect()
 }
 
 /// The bidding rows a run plays under argmax fixed bids from `policy`:
 /// all weight on each key's most likely bid.
-fn argmax_bidding_rows(policy: &trainer::policy_file::PolicyFile) -> Vec<(u128, Vec<u16>)> {
+fn argmax_bidding_rows(policy: &euchre_bots::policy_file::PolicyFile) -> Vec<(u128, Vec<u16>)> {
     bidding_rows(policy)
         .into_iter()
         .map(|(key, row)| {
             let weights: Vec<f64> = row.iter().map(|&p| f64::from(p)).collect();
             let mut hot = vec![0; row.len()];
-            hot[trainer::policy_file::most_likely(&weights)] = u16::MAX;
+            hot[euchre_bots::policy_file::most_likely(&weights)] = u16::MAX;
             (key, hot)
         })
         .collect()
@@ -928,7 +928,7 @@ fn argmax_bidding_rows(policy: &trainer::policy_file::PolicyFile) -> Vec<(u128, 
 
 #[test]
 fn full_play_trains_its_bids_first_and_the_same_command_resumes_either_stage() {
-    use trainer::policy_file::PolicyFile;
+    use euchre_bots::policy_file::PolicyFile;
 
     let temp = TempDir::new("staged");
     let run = temp.run("run");

@@ -35,6 +35,18 @@ impl Default for Rules {
     }
 }
 
+/// The options as `name=value` pairs, the spelling of a profile's
+/// `[rules]` table, so a message naming two rule sets shows how to get one.
+impl std::fmt::Display for Rules {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "stick_the_dealer={} lone_defender={} dealer_may_discard_upcard={}",
+            self.stick_the_dealer, self.lone_defender, self.dealer_may_discard_upcard
+        )
+    }
+}
+
 impl Rules {
     /// These rules with the options a record or request names replaced; the
     /// ones it leaves out keep their value here.

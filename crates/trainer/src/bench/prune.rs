@@ -14,8 +14,8 @@ use std::path::Path;
 
 use crate::config::{Overrides, PruningSettings, RunProfile, ScheduleName, resolve};
 use crate::format::thousands;
-use crate::phase::Phase;
 use crate::training::session::{Budget, Session};
+use euchre_bots::phase::Phase;
 use store::Backend;
 
 /// Alternating segments of each setting.

@@ -10,9 +10,9 @@ use std::time::Duration;
 use crate::config::{BidsName, Overrides, RunProfile, resolve};
 use crate::format::{bytes, thousands};
 use crate::meter::resident_bytes;
-use crate::phase::Phase;
 use crate::training::run_dir::Progress;
 use crate::training::session::{Budget, Session};
+use euchre_bots::phase::Phase;
 use store::Backend;
 
 struct Row {
@@ -123,7 +123,7 @@ fn measure(
     let _ = std::fs::remove_dir_all(&run);
     let mut session = Session::open(&run, &identity, &settings, &mut ())?;
     // One-thread runs reuse this thread: start each with no cached leaves.
-    crate::leaves::clear_leaf_cache();
+    euchre_bots::leaves::clear_leaf_cache();
     // A warm-up touches the commonest infostates first, as any run does.
     let (warm_up, measured) = length.budgets();
     session.train(warm_up, &mut ())?;

@@ -12,14 +12,14 @@
 
 use std::path::Path;
 
-use crate::blueprint::{BiddingBlueprint, BlueprintSource};
 use crate::config::{BiddingStage, EncodingName, Identity, SessionSettings, SolverSettings};
 use crate::format::thousands;
-use crate::leaves::Leaves;
-use crate::phase::Phase;
-use crate::policy_file::Strategy;
 use crate::training::run_dir::{POLICY_FILE, RunDir, read_settings};
 use crate::training::session::{Budget, Ending, Session, Summary, Watcher};
+use euchre_bots::blueprint::{BiddingBlueprint, BlueprintSource};
+use euchre_bots::leaves::Leaves;
+use euchre_bots::phase::Phase;
+use euchre_bots::policy_file::Strategy;
 
 /// The stage's run directory, inside the staged run's.
 pub const STAGE_DIR: &str = "bidding";

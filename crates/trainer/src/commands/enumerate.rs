@@ -12,14 +12,14 @@ use rayon::prelude::*;
 use store::{RecordEncoding, RecordLayout};
 
 use crate::format::{bytes, thousands};
-use crate::phase::{Phase, RECORD_WIDTH};
+use euchre_bots::phase::{Phase, RECORD_WIDTH};
 
 pub fn bidding(rules: Rules) -> anyhow::Result<()> {
     let started = Instant::now();
     let counts = count_bidding_keys(rules);
     let elapsed = started.elapsed();
     println!("phase: bidding (perfect recall, exact colour-preserving suit symmetry)");
-    println!("rules: {}", crate::phase::describe_rules(rules));
+    println!("rules: {rules}");
     println!();
     println!("{:<16} {:>12}", "decision", "infostates");
     for decision in BiddingDecision::ALL {
@@ -60,7 +60,7 @@ pub fn play(rules: Rules, phase: Phase, abstraction: PlayAbstraction) -> anyhow:
     println!(
         "phase: {phase} (perfect-recall bidding, rank-compressed play, abstraction {abstraction})"
     );
-    println!("rules: {}", crate::phase::describe_rules(rules));
+    println!("rules: {rules}");
     println!();
     println!(
         "{:<10} {:>10} {:>16} {:>22}",

@@ -7,9 +7,10 @@ use anyhow::{Context, ensure};
 use euchre_game::engine::rules::Rules;
 use indicatif::ProgressBar;
 
-use crate::eval::arena::{run_match, summarise};
-use crate::eval::bot::{Bot, from_spec};
 use crate::training::terminal::set_template;
+use euchre_bots::arena::{run_match, summarise};
+use euchre_bots::bot::Bot;
+use euchre_bots::spec::from_spec;
 
 #[derive(Debug)]
 pub struct EvalRequest {
@@ -19,7 +20,7 @@ pub struct EvalRequest {
     pub seed: u64,
     pub threads: usize,
     pub rules: Rules,
-    pub unseen: crate::eval::policy::Unseen,
+    pub unseen: euchre_bots::bots::policy::Unseen,
 }
 
 pub fn run(request: &EvalRequest) -> anyhow::Result<()> {

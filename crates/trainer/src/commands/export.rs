@@ -7,16 +7,16 @@ use anyhow::{Context, bail};
 use store::dir::MANIFEST_FILE;
 
 use super::bidding_stage;
-use crate::blueprint::BiddingBlueprint;
-use crate::eval::local_best_response;
 use crate::format::{bytes, thousands};
-use crate::phase::RECORD_WIDTH;
-use crate::policy_file::{self, PolicyFile, PolicyMeta, Strategy};
 use crate::report::BiddingReport;
 use crate::training::backend;
 use crate::training::run_dir::{
     POLICY_FILE, Progress, RunDir, SETTINGS_FILE, STORE_DIR, read_settings,
 };
+use euchre_bots::blueprint::BiddingBlueprint;
+use euchre_bots::local_best_response;
+use euchre_bots::phase::RECORD_WIDTH;
+use euchre_bots::policy_file::{self, PolicyFile, PolicyMeta, Strategy};
 
 /// Where `export` records the policy's local best response for `status`.
 pub(crate) const LBR_FILE: &str = "local-best-response.txt";

@@ -13,8 +13,9 @@ use euchre_game::engine::trump::{effective_suit, trump_order};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
-use crate::eval::bot::{Bot, from_spec};
-use crate::eval::seen::Seen;
+use euchre_bots::bot::Bot;
+use euchre_bots::seen::Seen;
+use euchre_bots::spec::from_spec;
 
 #[derive(Debug)]
 pub struct PlayRequest {
@@ -24,7 +25,7 @@ pub struct PlayRequest {
     pub seed: Option<u64>,
     pub target: u32,
     pub rules: Rules,
-    pub unseen: crate::eval::policy::Unseen,
+    pub unseen: euchre_bots::bots::policy::Unseen,
 }
 
 const HUMAN: Seat = Seat::South;

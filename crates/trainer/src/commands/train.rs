@@ -10,12 +10,12 @@ use super::bidding_stage::{self, StageOutcome};
 use super::export::export;
 use crate::config::{self, Identity, Overrides, SessionSettings};
 use crate::format::{bytes, thousands};
-use crate::phase::Phase;
-use crate::policy_file::Strategy;
 use crate::training::logging;
 use crate::training::run_dir::{self, LOG_FILE, RunDir, SETTINGS_FILE, STORE_DIR, read_settings};
 use crate::training::session::{Budget, Ending, Session, Summary};
 use crate::training::terminal::TerminalWatcher;
+use euchre_bots::phase::Phase;
+use euchre_bots::policy_file::Strategy;
 
 /// `trainer train`: start a run, or resume the one in the run directory
 /// when its settings match.

@@ -6,7 +6,7 @@
 //!   each behind its own lock, so tabs play independent games, a reload
 //!   shows the same game, and one bad request touches only its own game.
 //! - `/runs`: `trainer status` and the learning curve of each run directory.
-//! - `POST /api/act`: the bot API of [`crate::act`].
+//! - `POST /api/act`: the bot API of [`euchre_bots::api`].
 //!
 //! Pages are server-rendered HTML with plain forms: no build step, no
 //! script, and the assets are compiled into the binary.
@@ -32,10 +32,11 @@ use euchre_game::engine::rules::Rules;
 use serde::Deserialize;
 use thiserror::Error;
 
-use crate::act::{ActError, ActRequest, act};
-use crate::eval::bot::{Bot, from_spec};
-use crate::eval::policy::Unseen;
 use crate::serve::table::{MoveError, Table};
+use euchre_bots::api::{ActError, ActRequest, act};
+use euchre_bots::bot::Bot;
+use euchre_bots::bots::policy::Unseen;
+use euchre_bots::spec::from_spec;
 
 /// Games kept in memory; past this the least recently used is dropped.
 const MAX_GAMES: usize = 1000;
@@ -68,7 +69,7 @@ pub enum ServeError {
         source: std::io::Error,
     },
     #[error(transparent)]
-    Bot(#[from] crate::eval::bot::BotSpecError),
+    Bot(#[from] euchre_bots::spec::BotSpecError),
     #[error("the server stopped: {0}")]
     Io(#[from] std::io::Error),
 }

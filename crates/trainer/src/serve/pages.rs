@@ -350,7 +350,7 @@ pub fn home_page(partner: &str, opponents: &str, error: Option<&str>) -> String 
          <p class=\"help\">Bots: {}</p>",
         escape(partner),
         escape(opponents),
-        escape(crate::eval::bot::SPEC_HELP)
+        escape(euchre_bots::spec::SPEC_HELP)
     );
     page("Euchre", &body, None)
 }

@@ -13,8 +13,8 @@ use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use thiserror::Error;
 
-use crate::eval::bot::Bot;
-use crate::eval::seen::Seen;
+use euchre_bots::bot::Bot;
+use euchre_bots::seen::Seen;
 
 /// The person's seat.
 pub const PERSON: Seat = Seat::South;

@@ -5,8 +5,8 @@ use std::path::Path;
 use store::{DurableTable, LmdbTable, MmapTable, RecordLayout, SnapshotTable, StoreError};
 
 use crate::config::Identity;
-use crate::phase::RECORD_WIDTH;
 use crate::training::universe::PhaseUniverse;
+use euchre_bots::phase::RECORD_WIDTH;
 use store::Backend;
 
 /// The record layout every phase uses: seven actions, in the run's encoding.

@@ -22,14 +22,15 @@ use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 use store::Table;
 
-use crate::blueprint::BiddingBlueprint;
 use crate::config::ConfigError;
-use crate::eval::arena::{run_match, summarise};
-use crate::eval::bot::{Bot, from_spec};
-use crate::eval::policy::{PolicyBot, Sampling, Unseen};
-use crate::phase::RECORD_WIDTH;
-use crate::policy_file::{self, PolicyMeta};
 use crate::training::error::TrainingError;
+use euchre_bots::arena::{run_match, summarise};
+use euchre_bots::blueprint::BiddingBlueprint;
+use euchre_bots::bot::Bot;
+use euchre_bots::bots::policy::{PolicyBot, Sampling, Unseen};
+use euchre_bots::phase::RECORD_WIDTH;
+use euchre_bots::policy_file::{self, PolicyMeta};
+use euchre_bots::spec::from_spec;
 
 pub const CURVE_FILE: &str = "curve.csv";
 pub const CURVE_PLOT: &str = "curve.svg";

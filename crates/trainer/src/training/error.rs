@@ -7,9 +7,9 @@ use cfr::CfrError;
 use store::{Backend, StoreError};
 use thiserror::Error;
 
-use crate::blueprint::BlueprintError;
-use crate::eval::bot::BotSpecError;
-use crate::policy_file::PolicyFileError;
+use euchre_bots::blueprint::BlueprintError;
+use euchre_bots::policy_file::PolicyFileError;
+use euchre_bots::spec::BotSpecError;
 
 #[derive(Debug, Error)]
 pub enum TrainingError {

@@ -13,8 +13,8 @@ use serde::{Deserialize, Serialize};
 use store::{ClientState, StoreDir};
 
 use crate::config::{Identity, SessionSettings};
-use crate::phase::Phase;
 use crate::training::error::TrainingError;
+use euchre_bots::phase::Phase;
 use store::Backend;
 
 pub const SETTINGS_FILE: &str = "settings.toml";

@@ -13,15 +13,15 @@ use cfr::mccfr::ExternalSampling;
 use store::DurableTable;
 use tracing::info;
 
-use crate::blueprint::BiddingBlueprint;
 use crate::config::{Identity, PruningSettings, SessionSettings};
 use crate::format::{bytes, thousands};
 use crate::game::EuchreGame;
-use crate::policy_file::PolicyMeta;
 use crate::training::backend;
 use crate::training::curve::{self, CurvePoint};
 use crate::training::error::TrainingError;
 use crate::training::run_dir::{Progress, RunDir, STORE_DIR};
+use euchre_bots::blueprint::BiddingBlueprint;
+use euchre_bots::policy_file::PolicyMeta;
 
 /// Why a session ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -328,7 +328,7 @@ impl Session {
                     rules: self.identity.rules,
                     iterations: self.progress.iterations,
                     leaves: self.identity.solver.leaves,
-                    strategy: crate::policy_file::Strategy::Average,
+                    strategy: euchre_bots::policy_file::Strategy::Average,
                     bidding_from: self.identity.bidding_from.clone(),
                 };
                 let point = curve::measure(
@@ -424,7 +424,7 @@ fn unix_now() -> u64 {
 mod tests {
     use super::*;
     use crate::config::{Overrides, RunProfile, resolve};
-    use crate::phase::Phase;
+    use euchre_bots::phase::Phase;
 
     struct TempDir(PathBuf);
 

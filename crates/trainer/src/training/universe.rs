@@ -13,7 +13,7 @@ use euchre_game::universe::play::{PlayKeyFilter, PlayShape, play_shapes};
 use rayon::prelude::*;
 use store::{Key, KeyUniverse};
 
-use crate::phase::Phase;
+use euchre_bots::phase::Phase;
 
 /// Keys per chunk: enough chunks to keep every thread busy, few enough that
 /// each is worth a task.

@@ -16,8 +16,8 @@ use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use rayon::prelude::*;
 
-use crate::eval::bot::Bot;
-use crate::eval::seen::Seen;
+use crate::bot::Bot;
+use crate::seen::Seen;
 
 /// Which team each side of a match sits as, at one table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -219,8 +219,8 @@ pub fn summarise(results: &[DealResult]) -> MatchSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::bot::RandomBot;
-    use crate::eval::heuristic::Heuristic;
+    use crate::bots::heuristic::Heuristic;
+    use crate::bots::random::RandomBot;
 
     #[test]
     fn a_bot_against_itself_scores_zero_on_every_deal() {

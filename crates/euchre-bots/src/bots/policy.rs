@@ -24,12 +24,12 @@ use euchre_game::engine::state::Stage;
 use rand::RngExt;
 use rand::rngs::SmallRng;
 
-use crate::eval::bot::Bot;
-use crate::eval::heuristic::Heuristic;
-use crate::eval::seen::Seen;
+use crate::bot::Bot;
+use crate::bots::heuristic::Heuristic;
 use crate::leaves::CardPlay;
 use crate::phase::Phase;
 use crate::policy_file::{PolicyFile, PolicyFileError};
+use crate::seen::Seen;
 
 /// How the bot turns the average strategy into an action.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,7 +41,8 @@ pub enum Sampling {
 }
 
 /// Who plays a key the policy never trained.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Unseen {
     Heuristic,
     Uniform,

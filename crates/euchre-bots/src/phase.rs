@@ -56,18 +56,10 @@ impl Phase {
         Fingerprint {
             digest: KEY_VERSION << 32 | phase_code << 8 | rules.fingerprint(),
             description: format!(
-                "phase {self}, rules {}, key version {KEY_VERSION} (perfect-recall bidding, rank-compressed play)",
-                describe_rules(rules)
+                "phase {self}, rules {rules}, key version {KEY_VERSION} (perfect-recall bidding, rank-compressed play)",
             ),
         }
     }
-}
-
-pub fn describe_rules(rules: Rules) -> String {
-    format!(
-        "stick_the_dealer={} lone_defender={} dealer_may_discard_upcard={}",
-        rules.stick_the_dealer, rules.lone_defender, rules.dealer_may_discard_upcard
-    )
 }
 
 impl fmt::Display for Phase {

@@ -25,8 +25,8 @@ use rand::rngs::SmallRng;
 
 use crate::leaves::CardPlay;
 
-use crate::eval::bot::Bot;
-use crate::eval::seen::Seen;
+use crate::bot::Bot;
+use crate::seen::Seen;
 
 /// Strength at which a hand makes trump.
 pub const CALL: f32 = 6.0;

@@ -31,9 +31,9 @@ use rand::RngExt;
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 
-use crate::eval::bot::Bot;
-use crate::eval::heuristic::Heuristic;
-use crate::eval::seen::Seen;
+use crate::bot::Bot;
+use crate::bots::heuristic::Heuristic;
+use crate::seen::Seen;
 
 #[derive(Debug)]
 pub struct Pimc {

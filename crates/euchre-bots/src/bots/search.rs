@@ -43,13 +43,13 @@ use euchre_game::keys::{Decision, decision};
 use rand::RngExt;
 use rand::rngs::SmallRng;
 
-use crate::eval::bot::Bot;
-use crate::eval::heuristic::Heuristic;
-use crate::eval::pimc::{add_card_points, points_after_bidding, replay, sample_hidden};
-use crate::eval::policy::PolicyBot;
-use crate::eval::seen::Seen;
+use crate::bot::Bot;
+use crate::bots::heuristic::Heuristic;
+use crate::bots::pimc::{add_card_points, points_after_bidding, replay, sample_hidden};
+use crate::bots::policy::PolicyBot;
 use crate::leaves::CardPlay;
 use crate::policy_file::most_likely;
+use crate::seen::Seen;
 
 /// Candidate worlds dealt per world solved. More candidates give the
 /// resampling more worlds to choose among when the bids are telling;

@@ -40,7 +40,8 @@ pub struct BlueprintSource {
 }
 
 /// How a run draws its fixed bids from the blueprint.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum BidChoice {
     /// The blueprint's most likely bid at every key: what `policy-argmax:`
@@ -148,8 +149,8 @@ impl BiddingBlueprint {
         if policy.meta.rules != rules {
             return Err(BlueprintError::Rules {
                 path,
-                blueprint: crate::phase::describe_rules(policy.meta.rules),
-                run: crate::phase::describe_rules(rules),
+                blueprint: policy.meta.rules.to_string(),
+                run: rules.to_string(),
             });
         }
         if !policy.entries().any(|(key, _)| is_bidding_key(key)) {

@@ -19,9 +19,8 @@ use rand::rngs::SmallRng;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::eval::bot::Bot;
-use crate::eval::seen::Seen;
-use crate::phase::describe_rules;
+use crate::bot::Bot;
+use crate::seen::Seen;
 
 /// One seat's view, as JSON. Rule options left out take the bot's rules.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -123,8 +122,8 @@ impl ActRequest {
         );
         if requested != rules {
             return Err(ActError::Rules {
-                bot: describe_rules(rules),
-                request: describe_rules(requested),
+                bot: rules.to_string(),
+                request: requested.to_string(),
             });
         }
         let dealer: Seat = parse("dealer", &self.dealer)?;

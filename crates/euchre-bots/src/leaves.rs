@@ -17,8 +17,8 @@ use euchre_game::engine::state::{GameState, Stage, score};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-use crate::eval::heuristic;
-use crate::eval::seen::Seen;
+use crate::bots::heuristic;
+use crate::seen::Seen;
 
 /// The leaf evaluator of a run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,7 +103,7 @@ impl FromStr for Leaves {
 }
 
 /// Each team's payoff, from a function of the team.
-pub(crate) fn team_payoffs(payoff: impl Fn(Team) -> f64) -> [f64; 2] {
+pub fn team_payoffs(payoff: impl Fn(Team) -> f64) -> [f64; 2] {
     [payoff(Team::NorthSouth), payoff(Team::EastWest)]
 }
 

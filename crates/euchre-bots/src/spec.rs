@@ -1,74 +1,20 @@
-//! The one interface every player implements, and the spec strings that
-//! name a bot on the command line.
+//! The spec strings that name a bot on a command line (`heuristic`,
+//! `pimc:50`, `policy:FILE+pimc:50`, …). It sits above every bot, since it
+//! builds any of them; the bots themselves know nothing of specs.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use euchre_game::engine::action::Action;
 use euchre_game::engine::rules::Rules;
-use rand::RngExt;
-use rand::rngs::SmallRng;
 use thiserror::Error;
 
-use crate::eval::heuristic::Heuristic;
-use crate::eval::pimc::Pimc;
-use crate::eval::policy::{PolicyBot, Sampling, Unseen};
-use crate::eval::search::{Bids, SearchBot};
-use crate::eval::seen::Seen;
-use crate::leaves::CardPlay;
-use crate::phase::describe_rules;
+use crate::bot::Bot;
+use crate::bots::heuristic::Heuristic;
+use crate::bots::pimc::Pimc;
+use crate::bots::policy::{PolicyBot, Sampling, Unseen};
+use crate::bots::random::RandomBot;
+use crate::bots::search::{Bids, SearchBot};
 use crate::policy_file::PolicyFileError;
-
-/// A player. `&self` and `Sync` so that one bot serves every table of a
-/// parallel match; randomness comes from the caller's generator, so a match
-/// is deterministic for its seed.
-pub trait Bot: Send + Sync {
-    fn name(&self) -> String;
-
-    /// One of `seen.legal()`.
-    fn act(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Action;
-
-    /// The probability the bot gives each legal action here, when it plays
-    /// a strategy it can state: a trained policy on a key it trained. The
-    /// bot API reports them beside the chosen move.
-    fn probabilities(&self, _seen: &Seen<'_>) -> Option<Vec<(Action, f64)>> {
-        None
-    }
-
-    /// Anything worth printing after a match, such as how often a policy
-    /// met a key it had never trained.
-    fn report(&self) -> Option<String> {
-        None
-    }
-
-    /// The kind of card play this bot brings, if any: a bidding
-    /// or play-N policy should be followed by a card player whose play its
-    /// leaves assumed.
-    fn card_play(&self) -> Option<CardPlay> {
-        None
-    }
-
-    /// What a reader of a match should know before trusting its result,
-    /// such as a policy followed by a card player its leaves did not assume.
-    fn warnings(&self) -> Vec<String> {
-        Vec::new()
-    }
-}
-
-/// Uniform over the legal actions.
-#[derive(Debug)]
-pub struct RandomBot;
-
-impl Bot for RandomBot {
-    fn name(&self) -> String {
-        "random".to_owned()
-    }
-
-    fn act(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Action {
-        let legal = seen.legal();
-        legal[rng.random_range(0..legal.len())]
-    }
-}
 
 /// The bot specs `--a`, `--b` and `--opponents` accept.
 pub const SPEC_HELP: &str = "random | heuristic | pimc:WORLDS | policy:FILE | policy-argmax:FILE, \
@@ -114,8 +60,8 @@ pub fn from_spec(spec: &str, rules: Rules, unseen: Unseen) -> Result<Arc<dyn Bot
         } else {
             Err(BotSpecError::RulesDiffer {
                 spec: owned(),
-                trained: describe_rules(trained),
-                table: describe_rules(rules),
+                trained: trained.to_string(),
+                table: rules.to_string(),
             })
         }
     };

@@ -50,7 +50,8 @@ pub struct PolicyMeta {
 }
 
 /// Which strategy of a table a policy file holds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Strategy {
     /// The average strategy: what CFR's guarantees are about.
     #[default]

@@ -1,0 +1,29 @@
+//! Everything that plays euchre, apart from everything that trains.
+//!
+//! A policy is trained by the `trainer` crate and reaches this crate only as
+//! a file ([`policy_file`]); nothing here knows how it was trained, so a
+//! program that plays (a match, the bot API, the web table) links no store
+//! backend and no training loop.
+//!
+//! - [`bot`]: the [`bot::Bot`] trait, and [`seen`], what one seat has seen;
+//! - [`bots`]: random, heuristic, PIMC, the trained policy, the search bot;
+//! - [`spec`]: the strings that name a bot (`pimc:50`, `policy:FILE+pimc:50`);
+//! - [`arena`]: duplicate matches with confidence intervals;
+//! - [`local_best_response`]: how far one seat gains by deviating alone;
+//! - [`policy_file`] and [`blueprint`]: the exported policy, and its bids
+//!   as a fixed bidding policy for card-play runs;
+//! - [`phase`] and [`leaves`]: how far a policy's tree reaches, and who
+//!   plays (or what values) the hand past it;
+//! - [`api`]: one seat's view in, a move out (JSON).
+
+pub mod api;
+pub mod arena;
+pub mod blueprint;
+pub mod bot;
+pub mod bots;
+pub mod leaves;
+pub mod local_best_response;
+pub mod phase;
+pub mod policy_file;
+pub mod seen;
+pub mod spec;
