@@ -14,6 +14,8 @@
 //!   as a fixed bidding policy for card-play runs;
 //! - [`phase`] and [`leaves`]: how far a policy's tree reaches, and who
 //!   plays (or what values) the hand past it;
+//! - [`human_game`]: a game to a target score between a person and three
+//!   bots, the model behind the web table and the terminal game;
 //! - [`api`]: one seat's view in, a move out (JSON).
 
 pub mod api;
@@ -21,6 +23,7 @@ pub mod arena;
 pub mod blueprint;
 pub mod bot;
 pub mod bots;
+pub mod human_game;
 pub mod leaves;
 pub mod local_best_response;
 pub mod phase;

@@ -14,6 +14,7 @@ use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
 use euchre_bots::bot::Bot;
+use euchre_bots::human_game::seat_name;
 use euchre_bots::seen::Seen;
 use euchre_bots::spec::from_spec;
 
@@ -46,7 +47,7 @@ pub fn run(
             .map_or(0, |elapsed| elapsed.as_nanos() as u64)
     });
     let mut rng = SmallRng::seed_from_u64(seed);
-    let table = Table {
+    let table = Terminal {
         ascii: request.ascii,
     };
     writeln!(
@@ -105,11 +106,11 @@ pub fn run(
     }
 }
 
-struct Table {
+struct Terminal {
     ascii: bool,
 }
 
-impl Table {
+impl Terminal {
     fn card(&self, card: Card) -> String {
         if self.ascii {
             card.to_string()
@@ -304,12 +305,3 @@ impl Table {
     }
 }
 
-/// A seat as the person sitting South reads it (the browser page too).
-pub(crate) fn seat_name(seat: Seat) -> &'static str {
-    match seat {
-        Seat::North => "North",
-        Seat::East => "East",
-        Seat::South => "You",
-        Seat::West => "West",
-    }
-}

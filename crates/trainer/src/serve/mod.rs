@@ -12,7 +12,6 @@
 //! script, and the assets are compiled into the binary.
 
 pub mod pages;
-pub mod table;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -32,7 +31,7 @@ use euchre_game::engine::rules::Rules;
 use serde::Deserialize;
 use thiserror::Error;
 
-use crate::serve::table::{MoveError, Table};
+use euchre_bots::human_game::{HumanGame, MoveError};
 use euchre_bots::api::{ActError, ActRequest, act};
 use euchre_bots::bot::Bot;
 use euchre_bots::bots::policy::Unseen;
@@ -88,7 +87,7 @@ struct AppState {
 }
 
 struct Game {
-    table: Arc<Mutex<Table>>,
+    table: Arc<Mutex<HumanGame>>,
     touched: Instant,
 }
 
@@ -112,14 +111,14 @@ impl AppState {
         Ok(bot)
     }
 
-    fn table(&self, id: &str) -> Option<Arc<Mutex<Table>>> {
+    fn table(&self, id: &str) -> Option<Arc<Mutex<HumanGame>>> {
         let mut games = lock(&self.games);
         let game = games.get_mut(id)?;
         game.touched = Instant::now();
         Some(Arc::clone(&game.table))
     }
 
-    fn insert(&self, table: Table) -> String {
+    fn insert(&self, table: HumanGame) -> String {
         use rand::RngExt;
         let id = format!("{:016x}", lock(&self.next_id).random::<u64>());
         let mut games = lock(&self.games);
@@ -285,7 +284,7 @@ async fn new_game(State(state): Shared, form: Result<Form<NewGame>, FormRejectio
             use rand::RngExt;
             lock(&worker.next_id).random::<u64>()
         };
-        let table = Table::new(partner, opponents, worker.rules, target, seed);
+        let table = HumanGame::new(partner, opponents, worker.rules, target, seed);
         Ok::<_, String>(worker.insert(table))
     })
     .await;
@@ -364,7 +363,7 @@ async fn next_hand(State(state): Shared, Path(id): Path<String>) -> Response {
 
 /// Back to the game after a move (a redirect, so a reload does not
 /// repeat it), or the game with the reason the move was refused.
-fn after_move(id: &str, table: &Mutex<Table>, result: Result<(), MoveError>) -> Response {
+fn after_move(id: &str, table: &Mutex<HumanGame>, result: Result<(), MoveError>) -> Response {
     match result {
         Ok(()) => Redirect::to(&format!("/game/{id}")).into_response(),
         Err(error) => {

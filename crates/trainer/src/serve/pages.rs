@@ -9,8 +9,7 @@ use euchre_game::engine::card::{Card, Suit};
 use euchre_game::engine::seat::{Seat, Team};
 use euchre_game::engine::state::{Contract, Stage};
 
-use crate::commands::play::seat_name;
-use crate::serve::table::{HandSummary, PERSON, Table};
+use euchre_bots::human_game::{HandSummary, HumanGame, PERSON, seat_name};
 
 /// Text made safe for HTML element content and quoted attributes.
 pub fn escape(text: &str) -> String {
@@ -118,7 +117,7 @@ fn move_button(game: &str, action: Action, label: &str, class: &str, title: &str
 }
 
 /// The play page of one game; `error` is the reason a move was refused.
-pub fn play_page(game: &str, table: &Table, error: Option<&str>) -> String {
+pub fn play_page(game: &str, table: &HumanGame, error: Option<&str>) -> String {
     let state = table.state();
     let mut body = String::new();
     body.push_str(&error_banner(error));
@@ -210,7 +209,7 @@ pub fn play_page(game: &str, table: &Table, error: Option<&str>) -> String {
     page("Euchre", &body, None)
 }
 
-fn state_sits_out(table: &Table) -> [bool; 4] {
+fn state_sits_out(table: &HumanGame) -> [bool; 4] {
     std::array::from_fn(|i| table.state().sits_out(Seat::from_index(i as u8)))
 }
 
@@ -234,7 +233,7 @@ fn trick_html(id: &str, card_of: impl Fn(Seat) -> Option<Card>, out: [bool; 4]) 
 }
 
 /// The person's cards and, on their turn, the moves they may make.
-fn hand_html(game: &str, table: &Table) -> String {
+fn hand_html(game: &str, table: &HumanGame) -> String {
     let state = table.state();
     let mut html = String::from("<section class=\"hand\"><h2>Your hand</h2><div id=\"hand\">");
     let your_turn = table.persons_turn();
@@ -278,7 +277,7 @@ fn hand_html(game: &str, table: &Table) -> String {
 
 /// After a hand: who made what, the points, the four hands on request,
 /// and the way on.
-fn summary_html(game: &str, table: &Table, summary: &HandSummary) -> String {
+fn summary_html(game: &str, table: &HumanGame, summary: &HandSummary) -> String {
     let mut html = String::from("<section class=\"summary\" id=\"summary\"><h2>Hand over</h2><p>");
     match summary.contract {
         Some(contract) => {

@@ -1,5 +1,6 @@
-//! One game to a target score between a person (South) and three bots:
-//! the rules of a browser game, with no HTML in it.
+//! One game to a target score between a person (South) and three bots,
+//! with no HTML and no terminal in it: the web table and `trainer play`
+//! both drive this model and only draw it.
 
 use std::sync::Arc;
 
@@ -13,8 +14,8 @@ use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use thiserror::Error;
 
-use euchre_bots::bot::Bot;
-use euchre_bots::seen::Seen;
+use crate::bot::Bot;
+use crate::seen::Seen;
 
 /// The person's seat.
 pub const PERSON: Seat = Seat::South;
@@ -44,7 +45,7 @@ pub struct HandSummary {
     pub points: [u8; 2],
 }
 
-pub struct Table {
+pub struct HumanGame {
     /// The bot at each seat; `None` at the person's.
     bots: [Option<Arc<dyn Bot>>; 4],
     pub target: u32,
@@ -60,16 +61,16 @@ pub struct Table {
     rng: SmallRng,
 }
 
-impl std::fmt::Debug for Table {
+impl std::fmt::Debug for HumanGame {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Table")
+        f.debug_struct("HumanGame")
             .field("score", &self.score)
             .field("state", &self.state)
             .finish_non_exhaustive()
     }
 }
 
-impl Table {
+impl HumanGame {
     /// A new game: the partner sits North, the opponents East and West. The
     /// bots play until it is the person's turn.
     pub fn new(
@@ -78,11 +79,11 @@ impl Table {
         rules: Rules,
         target: u32,
         seed: u64,
-    ) -> Table {
+    ) -> HumanGame {
         let mut rng = SmallRng::seed_from_u64(seed);
         let dealer = Seat::West;
         let deal = Deal::random(dealer, &mut rng);
-        let mut table = Table {
+        let mut table = HumanGame {
             bots: [
                 Some(partner),
                 Some(Arc::clone(&opponents)),
@@ -269,5 +270,15 @@ impl Table {
             let action = bot.act(&Seen::new(&self.state, &self.history), &mut self.rng);
             self.apply(action);
         }
+    }
+}
+
+/// How a seat is named to the person at South, who is "You".
+pub fn seat_name(seat: Seat) -> &'static str {
+    match seat {
+        Seat::North => "North",
+        Seat::East => "East",
+        Seat::South => "You",
+        Seat::West => "West",
     }
 }
