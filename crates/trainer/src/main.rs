@@ -508,8 +508,8 @@ fn main() -> anyhow::Result<()> {
             run_dir,
             out,
             strategy,
-        } => commands::export::export(&run_dir, out, strategy),
-        Command::Status { run_dir, digest } => commands::status::status(&run_dir, digest),
+        } => commands::export::run(&run_dir, out, strategy),
+        Command::Status { run_dir, digest } => commands::status::run(&run_dir, digest),
         Command::Enumerate {
             phase,
             abstraction,

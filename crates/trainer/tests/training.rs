@@ -882,7 +882,9 @@ fn status_before_the_first_checkpoint_says_none_yet() {
     let (identity, settings, _) = resolve(RunProfile::default(), Overrides::default()).unwrap();
     // Opening builds the store and saves the settings; nothing is trained.
     drop(Session::open(Path::new(&run), &identity, &settings, &mut ()).unwrap());
-    let status = trainer::commands::status::status_report(Path::new(&run), false).unwrap();
+    let status = trainer::training::status::RunStatus::read(Path::new(&run), false)
+        .unwrap()
+        .to_string();
     assert!(status.contains("checkpoint none yet"), "{status}");
     assert!(!status.contains("days ago"), "{status}");
 }

@@ -2,7 +2,6 @@
 //! takes plain values (the binary has parsed the flags) and prints its
 //! report to stdout.
 
-pub mod bidding_stage;
 pub mod enumerate;
 pub mod eval;
 pub mod export;

@@ -4,14 +4,16 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 
-use super::bidding_stage::{self, StageOutcome};
-use super::export::export;
+use super::export::print_report;
 use crate::config::{self, Identity, Overrides, SessionSettings};
 use crate::format::{bytes, thousands};
+use crate::training::bidding_stage::{self, StageOutcome};
+use crate::training::error::TrainingError;
+use crate::training::export::export;
 use crate::training::logging;
-use crate::training::run_dir::{self, LOG_FILE, RunDir, SETTINGS_FILE, STORE_DIR, read_settings};
+use crate::training::run_dir::{self, LOG_FILE, RunDir, STORE_DIR, read_settings};
 use crate::training::session::{Budget, Ending, Session, Summary};
 use crate::training::terminal::TerminalWatcher;
 use euchre_bots::phase::Phase;
@@ -45,13 +47,9 @@ pub fn train(
 /// `trainer resume`: continue a run with the settings it was made with;
 /// flags change only this session's budget and threads.
 pub fn resume(dir: &Path, flags: Overrides) -> anyhow::Result<()> {
-    let Some(saved) = read_settings(dir)? else {
-        bail!(
-            "{} holds no run (no {SETTINGS_FILE}); start one with `trainer train --run-dir {}`",
-            dir.display(),
-            dir.display()
-        );
-    };
+    let saved = read_settings(dir)?.ok_or_else(|| TrainingError::NoRun {
+        dir: dir.to_path_buf(),
+    })?;
     let mut session = saved.session;
     if let Some(threads) = flags.threads {
         session.threads = threads;
@@ -92,7 +90,7 @@ fn run_session(dir: &Path, identity: &Identity, session: &SessionSettings) -> an
         && identity.bidding_stage.is_none()
     {
         tracing::info!(
-            "bids are trained along with card play; full play plays better for the same time with its bids trained first and then fixed, which new runs do unless given --bids trained (README: \"Full play under fixed bids\")"
+            "bids are trained along with card play; full play plays better for the same time with its bids trained first and then fixed, which new runs do unless given --bids trained (docs/training.md: \"Full play under fixed bids\")"
         );
     }
     let mut identity = identity.clone();
@@ -101,8 +99,15 @@ fn run_session(dir: &Path, identity: &Identity, session: &SessionSettings) -> an
     if let Some(stage) = identity.bidding_stage
         && identity.bidding_from.is_none()
     {
-        match bidding_stage::ensure_bids(&run, &identity, stage, session, &mut watcher)? {
-            StageOutcome::Ready { source, seconds } => {
+        let outcome = bidding_stage::ensure_bids(&run, &identity, stage, session, &mut watcher)?;
+        let seconds = outcome.seconds();
+        match outcome {
+            StageOutcome::Ready { source, trained } => {
+                if let Some(trained) = trained {
+                    print_summary(&trained.summary);
+                    print_report(&trained.export);
+                    println!("stage 2 of 2: card play under the bids of {source}");
+                }
                 identity.bidding_from = Some(source);
                 if let Some(duration) = budget.duration {
                     let left = duration.saturating_sub(Duration::from_secs_f64(seconds));
@@ -117,7 +122,17 @@ fn run_session(dir: &Path, identity: &Identity, session: &SessionSettings) -> an
                 }
                 watcher.restart();
             }
-            StageOutcome::Unfinished => {
+            StageOutcome::Unfinished { summary, of } => {
+                print_summary(&summary);
+                println!(
+                    "the bidding stage {} at iteration {} of {}; card play starts after it. Run the same command to go on.",
+                    match summary.ending {
+                        Ending::Interrupted => "stopped",
+                        Ending::Budget => "used this session's time",
+                    },
+                    thousands(summary.progress.iterations),
+                    thousands(of)
+                );
                 watcher.finish();
                 return Ok(());
             }
@@ -129,12 +144,12 @@ fn run_session(dir: &Path, identity: &Identity, session: &SessionSettings) -> an
     watcher.finish();
     print_summary(&summary);
     if session.export {
-        export(dir, None, Strategy::Average)?;
+        print_report(&export(dir, None, Strategy::Average)?);
     }
     Ok(())
 }
 
-pub(crate) fn print_summary(summary: &Summary) {
+fn print_summary(summary: &Summary) {
     let ended = match summary.ending {
         Ending::Budget => "finished its budget",
         Ending::Interrupted => "stopped on interrupt",

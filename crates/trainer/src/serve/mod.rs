@@ -32,6 +32,8 @@ use serde::Deserialize;
 use thiserror::Error;
 
 use euchre_bots::human_game::{HumanGame, MoveError};
+
+use crate::training::status::RunStatus;
 use euchre_bots::api::{ActError, ActRequest, act};
 use euchre_bots::bot::Bot;
 use euchre_bots::bots::policy::Unseen;
@@ -385,16 +387,35 @@ async fn runs(State(state): Shared) -> Response {
     let sections = tokio::task::spawn_blocking(move || {
         dirs.iter()
             .map(|dir| {
-                let status = crate::commands::status::status_report(dir, false)
-                    .map_err(|error| format!("{error:#}"));
+                let status = RunStatus::read(dir, false)
+                    .map(|status| status.to_string())
+                    .map_err(|error| error_chain(&error));
                 let has_curve = dir.join(crate::training::curve::CURVE_PLOT).is_file();
                 (dir.display().to_string(), status, has_curve)
             })
             .collect::<Vec<_>>()
     })
-    .await
-    .unwrap_or_default();
-    html(StatusCode::OK, pages::runs_page(&sections))
+    .await;
+    match sections {
+        Ok(sections) => html(StatusCode::OK, pages::runs_page(&sections)),
+        // The reading task panicked: say so rather than show no runs.
+        Err(error) => html(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            pages::error_page("Runs", &format!("reading the runs failed: {error}")),
+        ),
+    }
+}
+
+/// An error and every cause under it, as `trainer status` prints them.
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        text.push_str(": ");
+        text.push_str(&inner.to_string());
+        cause = inner.source();
+    }
+    text
 }
 
 async fn curve(State(state): Shared, Path(index): Path<String>) -> Response {

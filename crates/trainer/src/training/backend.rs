@@ -9,6 +9,10 @@ use crate::training::universe::PhaseUniverse;
 use euchre_bots::phase::RECORD_WIDTH;
 use store::Backend;
 
+/// The LMDB write-back cache of a store opened only to read it (status,
+/// export): reads go to the map, so a small cache is enough.
+pub const READ_CACHE_RECORDS: usize = 1 << 16;
+
 /// The record layout every phase uses: seven actions, in the run's encoding.
 pub fn layout(identity: &Identity) -> Result<RecordLayout, StoreError> {
     Ok(RecordLayout::new(

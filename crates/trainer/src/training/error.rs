@@ -12,7 +12,35 @@ use euchre_bots::policy_file::PolicyFileError;
 use euchre_bots::spec::BotSpecError;
 
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum TrainingError {
+    #[error(
+        "{} holds no run (no settings.toml); start one with `trainer train --run-dir {}`",
+        dir.display(),
+        dir.display()
+    )]
+    NoRun { dir: PathBuf },
+    #[error(
+        "{} has no checkpoint yet; train until one is written, then export",
+        dir.display()
+    )]
+    NoCheckpoint { dir: PathBuf },
+    #[error(
+        "{} has not started card play: its bids are still training in {} (export that run for the bids alone, or train on until card play has a checkpoint)",
+        dir.display(),
+        stage_dir.display()
+    )]
+    BidsStillTraining { dir: PathBuf, stage_dir: PathBuf },
+    #[error("writing the policy file")]
+    WritePolicy(#[source] PolicyFileError),
+    #[error("reading back the exported policy {}", path.display())]
+    ReadBackPolicy {
+        path: PathBuf,
+        #[source]
+        source: PolicyFileError,
+    },
+    #[error("{} does not read back as written; the disk may be failing", path.display())]
+    PolicyReadsBackWrong { path: PathBuf },
     /// Taking the run's lock or writing one of its files failed; the store's
     /// message names the file and the remedy (another trainer, a full disk).
     #[error(transparent)]

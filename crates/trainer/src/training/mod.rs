@@ -2,11 +2,14 @@
 //! with its checkpoints, and how it reports and stops.
 
 pub mod backend;
+pub mod bidding_stage;
 pub mod curve;
 pub mod error;
+pub mod export;
 pub mod logging;
 pub mod run_dir;
 pub mod session;
 pub mod signals;
+pub mod status;
 pub mod terminal;
 pub mod universe;

@@ -14,7 +14,9 @@ use serde::{Deserialize, Serialize};
 use store::{Backend, RecordEncoding};
 use thiserror::Error;
 
-use crate::training::curve::CurveSettings;
+mod curve;
+pub use curve::CurveSettings;
+
 use euchre_bots::blueprint::{BidChoice, BiddingBlueprint, BlueprintError, BlueprintSource};
 use euchre_bots::leaves::Leaves;
 use euchre_bots::phase::Phase;
@@ -880,19 +882,25 @@ mod tests {
     #[test]
     fn every_shipped_profile_parses() {
         for (name, text) in [
-            ("example", include_str!("../../../configs/example.toml")),
-            ("quick", include_str!("../../../configs/quick.toml")),
-            ("bidding", include_str!("../../../configs/bidding.toml")),
-            ("play-2", include_str!("../../../configs/play-2.toml")),
-            ("full-play", include_str!("../../../configs/full-play.toml")),
-            ("bids-20m", include_str!("../../../configs/bids-20m.toml")),
+            ("example", include_str!("../../../../configs/example.toml")),
+            ("quick", include_str!("../../../../configs/quick.toml")),
+            ("bidding", include_str!("../../../../configs/bidding.toml")),
+            ("play-2", include_str!("../../../../configs/play-2.toml")),
+            (
+                "full-play",
+                include_str!("../../../../configs/full-play.toml"),
+            ),
+            (
+                "bids-20m",
+                include_str!("../../../../configs/bids-20m.toml"),
+            ),
         ] {
             let profile = parse_profile(text, name).unwrap();
             resolve(profile, Overrides::default()).unwrap();
         }
         // Step 2 of fixed-bid full play needs step 1's policy: without it,
         // the profile parses and the error names the missing file.
-        let text = include_str!("../../../configs/full-play-fixed-bids.toml");
+        let text = include_str!("../../../../configs/full-play-fixed-bids.toml");
         let profile = parse_profile(text, "full-play-fixed-bids").unwrap();
         let error = resolve(profile, Overrides::default()).unwrap_err();
         assert!(
@@ -960,7 +968,8 @@ mod tests {
         assert_eq!((session.until, session.duration), (None, None));
         assert_eq!(dir, None, "the default run directory, runs/full-play-mmap");
 
-        let profile = parse_profile(include_str!("../../../configs/full-play.toml"), "f").unwrap();
+        let profile =
+            parse_profile(include_str!("../../../../configs/full-play.toml"), "f").unwrap();
         let (profile_identity, profile_session, profile_dir) =
             resolve(profile, Overrides::default()).unwrap();
         assert_eq!(profile_identity, identity);

@@ -3,7 +3,7 @@
 //! play trains under them.
 //!
 //! Staging is what makes full play's iterations cheap and its card play
-//! good (README, "Full play under fixed bids"): the bidding phase, valued
+//! good (docs/training.md, "Full play under fixed bids"): the bidding phase, valued
 //! by open-hand leaves, converges in minutes to bids that hold up against a
 //! side that defends well, while bids trained along with card play are
 //! learnt against the run's own weak early card play and are far too bold.
@@ -14,8 +14,10 @@ use std::path::Path;
 
 use crate::config::{BiddingStage, EncodingName, Identity, SessionSettings, SolverSettings};
 use crate::format::thousands;
+use crate::training::error::TrainingError;
+use crate::training::export::{ExportReport, export};
 use crate::training::run_dir::{POLICY_FILE, RunDir, read_settings};
-use crate::training::session::{Budget, Ending, Session, Summary, Watcher};
+use crate::training::session::{Budget, Session, Summary, Watcher};
 use euchre_bots::blueprint::{BiddingBlueprint, BlueprintSource};
 use euchre_bots::leaves::Leaves;
 use euchre_bots::phase::Phase;
@@ -28,13 +30,34 @@ pub const STAGE_DIR: &str = "bidding";
 #[derive(Debug)]
 pub enum StageOutcome {
     /// The bids are trained and exported: card play may train under them.
-    /// `seconds` is the training time the stage took in this session.
     Ready {
         source: BlueprintSource,
-        seconds: f64,
+        /// `None` when the stage had ended before this session.
+        trained: Option<Box<StageTraining>>,
     },
     /// The session ended before the stage did: Ctrl-C, or its time ran out.
-    Unfinished,
+    Unfinished { summary: Summary, of: u64 },
+}
+
+/// What this session did to finish the stage.
+#[derive(Debug)]
+pub struct StageTraining {
+    pub summary: Summary,
+    pub export: ExportReport,
+}
+
+impl StageOutcome {
+    /// The training time the stage took in this session.
+    pub fn seconds(&self) -> f64 {
+        match self {
+            StageOutcome::Ready {
+                trained: Some(trained),
+                ..
+            } => trained.summary.train_seconds,
+            StageOutcome::Ready { trained: None, .. } => 0.0,
+            StageOutcome::Unfinished { summary, .. } => summary.train_seconds,
+        }
+    }
 }
 
 /// The bidding run a staged run's identity implies: the same rules, seed
@@ -66,14 +89,14 @@ pub fn ensure_bids(
     stage: BiddingStage,
     session: &SessionSettings,
     watcher: &mut dyn Watcher,
-) -> anyhow::Result<StageOutcome> {
+) -> Result<StageOutcome, TrainingError> {
     if let Some(saved) = read_settings(run.path())?
         && saved.identity.bidding_stage == Some(stage)
         && let Some(source) = saved.identity.bidding_from
     {
         return Ok(StageOutcome::Ready {
             source,
-            seconds: 0.0,
+            trained: None,
         });
     }
     run.check(identity)?;
@@ -88,7 +111,7 @@ pub fn ensure_bids(
         ..session.clone()
     };
     tracing::info!(
-        "stage 1 of 2: training the bids in {} to {} iterations; card play then trains under their {} (README: \"Full play under fixed bids\")",
+        "stage 1 of 2: training the bids in {} to {} iterations; card play then trains under their {} (docs/training.md: \"Full play under fixed bids\")",
         stage_dir.display(),
         thousands(stage.iterations),
         stage.choice
@@ -101,29 +124,19 @@ pub fn ensure_bids(
     )?;
     let summary = bidding.train(Budget::of(&stage_session), watcher)?;
     drop(bidding);
-    super::train::print_summary(&summary);
     if !stage_complete(&summary, stage) {
-        println!(
-            "the bidding stage {} at iteration {} of {}; card play starts after it. Run the same command to go on.",
-            match summary.ending {
-                Ending::Interrupted => "stopped",
-                Ending::Budget => "used this session's time",
-            },
-            thousands(summary.progress.iterations),
-            thousands(stage.iterations)
-        );
-        return Ok(StageOutcome::Unfinished);
+        return Ok(StageOutcome::Unfinished {
+            summary,
+            of: stage.iterations,
+        });
     }
-    super::export::export(&stage_dir, None, Strategy::Average)?;
+    let export = export(&stage_dir, None, Strategy::Average)?;
     let blueprint =
-        BiddingBlueprint::load(&stage_dir.join(POLICY_FILE), identity.rules, stage.choice)?;
-    println!(
-        "stage 2 of 2: card play under the bids of {}",
-        blueprint.source()
-    );
+        BiddingBlueprint::load(&stage_dir.join(POLICY_FILE), identity.rules, stage.choice)
+            .map_err(TrainingError::Blueprint)?;
     Ok(StageOutcome::Ready {
         source: blueprint.source().clone(),
-        seconds: summary.train_seconds,
+        trained: Some(Box::new(StageTraining { summary, export })),
     })
 }
 

@@ -1,0 +1,157 @@
+//! A run's strategy written as a policy file, read back to prove it, and
+//! measured: its local best response and what its bids learned. The
+//! report is typed; `trainer export` and the bidding stage print it.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use euchre_bots::blueprint::{BiddingBlueprint, BlueprintSource};
+use euchre_bots::local_best_response::{self, LocalBestResponse};
+use euchre_bots::phase::RECORD_WIDTH;
+use euchre_bots::policy_file::{self, PolicyFile, PolicyMeta, Strategy};
+use store::dir::MANIFEST_FILE;
+
+use crate::format::thousands;
+use crate::report::{BiddingReport, Summary};
+use crate::training::backend;
+use crate::training::bidding_stage;
+use crate::training::error::TrainingError;
+use crate::training::run_dir::{POLICY_FILE, Progress, RunDir, STORE_DIR, read_settings};
+
+/// Where `export` records the policy's local best response for `status`.
+pub const LBR_FILE: &str = "local-best-response.txt";
+const LBR_DEALS: u64 = 4000;
+const LBR_WORLDS: usize = 16;
+
+/// What an export wrote and measured.
+#[derive(Debug)]
+pub struct ExportReport {
+    pub path: PathBuf,
+    pub strategy: Strategy,
+    pub infostates: u64,
+    pub iterations: u64,
+    pub file_bytes: u64,
+    pub local_best_response: LocalBestResponse,
+    pub lbr_worlds: usize,
+    pub lbr_seconds: f64,
+    /// The exported (average or current) policy's round-1 ordering rates.
+    pub exported_bids: Summary,
+    /// The current strategy's, for a run that trained its own bids; `None`
+    /// when they came from a blueprint, named in `fixed_bids`.
+    pub current_bids: Option<Summary>,
+    pub fixed_bids: Option<BlueprintSource>,
+}
+
+/// Writes the strategy of the run in `dir` to `out` (by default the run's
+/// `policy.bin`), reads it back, and measures it.
+pub fn export(
+    dir: &Path,
+    out: Option<PathBuf>,
+    strategy: Strategy,
+) -> Result<ExportReport, TrainingError> {
+    let saved = read_settings(dir)?.ok_or_else(|| TrainingError::NoRun {
+        dir: dir.to_path_buf(),
+    })?;
+    if saved.identity.bidding_stage.is_some() && saved.identity.bidding_from.is_none() {
+        return Err(TrainingError::BidsStillTraining {
+            dir: dir.to_path_buf(),
+            stage_dir: bidding_stage::stage_dir(dir),
+        });
+    }
+    let run = RunDir::lock(dir)?;
+    let store_dir = run.file(STORE_DIR);
+    if !store_dir.join(MANIFEST_FILE).exists() {
+        return Err(TrainingError::NoCheckpoint {
+            dir: dir.to_path_buf(),
+        });
+    }
+    let fixed_bids = saved
+        .identity
+        .bidding_from
+        .as_ref()
+        .map(|source| BiddingBlueprint::reopen(source, saved.identity.rules))
+        .transpose()
+        .map_err(TrainingError::Blueprint)?;
+    let table = backend::open(
+        &saved.identity,
+        &store_dir,
+        backend::READ_CACHE_RECORDS,
+        &mut |_| {},
+    )?;
+    let progress = Progress::committed(&table.committed_state(), dir)?;
+    let meta = PolicyMeta {
+        phase: saved.identity.phase,
+        rules: saved.identity.rules,
+        iterations: progress.iterations,
+        leaves: saved.identity.solver.leaves,
+        strategy,
+        bidding_from: saved.identity.bidding_from.clone(),
+    };
+    let path = out.unwrap_or_else(|| run.file(POLICY_FILE));
+    // The current strategy is summarised on the export's own pass.
+    let mut current = BiddingReport::default();
+    let mut current_strategy = [0.0; 3];
+    let written = policy_file::export(
+        table.as_ref(),
+        &meta,
+        RECORD_WIDTH,
+        fixed_bids.as_ref(),
+        &path,
+        &mut |key, record| {
+            let regrets = [0, 1, 2].map(|action| f64::from(record.regrets[action]));
+            cfr::regret::regret_matching(&regrets, &mut current_strategy);
+            current.add(key, &current_strategy);
+        },
+    )
+    .map_err(TrainingError::WritePolicy)?;
+    drop(table);
+    let policy = read_back(&path, &meta, written)?;
+    let started = Instant::now();
+    let response =
+        local_best_response::estimate(&policy, saved.identity.rules, LBR_DEALS, LBR_WORLDS, 1);
+    let lbr_seconds = started.elapsed().as_secs_f64();
+    let record = format!(
+        "{} at iteration {}\n",
+        response,
+        thousands(progress.iterations)
+    );
+    store::dir::write_atomically(&dir.join(LBR_FILE), record.as_bytes())?;
+    Ok(ExportReport {
+        file_bytes: std::fs::metadata(&path).map_or(0, |m| m.len()),
+        path,
+        strategy,
+        infostates: written,
+        iterations: progress.iterations,
+        local_best_response: response,
+        lbr_worlds: LBR_WORLDS,
+        lbr_seconds,
+        exported_bids: BiddingReport::from_policy(&policy).summarise(),
+        current_bids: saved
+            .identity
+            .bidding_from
+            .is_none()
+            .then(|| current.summarise()),
+        fixed_bids: saved.identity.bidding_from,
+    })
+}
+
+/// Loads the file just written and checks it holds what was written, so a
+/// failing disk is found at export and not at play.
+fn read_back(path: &Path, meta: &PolicyMeta, written: u64) -> Result<PolicyFile, TrainingError> {
+    let policy = PolicyFile::load(path).map_err(|source| TrainingError::ReadBackPolicy {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut first = [0.0; RECORD_WIDTH];
+    let first_reads = policy
+        .entries()
+        .next()
+        .is_none_or(|(key, _)| policy.probabilities(key, &mut first));
+    if policy.meta == *meta && policy.len() as u64 == written && first_reads {
+        Ok(policy)
+    } else {
+        Err(TrainingError::PolicyReadsBackWrong {
+            path: path.to_path_buf(),
+        })
+    }
+}

@@ -1,0 +1,301 @@
+//! Where a run stands, read without disturbing a trainer that may be
+//! working in it: the report behind `trainer status` and the runs page of
+//! `trainer serve`, which both print its [`Display`](std::fmt::Display).
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use store::{Manifest, Record};
+
+use crate::config::Identity;
+use crate::format::{bytes, thousands};
+use crate::training::backend;
+use crate::training::bidding_stage;
+use crate::training::curve::{self, CurvePoint};
+use crate::training::error::TrainingError;
+use crate::training::export::LBR_FILE;
+use crate::training::run_dir::{POLICY_FILE, Progress, RunDir, STORE_DIR, read_settings};
+
+/// Everything `trainer status` reports about one run directory.
+#[derive(Debug)]
+pub struct RunStatus {
+    pub dir: PathBuf,
+    pub identity: Identity,
+    pub bids: BidsStatus,
+    /// `None` before the store's manifest is first written.
+    pub checkpoint: Option<CheckpointStatus>,
+    pub checkpoint_every_minutes: f64,
+    /// The last point of the run's learning curve.
+    pub curve: Option<CurvePoint>,
+    /// The local best response the last export measured, as it recorded it.
+    pub local_best_response: Option<String>,
+    /// The exported policy and its size in bytes.
+    pub policy: Option<(PathBuf, u64)>,
+    /// Why the run's lock could not be taken (a trainer holds it), or `None`
+    /// when no trainer is running.
+    pub trainer: Option<String>,
+    /// Records trained and their digest, when asked for.
+    pub digest: Option<RecordsDigest>,
+}
+
+/// Where a run's bids come from, and for a staged run how far its stage is.
+#[derive(Debug)]
+pub enum BidsStatus {
+    /// Trained with card play in one tree (and every bidding-phase run).
+    Trained,
+    /// The run's own bidding stage has `done` of its `of` iterations.
+    Staging {
+        stage_dir: PathBuf,
+        done: u64,
+        of: u64,
+    },
+    /// Trained in the run's bidding stage, then fixed.
+    Staged { source: String },
+    /// Fixed from a blueprint named when the run started.
+    Fixed { source: String },
+}
+
+/// What the store's manifest says of the run's checkpoints.
+#[derive(Debug)]
+pub struct CheckpointStatus {
+    pub progress: Progress,
+    /// Zero for a store just built, before training's first checkpoint.
+    pub checkpoints: u64,
+    pub age_seconds: u64,
+    pub records: u64,
+    pub disk_bytes: u64,
+}
+
+/// A digest of every trained record, in key order: equal for two runs
+/// exactly when they trained the same values, whatever their backend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecordsDigest {
+    pub records: u64,
+    pub crc: u32,
+}
+
+impl RunStatus {
+    /// Reads the status of the run in `dir`. `digest` also reads every
+    /// record, which needs the run's lock.
+    pub fn read(dir: &Path, digest: bool) -> Result<RunStatus, TrainingError> {
+        let saved = read_settings(dir)?.ok_or_else(|| TrainingError::NoRun {
+            dir: dir.to_path_buf(),
+        })?;
+        let identity = saved.identity;
+        let bids = match (&identity.bidding_stage, &identity.bidding_from) {
+            (Some(stage), None) => {
+                let stage_dir = bidding_stage::stage_dir(dir);
+                let done = match Manifest::read(&stage_dir.join(STORE_DIR))? {
+                    Some(manifest) => Progress::committed(&manifest.state, &stage_dir)?.iterations,
+                    None => 0,
+                };
+                BidsStatus::Staging {
+                    stage_dir,
+                    done,
+                    of: stage.iterations,
+                }
+            }
+            (Some(_), Some(source)) => BidsStatus::Staged {
+                source: source.to_string(),
+            },
+            (None, Some(source)) => BidsStatus::Fixed {
+                source: source.to_string(),
+            },
+            (None, None) => BidsStatus::Trained,
+        };
+        let checkpoint = match Manifest::read(&dir.join(STORE_DIR))? {
+            Some(manifest) => {
+                let progress = Progress::committed(&manifest.state, dir)?;
+                let now = SystemTime::now()
+                    .duration_since(SystemTime::UNIX_EPOCH)
+                    .map_or(0, |now| now.as_secs());
+                Some(CheckpointStatus {
+                    progress,
+                    checkpoints: manifest.checkpoints,
+                    age_seconds: now.saturating_sub(progress.checkpoint_unix),
+                    records: manifest.records,
+                    disk_bytes: dir_bytes(&dir.join(STORE_DIR)),
+                })
+            }
+            None => None,
+        };
+        let policy_path = dir.join(POLICY_FILE);
+        let policy = std::fs::metadata(&policy_path)
+            .ok()
+            .map(|meta| (policy_path, meta.len()));
+        let trainer = RunDir::lock(dir).err().map(|error| format!("{error}"));
+        let digest = if digest {
+            Some(records_digest(dir, &identity)?)
+        } else {
+            None
+        };
+        Ok(RunStatus {
+            dir: dir.to_path_buf(),
+            identity,
+            bids,
+            checkpoint,
+            checkpoint_every_minutes: saved.session.checkpoint_every_minutes,
+            curve: curve::read(dir)?.pop(),
+            local_best_response: std::fs::read_to_string(dir.join(LBR_FILE))
+                .ok()
+                .map(|text| text.trim().to_owned()),
+            policy,
+            trainer,
+            digest,
+        })
+    }
+}
+
+/// Untouched records (all zero, as an mmap store preallocates them) are
+/// skipped, so backends that only hold touched keys compare equal.
+fn records_digest(dir: &Path, identity: &Identity) -> Result<RecordsDigest, TrainingError> {
+    let run = RunDir::lock(dir)?;
+    let table = backend::open(
+        identity,
+        &run.file(STORE_DIR),
+        backend::READ_CACHE_RECORDS,
+        &mut |_| {},
+    )?;
+    let mut records = Vec::new();
+    table.for_each(&mut |key, record| {
+        if *record != Record::default() {
+            records.push((key, *record));
+        }
+    })?;
+    records.sort_unstable_by_key(|(key, _)| *key);
+    let mut hasher = crc32fast::Hasher::new();
+    for (key, record) in &records {
+        hasher.update(&key.to_le_bytes());
+        for value in record.regrets.iter().chain(&record.strategy_sum) {
+            hasher.update(&value.to_bits().to_le_bytes());
+        }
+        hasher.update(&record.last_iteration.to_le_bytes());
+    }
+    Ok(RecordsDigest {
+        records: records.len() as u64,
+        crc: hasher.finalize(),
+    })
+}
+
+impl fmt::Display for RunStatus {
+    fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let identity = &self.identity;
+        writeln!(out, "run        {}", self.dir.display())?;
+        writeln!(
+            out,
+            "settings   phase {}, store {}, seed {}, solver {}, {} records",
+            identity.phase, identity.store, identity.seed, identity.solver, identity.encoding
+        )?;
+        match &self.bids {
+            BidsStatus::Staging {
+                stage_dir,
+                done,
+                of,
+            } => writeln!(
+                out,
+                "bids       stage 1 of 2: the bidding stage in {} has {} of its {} iterations checkpointed; card play starts after it",
+                stage_dir.display(),
+                thousands(*done),
+                thousands(*of)
+            )?,
+            BidsStatus::Staged { source } => writeln!(
+                out,
+                "bids       trained in the run's bidding stage, then fixed: {source}"
+            )?,
+            BidsStatus::Fixed { source } => {
+                writeln!(out, "bids       fixed, from the blueprint {source}")?;
+            }
+            BidsStatus::Trained => {}
+        }
+        match &self.checkpoint {
+            None => writeln!(out, "checkpoint none yet")?,
+            Some(checkpoint) => checkpoint.write(out, self.checkpoint_every_minutes)?,
+        }
+        if let Some(point) = &self.curve {
+            writeln!(out, "curve      {point}")?;
+            writeln!(
+                out,
+                "           ({} and {} in the run directory)",
+                curve::CURVE_FILE,
+                curve::CURVE_PLOT
+            )?;
+        }
+        if let Some(response) = &self.local_best_response {
+            writeln!(out, "local best response {response}")?;
+        }
+        if let Some((path, size)) = &self.policy {
+            writeln!(out, "policy     {} ({})", path.display(), bytes(*size))?;
+        }
+        match &self.trainer {
+            None => writeln!(out, "trainer    none running")?,
+            Some(holder) => writeln!(out, "trainer    {holder}")?,
+        }
+        if let Some(digest) = &self.digest {
+            writeln!(
+                out,
+                "records    {} trained, digest {:08x}",
+                thousands(digest.records),
+                digest.crc
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl CheckpointStatus {
+    fn write(&self, out: &mut fmt::Formatter<'_>, every_minutes: f64) -> fmt::Result {
+        let progress = &self.progress;
+        if self.checkpoints == 0 {
+            writeln!(
+                out,
+                "checkpoint none yet (the store is built; the first comes within {every_minutes} minutes of training)"
+            )?;
+        } else {
+            writeln!(
+                out,
+                "checkpoint iteration {} ({} checkpoints, the last {} ago)",
+                thousands(progress.iterations),
+                self.checkpoints,
+                human_age(self.age_seconds)
+            )?;
+        }
+        let rate = progress.iterations as f64 / progress.train_seconds.max(1e-9);
+        writeln!(
+            out,
+            "training   {:.0} s in all, {} it/s on average, {} record updates",
+            progress.train_seconds,
+            thousands(rate as u64),
+            thousands(progress.regret_updates + progress.strategy_updates)
+        )?;
+        writeln!(
+            out,
+            "store      {} records in {} on disk",
+            thousands(self.records),
+            bytes(self.disk_bytes)
+        )
+    }
+}
+
+fn human_age(seconds: u64) -> String {
+    match seconds {
+        0..120 => format!("{seconds} s"),
+        120..7200 => format!("{} min", seconds / 60),
+        7200..172_800 => format!("{} h", seconds / 3600),
+        _ => format!("{} days", seconds / 86_400),
+    }
+}
+
+fn dir_bytes(path: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|entry| match entry.metadata() {
+            Ok(meta) if meta.is_dir() => dir_bytes(&entry.path()),
+            Ok(meta) => meta.len(),
+            Err(_) => 0,
+        })
+        .sum()
+}
