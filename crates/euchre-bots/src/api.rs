@@ -70,6 +70,7 @@ pub struct ActionProbability {
 
 /// Why a request gets no move.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum ActError {
     #[error("malformed request: {0}")]
     Malformed(String),

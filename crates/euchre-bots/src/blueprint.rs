@@ -86,6 +86,7 @@ impl std::fmt::Display for BlueprintSource {
 /// Why a blueprint cannot be used. Each message names the file and what to
 /// do about it.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum BlueprintError {
     #[error("the bidding blueprint cannot be read")]
     Policy(#[source] PolicyFileError),

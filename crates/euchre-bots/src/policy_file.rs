@@ -66,6 +66,7 @@ pub enum Strategy {
 /// Why a policy file could not be written or read. Every message names
 /// the file and says what to do about it.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum PolicyFileError {
     #[error(
         "cannot read the policy file {}; make one with `trainer export --run-dir runs/NAME`",

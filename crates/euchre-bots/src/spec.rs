@@ -29,6 +29,7 @@ pub const DEFAULT_SEARCH_WORLDS: usize = 200;
 
 /// Why a bot spec names no bot this table can seat.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum BotSpecError {
     #[error("bot '{spec}': pimc needs a number of worlds, as in pimc:50")]
     PimcWorlds { spec: String },

@@ -7,7 +7,12 @@ use thiserror::Error;
 use crate::layout::WidthError;
 
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum StoreError {
+    #[error(
+        "slot {slot} is beyond this table's {records} records: it came from another table, which is a bug in the caller"
+    )]
+    NoSuchSlot { slot: u64, records: u64 },
     #[error(
         "the table is full: it holds {capacity} records; raise the capacity or use a backend that grows"
     )]

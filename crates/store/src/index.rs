@@ -49,11 +49,11 @@ impl KeyIndex {
             .unwrap_or_else(PoisonError::into_inner)
             .get(&key)
         {
-            return Ok(SlotId(slot));
+            return Ok(SlotId::new(slot));
         }
         let mut map = shard.write().unwrap_or_else(PoisonError::into_inner);
         if let Some(&slot) = map.get(&key) {
-            return Ok(SlotId(slot));
+            return Ok(SlotId::new(slot));
         }
         let slot = self.next_slot.fetch_add(1, Ordering::Relaxed);
         if slot >= self.capacity {
@@ -62,9 +62,9 @@ impl KeyIndex {
                 capacity: self.capacity,
             });
         }
-        on_new(SlotId(slot));
+        on_new(SlotId::new(slot));
         map.insert(key, slot);
-        Ok(SlotId(slot))
+        Ok(SlotId::new(slot))
     }
 
     pub(crate) fn find(&self, key: Key) -> Option<SlotId> {
@@ -72,7 +72,7 @@ impl KeyIndex {
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .get(&key)
-            .map(|&slot| SlotId(slot))
+            .map(|&slot| SlotId::new(slot))
     }
 
     pub(crate) fn len(&self) -> u64 {

@@ -283,7 +283,7 @@ impl LmdbTable {
             .flat_map(|shard| {
                 shard
                     .iter()
-                    .map(|(&slot, record)| (self.key_of(SlotId(slot)), slot, *record))
+                    .map(|(&slot, record)| (self.key_of(SlotId::new(slot)), slot, *record))
             })
             .collect();
         if entries.is_empty() {
@@ -321,7 +321,7 @@ impl LmdbTable {
         }
         for (_, slot, _) in &entries {
             self.in_database
-                .get(SlotId(*slot))
+                .get(SlotId::new(*slot))
                 .store(true, Ordering::Release);
         }
         for shard in shards.iter_mut() {
@@ -363,7 +363,7 @@ impl Table for LmdbTable {
             .shard(slot)
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .get(&slot.0)
+            .get(&slot.get())
         {
             return Ok(*record);
         }
@@ -377,13 +377,13 @@ impl Table for LmdbTable {
             .shard(slot)
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        let mut record = match shard.get(&slot.0) {
+        let mut record = match shard.get(&slot.get()) {
             Some(record) => *record,
             None => self.stored(slot)?,
         };
         change(&mut record);
         self.layout.quantise(&mut record);
-        shard.insert(slot.0, record);
+        shard.insert(slot.get(), record);
         if shard.len() > self.shard_capacity {
             self.flush(&mut [&mut shard])?;
         }
@@ -396,7 +396,7 @@ impl Table for LmdbTable {
 
     fn for_each(&self, visit: &mut dyn FnMut(Key, &Record)) -> Result<(), StoreError> {
         for slot in 0..self.len() {
-            let slot = SlotId(slot);
+            let slot = SlotId::new(slot);
             visit(self.key_of(slot), &self.read(slot)?);
         }
         Ok(())

@@ -108,7 +108,7 @@ impl Table for MemoryTable {
     /// training thread is inserting.
     fn for_each(&self, visit: &mut dyn FnMut(Key, &Record)) -> Result<(), StoreError> {
         for slot in 0..self.len() {
-            let entry = self.entry(SlotId(slot));
+            let entry = self.entry(SlotId::new(slot));
             visit(entry.key, &entry.record);
         }
         Ok(())
@@ -126,7 +126,7 @@ mod tests {
         let table = MemoryTable::new();
         let a = table.slot(7).unwrap();
         let b = table.slot(u128::MAX).unwrap();
-        assert_eq!((a, b), (SlotId(0), SlotId(1)));
+        assert_eq!((a.index(), b.index()), (0, 1));
         assert_eq!(table.slot(7).unwrap(), a);
         assert_eq!(table.find(u128::MAX), Some(b));
         assert_eq!(table.find(8), None);

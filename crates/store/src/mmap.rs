@@ -287,11 +287,28 @@ impl MmapTable {
         std::fs::metadata(self.dir.file(PHF_FILE)).map_or(0, |meta| meta.len())
     }
 
+    /// Refuses a slot beyond this table's records: one made by another,
+    /// larger table. Every path to `record_pointer` from the `Table` trait
+    /// passes here first, which is what keeps its pointer in the mapping.
+    #[inline]
+    fn check_bounds(&self, slot: SlotId) -> Result<(), StoreError> {
+        if slot.get() < self.records {
+            Ok(())
+        } else {
+            Err(StoreError::NoSuchSlot {
+                slot: slot.get(),
+                records: self.records,
+            })
+        }
+    }
+
     #[inline]
     fn record_pointer(&self, slot: SlotId) -> *mut u8 {
-        let offset = HEADER_BYTES + slot.0 * self.layout.bytes();
-        // SAFETY: slot ids come from `slot`, which only returns ids below
-        // `records`, so the offset is within the mapping.
+        debug_assert!(slot.get() < self.records);
+        let offset = HEADER_BYTES + slot.get() * self.layout.bytes();
+        // SAFETY: every caller has a slot below `records`: `slot` returns
+        // only such ids, and `read` and `update` check theirs
+        // (`check_bounds`), so the offset is within the mapping.
         #[allow(unsafe_code)]
         unsafe {
             self.map.as_mut_ptr().add(offset as usize)
@@ -596,7 +613,7 @@ impl Table for MmapTable {
             .phf
             .try_hash(&key)
             .filter(|&slot| slot < self.records)
-            .map(SlotId)
+            .map(SlotId::new)
             .ok_or(StoreError::UnknownKey { key })?;
         if self.key_check_of(slot) != RecordLayout::key_check(key) {
             return Err(StoreError::UnknownKey { key });
@@ -610,6 +627,7 @@ impl Table for MmapTable {
     }
 
     fn read(&self, slot: SlotId) -> Result<Record, StoreError> {
+        self.check_bounds(slot)?;
         let mut bytes = [0u8; RecordLayout::MAX_BYTES];
         let record_bytes = &mut bytes[..self.layout.bytes() as usize];
         {
@@ -622,10 +640,11 @@ impl Table for MmapTable {
     }
 
     fn update(&self, slot: SlotId, change: &mut dyn FnMut(&mut Record)) -> Result<(), StoreError> {
+        self.check_bounds(slot)?;
         let mut bytes = [0u8; RecordLayout::MAX_BYTES];
         let length = self.layout.bytes();
         let record_bytes = &mut bytes[..length as usize];
-        let offset = HEADER_BYTES + slot.0 * length;
+        let offset = HEADER_BYTES + slot.get() * length;
         // The page's old bytes go to the journal before it changes. When the
         // journal cannot take them (a full disk) the change is refused, and
         // every later checkpoint fails, so the store reopens at its last
@@ -666,7 +685,7 @@ impl Table for MmapTable {
                     path: path.clone(),
                     reason: format!("it ends after {slot} of {} keys ({source})", self.records),
                 })?;
-            visit(Key::from_le_bytes(entry), &self.read(SlotId(slot))?);
+            visit(Key::from_le_bytes(entry), &self.read(SlotId::new(slot))?);
         }
         Ok(())
     }

@@ -106,7 +106,7 @@ fn load(
         let key = Key::from_le_bytes(key.try_into().expect("split at 16 bytes"));
         layout.decode(body, &mut record);
         let slot = table.slot(key)?;
-        if slot != SlotId(index as u64) {
+        if slot != SlotId::new(index as u64) {
             return Err(StoreError::Corrupt {
                 path: dir.file(&snapshot_file(manifest.checkpoints)),
                 reason: format!("key {key:#x} appears twice"),

@@ -8,13 +8,27 @@ pub type Key = u128;
 
 /// A dense index into a table's records, stable for the table's lifetime,
 /// so a solver can keep per-slot scratch in flat arrays.
+///
+/// Only a table makes one (the field is private), and a backend that
+/// addresses memory by it still checks it against its own size: a slot of
+/// one table handed to another is an error, never a read out of bounds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct SlotId(pub u64);
+pub struct SlotId(u64);
 
 impl SlotId {
     #[inline]
+    pub(crate) const fn new(index: u64) -> SlotId {
+        SlotId(index)
+    }
+
+    #[inline]
     pub fn index(self) -> usize {
         self.0 as usize
+    }
+
+    #[inline]
+    pub(crate) const fn get(self) -> u64 {
+        self.0
     }
 }
 

@@ -254,6 +254,44 @@ fn mmap_refuses_keys_outside_its_universe() {
     assert_eq!(refused, 1_000);
 }
 
+/// A slot is only as good as the table that made it: one from a larger
+/// table is refused by a smaller one, never followed out of its mapping.
+#[test]
+fn mmap_refuses_a_slot_from_another_larger_table() {
+    let (small_dir, large_dir) = (TempDir::new("small-slots"), TempDir::new("large-slots"));
+    let small = MmapTable::open(
+        &small_dir.0,
+        F32,
+        fingerprint(2),
+        &universe(10),
+        &mut no_progress,
+    )
+    .unwrap();
+    let large_universe = universe(5_000);
+    let large = MmapTable::open(
+        &large_dir.0,
+        F32,
+        fingerprint(2),
+        &large_universe,
+        &mut no_progress,
+    )
+    .unwrap();
+    let foreign = large_universe
+        .iter()
+        .flatten()
+        .map(|&key| large.slot(key).unwrap())
+        .find(|slot| slot.index() >= 10)
+        .unwrap();
+    assert!(matches!(
+        small.read(foreign),
+        Err(StoreError::NoSuchSlot { records: 10, .. })
+    ));
+    assert!(matches!(
+        small.update(foreign, &mut |record| record.regrets[0] = 1.0),
+        Err(StoreError::NoSuchSlot { records: 10, .. })
+    ));
+}
+
 fn expect_mismatch(result: Result<impl std::fmt::Debug, StoreError>, field: &str) {
     match result {
         Err(StoreError::Mismatch { field: named, .. }) => assert_eq!(named, field),

@@ -9,6 +9,7 @@ use crate::engine::seat::Seat;
 
 /// Text that is not valid card, seat or action notation.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum NotationError {
     #[error("'{0}' is not a card: write rank then suit, e.g. 9c Tc Jd Qh Ks Ac")]
     BadCard(String),
@@ -27,6 +28,7 @@ pub enum NotationError {
 
 /// A deal that cannot be the start of a hand.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum DealError {
     #[error("seat {seat} holds {count} cards; every hand has exactly 5")]
     WrongHandSize { seat: Seat, count: u32 },

@@ -76,6 +76,7 @@ pub struct ReplayResult {
 
 /// Why a record could not be replayed to its end.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum ReplayError {
     #[error("bad notation in the deal: {0}")]
     Notation(#[from] NotationError),

@@ -39,6 +39,7 @@ pub struct SeatView {
 
 /// Why a view cannot be a moment of a real hand.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum ViewError {
     #[error("action {position} ('{text}'): {reason}")]
     Action {

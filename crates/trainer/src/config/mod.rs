@@ -287,6 +287,7 @@ impl Default for LogSettings {
 /// Why a profile or the flags on top of it make no valid run. Each message
 /// names the setting and says what would be valid.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum ConfigError {
     #[error("cannot read the config file {}", path.display())]
     Unreadable {

@@ -59,6 +59,7 @@ pub struct ServeOptions {
 }
 
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum ServeError {
     #[error(
         "port {port} on {host} is already in use: stop what holds it, or pick another port with --port"
