@@ -3,7 +3,8 @@
 //! Full play learns its bids against its own card play. Early in a run that
 //! card play is weak on both sides, so bold bids pay in self-play, and the
 //! policy learns to bid far more than a side that defends well lets it get
-//! away with (the 65-minute run in the README made trump in 75% of hands
+//! away with (the 65-minute run of
+//! `docs/experiments/full-play-trained-bids.md` made trump in 75% of hands
 //! and was euchred in 41%). The bidding phase, valued by open-hand leaves,
 //! converges in minutes to bids that hold up against good defence. A run
 //! given such a policy with `--bidding-from FILE` plays every bidding
@@ -45,7 +46,7 @@ pub struct BlueprintSource {
 #[serde(rename_all = "lowercase")]
 pub enum BidChoice {
     /// The blueprint's most likely bid at every key: what `policy-argmax:`
-    /// plays. The bidding runs measured in the README take about 3 points
+    /// plays. The bidding runs measured in `docs/experiments/` take about 3 points
     /// of share more with it than with the sampled average, against
     /// PIMC-50, PIMC-200 and the heuristic alike.
     #[default]

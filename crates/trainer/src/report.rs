@@ -159,7 +159,7 @@ impl Summary {
         format!(
             "Untrained, every seat orders 67% of the time (pass, order up and order up alone start equally likely). \
              Training has moved that to {} with no trumps and {} with three. {dealer_note} \
-             Each hand needs many visits: a longer run keeps sharpening this (the README shows an hour's).",
+             Each hand needs many visits: a longer run keeps sharpening this (docs/experiments/bidding-hour.md shows an hour's).",
             range(&self.by_trumps[0]),
             range(&self.by_trumps[3]),
         )

@@ -20,7 +20,8 @@
 //! weighted points for the actor's side.
 //!
 //! **Bids and the discard** are the blueprint's most likely action, where
-//! it trained one (the argmax bidder beats sampling it; see the README),
+//! it trained one (the argmax bidder beats sampling it;
+//! `docs/experiments/bidding-hour.md`),
 //! unless the bot searches its bids too ([`Bids::Search`]): then each bid
 //! is valued like a card, over the same weighted worlds, by finishing the
 //! bidding with the blueprint's most likely action at every seat and
@@ -28,7 +29,8 @@
 //! improvement on the blueprint: a key visited a few dozen times in
 //! training keeps the noise of those visits, and two hundred worlds valued
 //! now do not. Where the blueprint is sure ([`CONFIDENT`]) it is played
-//! without search. Measured choices, and what they did, are in the README.
+//! without search. Measured choices, and what they did, are in
+//! `docs/experiments/search-bids.md`.
 //!
 //! **Trust.** The other seats are not the blueprint: in a match they may be
 //! PIMC or a person. A world the blueprint calls impossible must stay

@@ -99,7 +99,7 @@ fn expected_points(counts: &[u32; 6], open_hand: usize, alone: bool, lone_defend
 /// The lone-hand rows were measured on the hands PIMC chose to play alone,
 /// which are strong ones; applied to every lone bid they made lone hands
 /// look better than they are (a policy trained on them went alone in 15%
-/// of hands, twice PIMC's rate, and was euchred more; see the README), so
+/// of hands, twice PIMC's rate, and was euchred more; `docs/experiments/bidding-levers.md`), so
 /// lone hands, and contracts with a lone defender (never measured), keep
 /// their open-hand values.
 pub fn applies(alone: bool, lone_defender: bool) -> bool {

@@ -362,7 +362,7 @@ pub fn run(
         "setup: building the perfect hash and allocating files (mmap), opening the env (LMDB)."
     );
     println!(
-        "file RSS is mmap page cache, which the kernel reclaims under pressure; see the memcap run in the README."
+        "file RSS is mmap page cache, which the kernel reclaims under pressure; see the memcap run in docs/architecture.md."
     );
     Ok(())
 }

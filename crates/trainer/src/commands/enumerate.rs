@@ -95,7 +95,7 @@ pub fn play(rules: Rules, phase: Phase, abstraction: PlayAbstraction) -> anyhow:
     );
     if phase == Phase::FullPlay && abstraction == PlayAbstraction::Plain {
         println!(
-            "(the design brief's independent count: 7.7e7 keys, 4.4e7 with 2+ legal; see the README)"
+            "(the design brief's independent count: 7.7e7 keys, 4.4e7 with 2+ legal; see docs/training.md)"
         );
     }
     println!();

@@ -41,7 +41,8 @@ pub struct SolverSettings {
 /// iterations between visits, and DCFR with β = 0 halves negative regrets
 /// every iteration, so by the next visit they are gone and a lucky sample
 /// can swing the key. On the one-hour bidding run linear CFR was ahead of
-/// DCFR(1.5, 0, 2) at every point of the curve (see the README), and
+/// DCFR(1.5, 0, 2) at every point of the curve
+/// (`docs/experiments/bidding-hour.md`), and
 /// regret-based pruning needs the negative regrets it keeps.
 impl Default for SolverSettings {
     fn default() -> SolverSettings {
@@ -248,8 +249,7 @@ pub struct BiddingStage {
 
 /// The bidding stage's length unless a flag or profile says otherwise: on
 /// 2 threads of this project's machine about 19 minutes, by when the
-/// bidding phase's local best response is about zero (README, "Full play
-/// under fixed bids").
+/// bidding phase's local best response is about zero (`docs/experiments/full-play-fixed-bids.md`).
 pub const DEFAULT_BIDDING_STAGE_ITERATIONS: u64 = 8_000_000;
 
 impl fmt::Display for BiddingStage {
