@@ -35,8 +35,9 @@ impl<T: Table + ?Sized> std::fmt::Debug for ExactSolver<'_, T> {
 }
 
 impl<'t, T: Table + ?Sized> ExactSolver<'t, T> {
-    /// Builds the tree and claims a slot for every infostate. The table may
-    /// already hold progress (the iteration count is then `resume_from`).
+    /// Builds the tree and claims a slot for every infostate. Iterations
+    /// count from zero, so the table should be fresh: records left by an
+    /// earlier solver would be discounted as if they were this one's.
     pub fn new<G: Game>(root: &G, table: &'t T, schedule: Schedule) -> Result<Self, CfrError> {
         let tree = Tree::build(root)?;
         let slots = tree

@@ -89,16 +89,19 @@ impl fmt::Display for Leaves {
     }
 }
 
-impl FromStr for Leaves {
-    type Err = String;
+/// A leaves name that names no evaluator.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown leaves '{0}': use open-hand, heuristic-play or pimc-calibrated")]
+pub struct UnknownLeaves(pub String);
 
-    fn from_str(text: &str) -> Result<Leaves, String> {
+impl FromStr for Leaves {
+    type Err = UnknownLeaves;
+
+    fn from_str(text: &str) -> Result<Leaves, UnknownLeaves> {
         Leaves::ALL
             .into_iter()
             .find(|leaves| leaves.to_string() == text)
-            .ok_or_else(|| {
-                format!("unknown leaves '{text}': use open-hand, heuristic-play or pimc-calibrated")
-            })
+            .ok_or_else(|| UnknownLeaves(text.to_owned()))
     }
 }
 

@@ -72,10 +72,17 @@ impl fmt::Display for Phase {
     }
 }
 
-impl FromStr for Phase {
-    type Err = String;
+/// A phase name that names no phase.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown phase '{0}': use bidding, play-N with N from 1 to 19 (cards of play the solver owns), or full-play"
+)]
+pub struct UnknownPhase(pub String);
 
-    fn from_str(text: &str) -> Result<Phase, String> {
+impl FromStr for Phase {
+    type Err = UnknownPhase;
+
+    fn from_str(text: &str) -> Result<Phase, UnknownPhase> {
         match text {
             "bidding" => Ok(Phase::Bidding),
             "full-play" => Ok(Phase::FullPlay),
@@ -84,11 +91,9 @@ impl FromStr for Phase {
                     .strip_prefix("play-")
                     .and_then(|n| n.parse::<u8>().ok())
                     .filter(|n| (1..=19).contains(n));
-                cards.map(Phase::Play).ok_or_else(|| {
-                    format!(
-                        "unknown phase '{text}': use bidding, play-N with N from 1 to 19 (cards of play the solver owns), or full-play"
-                    )
-                })
+                cards
+                    .map(Phase::Play)
+                    .ok_or_else(|| UnknownPhase(text.to_owned()))
             }
         }
     }
@@ -123,7 +128,7 @@ mod tests {
         }
         for bad in ["play-0", "play-20", "play-x", "full", ""] {
             let error = bad.parse::<Phase>().unwrap_err();
-            assert!(error.contains("play-N"), "{error}");
+            assert!(error.to_string().contains("play-N"), "{error}");
         }
     }
 

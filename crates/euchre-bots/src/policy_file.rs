@@ -212,7 +212,7 @@ pub fn export(
     }
     let crc = crc32(&bytes);
     bytes.extend_from_slice(&crc.to_le_bytes());
-    store::dir::write_atomically(path, &bytes)?;
+    store::write_atomically(path, &bytes)?;
     Ok(rows.len() as u64)
 }
 

@@ -14,7 +14,7 @@ use crate::error::StoreError;
 use crate::layout::{RecordEncoding, RecordLayout};
 
 pub const MANIFEST_FILE: &str = "store-manifest.json";
-pub const LOCK_FILE: &str = "store.lock";
+pub(crate) const LOCK_FILE: &str = "store.lock";
 const MAGIC: &str = "euchre-cfr-store";
 /// Bumped whenever a file format in this crate changes incompatibly.
 /// Version 2 keeps the caller's state as a JSON value, not JSON text.
@@ -53,14 +53,19 @@ impl std::fmt::Display for Backend {
     }
 }
 
-impl std::str::FromStr for Backend {
-    type Err = String;
+/// A store name that names no backend.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown store '{0}': use memory, lmdb or mmap")]
+pub struct UnknownBackend(pub String);
 
-    fn from_str(text: &str) -> Result<Backend, String> {
+impl std::str::FromStr for Backend {
+    type Err = UnknownBackend;
+
+    fn from_str(text: &str) -> Result<Backend, UnknownBackend> {
         Backend::ALL
             .into_iter()
             .find(|backend| backend.name() == text)
-            .ok_or_else(|| format!("unknown store '{text}': use memory, lmdb or mmap"))
+            .ok_or_else(|| UnknownBackend(text.to_owned()))
     }
 }
 

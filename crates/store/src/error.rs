@@ -35,12 +35,12 @@ pub enum StoreError {
         source: std::io::Error,
     },
     #[error(
-        "{path} is in use by another trainer (pid {pid}); stop that process first, or use another --run-dir"
+        "{path} is in use by another process (pid {pid}); stop that process first, or use another directory"
     )]
     Locked { path: PathBuf, pid: String },
     #[error(
         "the store in {dir} was made with {field} = {found}, but this run asks for {expected}; \
-         use a new run directory, or run with the settings the store was made with"
+         use a new directory, or open it with the settings the store was made with"
     )]
     Mismatch {
         dir: PathBuf,
@@ -48,13 +48,13 @@ pub enum StoreError {
         expected: String,
         found: String,
     },
-    #[error("{path} is corrupt: {reason}. Restore it from a backup or start a new run directory")]
+    #[error("{path} is corrupt: {reason}. Restore it from a backup or start a new store directory")]
     Corrupt { path: PathBuf, reason: String },
     #[error("{path} is missing: {hint}")]
     Missing { path: PathBuf, hint: String },
     #[error(
         "not enough disk space for {path}: it needs {needed} bytes ({source}); free some space or choose a \
-         run directory on a larger disk"
+         directory on a larger disk"
     )]
     DiskFull {
         path: PathBuf,

@@ -24,33 +24,39 @@
 //! manifest names the backend, the record layout and the key universe, and
 //! checkpoint the records together with the caller's [`ClientState`].
 
-pub mod client_state;
-pub mod dir;
-pub mod durable;
-pub mod error;
+mod client_state;
+mod dir;
+mod durable;
+mod error;
 mod index;
-pub mod layout;
+mod layout;
 #[cfg(feature = "lmdb")]
-pub mod lmdb;
-pub mod memory;
+mod lmdb;
+mod memory;
 #[cfg(feature = "mmap")]
-pub mod mmap;
-pub mod record;
-pub mod snapshot;
-pub mod table;
+mod mmap;
+mod record;
+mod snapshot;
+mod table;
 #[cfg(feature = "mmap")]
 mod undo;
 
 pub use client_state::ClientState;
-pub use dir::{Backend, Fingerprint, Manifest, StoreDir};
+pub use dir::{
+    Backend, FORMAT_VERSION, Fingerprint, MANIFEST_FILE, Manifest, StoreDir, UnknownBackend,
+    classify_write_error, write_atomically,
+};
 pub use durable::DurableTable;
 pub use error::StoreError;
-pub use layout::{RecordEncoding, RecordLayout, WidthError};
+pub use layout::{
+    KEY_BYTES, MEMORY_INDEX_BYTES_PER_KEY, PHF_BITS_PER_KEY_MAX, RecordEncoding, RecordLayout,
+    WidthError,
+};
 #[cfg(feature = "lmdb")]
 pub use lmdb::LmdbTable;
 pub use memory::MemoryTable;
 #[cfg(feature = "mmap")]
-pub use mmap::{KeyUniverse, MmapTable};
+pub use mmap::{KEYS_FILE, KeyUniverse, MmapTable, PHF_FILE, RECORDS_FILE};
 pub use record::{MAX_ACTIONS, Record};
 pub use snapshot::SnapshotTable;
 pub use table::{Key, SlotId, Table};

@@ -44,7 +44,7 @@ use crate::layout::RecordLayout;
 use crate::record::Record;
 use crate::table::{Key, SlotId, Table};
 
-pub const LMDB_DIR: &str = "lmdb";
+pub(crate) const LMDB_DIR: &str = "lmdb";
 /// The undo database's checkpoint tag: one byte, so no 16-byte key meets it.
 const EPOCH_KEY: &[u8] = &[0xEC];
 

@@ -33,7 +33,7 @@ use crate::dir::{
 };
 use crate::durable::DurableTable;
 use crate::error::StoreError;
-use crate::layout::RecordLayout;
+use crate::layout::{KEY_BYTES, RecordLayout};
 use crate::record::Record;
 use crate::table::{Key, SlotId, Table};
 use crate::undo::{PAGE, UndoJournal};
@@ -41,7 +41,7 @@ use crate::undo::{PAGE, UndoJournal};
 pub const PHF_FILE: &str = "mmap-phf.bin";
 pub const RECORDS_FILE: &str = "mmap-records.dat";
 pub const KEYS_FILE: &str = "mmap-keys.dat";
-pub const UNDO_FILE: &str = "mmap-undo.dat";
+pub(crate) const UNDO_FILE: &str = "mmap-undo.dat";
 const HEADER_BYTES: u64 = 4096;
 /// A record's leading key check: immutable once the store is built.
 const KEY_CHECK_BYTES: usize = 4;
@@ -496,15 +496,11 @@ fn check_header(
     Ok(())
 }
 
-/// Writes keys to their slots in a file of 16-byte entries, remembering
-/// the first failed write so that `finish` reports it.
 /// Bytes of the files one build pass writes. A pass touches only its
 /// window of slots, so the page cache it dirties stays bounded however large
 /// the store is, and a build under a memory cap writes back instead of
 /// thrashing on random writes.
 const BUILD_WINDOW_BYTES: u64 = 256 << 20;
-
-const KEY_BYTES: u64 = 16;
 
 /// Calls `visit(slot, key)` for every key whose slot lies in `window`,
 /// walking the chunks on `threads` threads.

@@ -16,7 +16,7 @@ use crate::table::{Key, SlotId, Table};
 /// The snapshot of checkpoint `checkpoint`. Each checkpoint writes a new
 /// file and removes the old one only after the manifest names the new one,
 /// so a process killed at any moment leaves the snapshot its manifest names.
-pub fn snapshot_file(checkpoint: u64) -> String {
+pub(crate) fn snapshot_file(checkpoint: u64) -> String {
     format!("memory-snapshot-{checkpoint}.bin")
 }
 

@@ -2,12 +2,11 @@
 
 use std::path::{Path, PathBuf};
 
-use store::dir::{FORMAT_VERSION, MANIFEST_FILE};
-use store::mmap::{PHF_FILE, RECORDS_FILE};
 use store::{
     ClientState, DurableTable, Fingerprint, Key, LmdbTable, MAX_ACTIONS, MemoryTable, MmapTable,
     Record, RecordEncoding, RecordLayout, SnapshotTable, StoreError, Table,
 };
+use store::{FORMAT_VERSION, MANIFEST_FILE, PHF_FILE, RECORDS_FILE};
 
 struct TempDir(PathBuf);
 
@@ -473,14 +472,14 @@ fn damaged_files_are_named_never_loaded() {
         &mut no_progress,
     )
     .unwrap();
-    truncate(&dir.0.join(store::mmap::KEYS_FILE), 16);
+    truncate(&dir.0.join(store::KEYS_FILE), 16);
     let mut visited = 0;
     let error = table.for_each(&mut |_, _| visited += 1).unwrap_err();
     assert!(
         matches!(&error, StoreError::Corrupt { reason, .. } if reason.contains("299 of 300")),
         "{error}"
     );
-    std::fs::remove_file(dir.0.join(store::mmap::KEYS_FILE)).unwrap();
+    std::fs::remove_file(dir.0.join(store::KEYS_FILE)).unwrap();
     assert!(matches!(
         table.for_each(&mut |_, _| {}),
         Err(StoreError::Missing { .. })
@@ -502,7 +501,7 @@ fn a_second_writer_is_refused_with_the_holders_pid() {
         StoreError::Locked { pid, .. } => assert_eq!(pid, &std::process::id().to_string()),
         other => panic!("expected Locked, got {other:?}"),
     }
-    assert!(error.to_string().contains("another trainer"), "{error}");
+    assert!(error.to_string().contains("another process"), "{error}");
     drop(first);
     assert!(
         SnapshotTable::open(&dir.0, F32, fingerprint(6)).is_ok(),

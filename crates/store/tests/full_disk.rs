@@ -10,8 +10,9 @@
 
 use std::path::{Path, PathBuf};
 
-use store::dir::classify_write_error;
-use store::{Fingerprint, Key, MmapTable, RecordEncoding, RecordLayout, StoreError};
+use store::{
+    Fingerprint, Key, MmapTable, RecordEncoding, RecordLayout, StoreError, classify_write_error,
+};
 
 struct TempDir(PathBuf);
 

@@ -145,19 +145,21 @@ struct TrainArgs {
     budget: BudgetArgs,
 }
 
-fn parse_phase(text: &str) -> Result<phase::Phase, String> {
+fn parse_phase(text: &str) -> Result<phase::Phase, phase::UnknownPhase> {
     text.parse()
 }
 
-fn parse_leaves(text: &str) -> Result<euchre_bots::leaves::Leaves, String> {
+fn parse_leaves(
+    text: &str,
+) -> Result<euchre_bots::leaves::Leaves, euchre_bots::leaves::UnknownLeaves> {
     text.parse()
 }
 
-fn parse_subject(text: &str) -> Result<bench::store::Subject, String> {
+fn parse_subject(text: &str) -> Result<bench::store::Subject, bench::store::UnknownSubject> {
     text.parse()
 }
 
-fn parse_store(text: &str) -> Result<store::Backend, String> {
+fn parse_store(text: &str) -> Result<store::Backend, store::UnknownBackend> {
     text.parse()
 }
 

@@ -52,14 +52,19 @@ impl Subject {
     }
 }
 
-impl std::str::FromStr for Subject {
-    type Err = String;
+/// A subject name that names no row of the bench.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown subject '{0}': use baseline, memory, lmdb or mmap")]
+pub struct UnknownSubject(pub String);
 
-    fn from_str(text: &str) -> Result<Subject, String> {
+impl std::str::FromStr for Subject {
+    type Err = UnknownSubject;
+
+    fn from_str(text: &str) -> Result<Subject, UnknownSubject> {
         Subject::ALL
             .into_iter()
             .find(|subject| subject.name() == text)
-            .ok_or_else(|| format!("unknown subject '{text}': use baseline, memory, lmdb or mmap"))
+            .ok_or_else(|| UnknownSubject(text.to_owned()))
     }
 }
 

@@ -133,7 +133,7 @@ fn print_footprints(keys: u64) {
     }
     println!(
         "(records padded to {max_actions} actions; memory adds a {} B/key index; the phf is taken at {} bits/key)",
-        store::layout::MEMORY_INDEX_BYTES_PER_KEY,
-        store::layout::PHF_BITS_PER_KEY_MAX
+        store::MEMORY_INDEX_BYTES_PER_KEY,
+        store::PHF_BITS_PER_KEY_MAX
     );
 }

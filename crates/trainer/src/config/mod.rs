@@ -393,7 +393,6 @@ pub fn load_profile(path: Option<&Path>) -> Result<RunProfile, ConfigError> {
     parse_profile(&text, &path.display().to_string())
 }
 
-/// The rules from `path`'s `[rules]` table, or the defaults without a file.
 /// The threads a `threads` setting asks for: 0 means every core.
 pub fn worker_threads(requested: usize) -> usize {
     if requested == 0 {
@@ -403,6 +402,7 @@ pub fn worker_threads(requested: usize) -> usize {
     }
 }
 
+/// The rules from `path`'s `[rules]` table, or the defaults without a file.
 pub fn load_rules(path: Option<&Path>) -> Result<Rules, ConfigError> {
     Ok(load_profile(path)?.rules)
 }

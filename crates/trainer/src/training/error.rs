@@ -21,6 +21,11 @@ pub enum TrainingError {
     )]
     NoRun { dir: PathBuf },
     #[error(
+        "{} is in use by another trainer (pid {pid}); stop that process first, or use another --run-dir",
+        dir.display()
+    )]
+    RunLocked { dir: PathBuf, pid: String },
+    #[error(
         "{} has no checkpoint yet; train until one is written, then export",
         dir.display()
     )]

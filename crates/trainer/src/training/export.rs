@@ -9,7 +9,7 @@ use euchre_bots::blueprint::{BiddingBlueprint, BlueprintSource};
 use euchre_bots::local_best_response::{self, LocalBestResponse};
 use euchre_bots::phase::RECORD_WIDTH;
 use euchre_bots::policy_file::{self, PolicyFile, PolicyMeta, Strategy};
-use store::dir::MANIFEST_FILE;
+use store::Manifest;
 
 use crate::format::thousands;
 use crate::report::{BiddingReport, Summary};
@@ -60,7 +60,7 @@ pub fn export(
     }
     let run = RunDir::lock(dir)?;
     let store_dir = run.file(STORE_DIR);
-    if !store_dir.join(MANIFEST_FILE).exists() {
+    if Manifest::read(&store_dir)?.is_none() {
         return Err(TrainingError::NoCheckpoint {
             dir: dir.to_path_buf(),
         });
@@ -115,7 +115,7 @@ pub fn export(
         response,
         thousands(progress.iterations)
     );
-    store::dir::write_atomically(&dir.join(LBR_FILE), record.as_bytes())?;
+    store::write_atomically(&dir.join(LBR_FILE), record.as_bytes())?;
     Ok(ExportReport {
         file_bytes: std::fs::metadata(&path).map_or(0, |m| m.len()),
         path,

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use store::{ClientState, StoreDir};
+use store::{ClientState, StoreDir, StoreError};
 
 use crate::config::{Identity, SessionSettings};
 use crate::training::error::TrainingError;
@@ -73,7 +73,13 @@ impl Progress {
 impl RunDir {
     /// Takes the directory's lock, creating it if needed.
     pub fn lock(path: &Path) -> Result<RunDir, TrainingError> {
-        let lock = StoreDir::lock_with(path, LOCK_FILE)?;
+        let lock = StoreDir::lock_with(path, LOCK_FILE).map_err(|error| match error {
+            StoreError::Locked { pid, .. } => TrainingError::RunLocked {
+                dir: path.to_path_buf(),
+                pid,
+            },
+            other => TrainingError::Store(other),
+        })?;
         Ok(RunDir { lock })
     }
 
@@ -113,7 +119,7 @@ impl RunDir {
             session: session.clone(),
         };
         let text = toml::to_string_pretty(&saved).map_err(TrainingError::EncodeSettings)?;
-        store::dir::write_atomically(&self.file(SETTINGS_FILE), text.as_bytes())?;
+        store::write_atomically(&self.file(SETTINGS_FILE), text.as_bytes())?;
         Ok(())
     }
 }
