@@ -13,7 +13,7 @@ use euchre_game::engine::card::{Card, CardSet};
 use euchre_game::engine::error::NotationError;
 use euchre_game::engine::rules::Rules;
 use euchre_game::engine::seat::Seat;
-use euchre_game::engine::view::{SeatView, ViewError};
+use euchre_game::engine::seat_knowledge::{KnowledgeError, SeatKnowledge};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use serde::{Deserialize, Serialize};
@@ -88,7 +88,7 @@ pub enum ActError {
     #[error("this bot plays under {bot}, but the request asks for {request}")]
     Rules { bot: String, request: String },
     #[error(transparent)]
-    View(#[from] ViewError),
+    Impossible(#[from] KnowledgeError),
 }
 
 impl ActError {
@@ -96,7 +96,7 @@ impl ActError {
     pub fn is_out_of_turn(&self) -> bool {
         matches!(
             self,
-            ActError::View(ViewError::NotYourTurn { .. } | ViewError::HandOver)
+            ActError::Impossible(KnowledgeError::NotYourTurn { .. } | KnowledgeError::HandOver)
         )
     }
 
@@ -115,7 +115,7 @@ fn parse<T: FromStr<Err = NotationError>>(field: &str, text: &str) -> Result<T, 
 
 impl ActRequest {
     /// The view the request describes, for a bot that plays `rules`.
-    pub fn view(&self, rules: Rules) -> Result<SeatView, ActError> {
+    pub fn view(&self, rules: Rules) -> Result<SeatKnowledge, ActError> {
         let requested = rules.with_options(
             self.stick_the_dealer,
             self.lone_defender,
@@ -165,7 +165,7 @@ impl ActRequest {
             };
             actions.push(action);
         }
-        Ok(SeatView {
+        Ok(SeatKnowledge {
             rules,
             dealer,
             seat,

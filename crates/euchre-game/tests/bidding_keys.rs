@@ -8,7 +8,7 @@ use euchre_game::engine::rules::Rules;
 use euchre_game::engine::seat::Seat;
 use euchre_game::engine::state::{Deal, GameState};
 use euchre_game::keys::InfoKey;
-use euchre_game::keys::bidding::{BiddingDecision, BiddingView, bidding_decision};
+use euchre_game::keys::bidding::{BiddingDecision, BiddingKeyParts, bidding_decision};
 use euchre_game::keys::symmetry::SuitPerm;
 use euchre_game::universe::bidding::{bidding_keys, count_bidding_keys, raw_bidding_views};
 use rand::rngs::SmallRng;
@@ -174,7 +174,7 @@ fn isomorphic_deals_give_the_same_keys_and_action_order() {
             // unless the view is symmetric and the two are interchangeable.
             let twin_action = twin.actions[choice];
             if perm.action(action) != twin_action {
-                let view = BiddingView::of_state(&original).unwrap();
+                let view = BiddingKeyParts::of_state(&original).unwrap();
                 let least = view.canonical().0.0;
                 let ties = SuitPerm::COLOUR_PRESERVING
                     .iter()
@@ -230,7 +230,7 @@ fn every_enumerated_key_decodes_to_its_view() {
         ..Rules::default()
     };
     for (view, key) in bidding_keys(rules).step_by(7) {
-        assert_eq!(BiddingView::decode(key), Some(view));
+        assert_eq!(BiddingKeyParts::decode(key), Some(view));
     }
-    assert_eq!(BiddingView::decode(InfoKey(5 << 120)), None);
+    assert_eq!(BiddingKeyParts::decode(InfoKey(5 << 120)), None);
 }

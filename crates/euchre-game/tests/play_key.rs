@@ -9,7 +9,7 @@ use euchre_game::engine::rules::Rules;
 use euchre_game::engine::seat::Seat;
 use euchre_game::engine::state::{Deal, GameState, Stage};
 use euchre_game::keys::decision;
-use euchre_game::keys::play::{Label, PLAY_KIND, PlayView, play_decision, slot_suits};
+use euchre_game::keys::play::{Label, PLAY_KIND, PlayKeyParts, play_decision, slot_suits};
 use euchre_game::keys::symmetry::SuitPerm;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -46,7 +46,7 @@ fn the_key_fixes_the_number_of_actions_and_their_labels() {
             assert_eq!(decision.actions.len() as u32, state.playable_cards().len());
             let count = *seen.entry(decision.key.0).or_insert(decision.actions.len());
             assert_eq!(count, decision.actions.len(), "key {:#x}", decision.key.0);
-            let view = PlayView::of_state(state).expect("in play");
+            let view = PlayKeyParts::of_state(state).expect("in play");
             let mine: u32 = view
                 .suits
                 .iter()
@@ -86,7 +86,7 @@ fn swapping_the_off_suits_keeps_the_key_and_maps_the_actions() {
             assert_eq!(original.key, image.key);
             // With distinct off-suit encodings the actions map one to one;
             // when they tie, both orders are equally canonical.
-            let view = PlayView::of_state(state).expect("in play");
+            let view = PlayKeyParts::of_state(state).expect("in play");
             if view.suits[2] != view.suits[3] {
                 for (a, b) in original.actions.iter().zip(image.actions.iter()) {
                     assert_eq!(perm.action(*a), *b);
@@ -145,7 +145,7 @@ fn dead_cards_do_not_change_the_key() {
     );
     assert_eq!(key_a.key, key_b.key);
     assert_eq!(key_a.actions, key_b.actions);
-    let view = PlayView::of_state(&a).expect("play");
+    let view = PlayKeyParts::of_state(&a).expect("play");
     let hearts = view.suits[3]; // Slots: clubs, spades, diamonds, hearts.
     let labels: Vec<_> = (0..hearts.len).filter_map(|p| hearts.get(p)).collect();
     assert_eq!(

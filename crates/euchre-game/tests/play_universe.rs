@@ -6,7 +6,7 @@ use euchre_game::engine::rules::Rules;
 use euchre_game::engine::seat::Seat;
 use euchre_game::engine::state::{Deal, GameState, Stage};
 use euchre_game::keys::InfoKey;
-use euchre_game::keys::play::{PlayAbstraction, PlayView, play_decision, play_decision_with};
+use euchre_game::keys::play::{PlayAbstraction, PlayKeyParts, play_decision, play_decision_with};
 use euchre_game::universe::play::{PlayKeyFilter, PlayShape, contains, play_shapes};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -48,7 +48,7 @@ fn random_play_never_leaves_the_universe() {
                     let decision = play_decision(&state).expect("a play decision");
                     let key = decision.key;
                     assert_eq!(
-                        PlayView::decode(key).map(|view| view.encode([2, 3])),
+                        PlayKeyParts::decode(key).map(|view| view.encode([2, 3])),
                         Some(key.0),
                         "decode does not invert encode for {key:?}"
                     );
@@ -123,7 +123,7 @@ fn foreign_keys_are_not_in_the_universe() {
     assert!(!contains(InfoKey(0), rules, ALL_KEYS));
     let shape = play_shapes(rules, ALL_KEYS)[0];
     let key = shape.keys(ALL_KEYS).next().expect("a key");
-    let mut view = PlayView::decode(key).expect("decodes");
+    let mut view = PlayKeyParts::decode(key).expect("decodes");
     assert!(contains(key, rules, ALL_KEYS));
     view.tricks_ours += 1;
     assert!(!contains(InfoKey(view.encode([2, 3])), rules, ALL_KEYS));

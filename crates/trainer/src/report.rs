@@ -4,7 +4,7 @@ use euchre_game::engine::card::Rank;
 use euchre_game::engine::seat::Seat;
 use euchre_game::engine::state::Deal;
 use euchre_game::engine::trump::cards_of_suit;
-use euchre_game::keys::bidding::{BiddingDecision, BiddingView};
+use euchre_game::keys::bidding::{BiddingDecision, BiddingKeyParts};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use rustc_hash::FxHashMap;
@@ -74,7 +74,7 @@ impl BiddingReport {
     /// Adds one infostate with its action probabilities (any scale, in the
     /// key's canonical action order); all but round-1 bids are ignored.
     pub fn add(&mut self, key: u128, probabilities: &[f64]) {
-        let Some(view) = BiddingView::decode(euchre_game::keys::InfoKey(key)) else {
+        let Some(view) = BiddingKeyParts::decode(euchre_game::keys::InfoKey(key)) else {
             return;
         };
         if view.decision != BiddingDecision::Round1 || probabilities.len() < 3 {
@@ -111,7 +111,7 @@ impl BiddingReport {
             for (column, &(offset, _)) in SEATS.iter().enumerate() {
                 let seat = Seat::from_index(deal.dealer.index() as u8 + offset);
                 let hand = deal.hands[seat.index()];
-                let view = BiddingView {
+                let view = BiddingKeyParts {
                     decision: BiddingDecision::Round1,
                     actor_offset: offset,
                     hand,

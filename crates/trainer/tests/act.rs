@@ -119,7 +119,7 @@ fn a_view_naming_a_card_the_seat_cannot_hold_is_refused() {
     )
     .unwrap();
     let error = act(bot.as_ref(), Rules::default(), &request).unwrap_err();
-    assert!(matches!(error, ActError::View(_)), "{error}");
+    assert!(matches!(error, ActError::Impossible(_)), "{error}");
     assert!(error.to_string().contains("cannot hold Jh"), "{error}");
 
     request.hand = ["9c", "Tc", "Qc", "Kc", "Kc"].map(String::from).to_vec();

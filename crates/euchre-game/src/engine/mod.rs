@@ -9,6 +9,6 @@ pub mod error;
 pub mod replay;
 pub mod rules;
 pub mod seat;
+pub mod seat_knowledge;
 pub mod state;
 pub mod trump;
-pub mod view;

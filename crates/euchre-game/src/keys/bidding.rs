@@ -75,10 +75,10 @@ pub struct PublicContract {
 
 /// Everything a player knows at a bidding decision, before canonicalisation.
 /// The enumerator builds these directly; live states convert with
-/// [`BiddingView::of_state`]. Both go through one encoder, so a key seen in
+/// [`BiddingKeyParts::of_state`]. Both go through one encoder, so a key seen in
 /// play is by construction a key the enumerator can produce.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct BiddingView {
+pub struct BiddingKeyParts {
     pub decision: BiddingDecision,
     /// The actor's seat, counted clockwise from the dealer (0 = dealer).
     pub actor_offset: u8,
@@ -101,13 +101,13 @@ const MAKER_SHIFT: u32 = 42; // 2 bits
 const ALONE_SHIFT: u32 = 44; // 1 bit
 const KIND_SHIFT: u32 = 120; // top byte
 
-impl BiddingView {
+impl BiddingKeyParts {
     /// The actor's view at a bidding decision; `None` during play or after.
-    pub fn of_state(state: &GameState) -> Option<BiddingView> {
+    pub fn of_state(state: &GameState) -> Option<BiddingKeyParts> {
         let decision = BiddingDecision::of_stage(state.stage())?;
         let actor = state.to_act()?;
         let dealer = state.dealer();
-        Some(BiddingView {
+        Some(BiddingKeyParts {
             decision,
             actor_offset: actor.offset_from(dealer),
             hand: state.hand(actor),
@@ -165,7 +165,7 @@ impl BiddingView {
 
     /// The view a key encodes (in the key's own, canonical suits); `None`
     /// for a key that is not a bidding key.
-    pub fn decode(key: InfoKey) -> Option<BiddingView> {
+    pub fn decode(key: InfoKey) -> Option<BiddingKeyParts> {
         let code = key.0;
         let decision = key.decision_kind()?;
         let field = |shift: u32, bits: u32| ((code >> shift) & ((1 << bits) - 1)) as u8;
@@ -182,7 +182,7 @@ impl BiddingView {
                 alone: field(ALONE_SHIFT, 1) == 1,
             }),
         };
-        Some(BiddingView {
+        Some(BiddingKeyParts {
             decision,
             actor_offset: field(ACTOR_SHIFT, 2),
             hand: CardSet::from_bits((code >> HAND_SHIFT) as u32 & 0xFF_FFFF),
@@ -204,7 +204,7 @@ impl BiddingView {
 
 /// The bidding decision at `state`, or `None` once play has begun.
 pub fn bidding_decision(state: &GameState) -> Option<Decision> {
-    let view = BiddingView::of_state(state)?;
+    let view = BiddingKeyParts::of_state(state)?;
     let (key, perm) = view.canonical();
     Some(Decision {
         key,

@@ -104,7 +104,7 @@ pub const SLOT_SIZES: [u8; 4] = [7, 5, 6, 6];
 
 /// Everything the play key holds, before canonicalisation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct PlayView {
+pub struct PlayKeyParts {
     /// Indexed by slot; the off suits in the deal's suit order.
     pub suits: [SuitLabels; 4],
     /// The led suit's slot, `None` when the actor leads.
@@ -191,13 +191,13 @@ struct PlayablePlaces {
     count: usize,
 }
 
-impl PlayView {
+impl PlayKeyParts {
     /// The actor's view at a card-play decision, and where each of the
     /// actor's playable cards sits; `None` outside card play.
     fn build(
         state: &GameState,
         abstraction: PlayAbstraction,
-    ) -> Option<(PlayView, PlayablePlaces)> {
+    ) -> Option<(PlayKeyParts, PlayablePlaces)> {
         if state.stage() != Stage::Play {
             return None;
         }
@@ -215,7 +215,7 @@ impl PlayView {
             dead = dead.without(card);
         }
         let suits = slot_suits(trump);
-        let mut view = PlayView {
+        let mut view = PlayKeyParts {
             suits: [SuitLabels::default(); 4],
             led: None,
             partner_winning: winner.is_some_and(|seat| seat == actor.partner()),
@@ -267,8 +267,8 @@ impl PlayView {
     }
 
     /// The actor's view at a card-play decision; `None` outside card play.
-    pub fn of_state(state: &GameState) -> Option<PlayView> {
-        PlayView::build(state, PlayAbstraction::Plain).map(|(view, _)| view)
+    pub fn of_state(state: &GameState) -> Option<PlayKeyParts> {
+        PlayKeyParts::build(state, PlayAbstraction::Plain).map(|(view, _)| view)
     }
 
     /// The encoding with the off suits in the order `off_order` gives
@@ -297,7 +297,7 @@ impl PlayView {
 
     /// Reads back a key made by [`Self::encode`], in the key's own suit
     /// order; `None` for a key of another kind or with impossible fields.
-    pub fn decode(key: InfoKey) -> Option<PlayView> {
+    pub fn decode(key: InfoKey) -> Option<PlayKeyParts> {
         let code = key.0;
         if (code >> 120) as u8 != PLAY_KIND || code >> 84 & ((1u128 << 36) - 1) != 0 {
             return None;
@@ -322,7 +322,7 @@ impl PlayView {
             slot @ 1..=4 => Some(slot - 1),
             _ => return None,
         };
-        Some(PlayView {
+        Some(PlayKeyParts {
             suits,
             led,
             partner_winning: bits(71, 1) == 1,
@@ -389,7 +389,7 @@ pub fn play_decision(state: &GameState) -> Option<Decision> {
 
 /// [`play_decision`] under an enriched abstraction.
 pub fn play_decision_with(state: &GameState, abstraction: PlayAbstraction) -> Option<Decision> {
-    let (view, PlayablePlaces { places, count }) = PlayView::build(state, abstraction)?;
+    let (view, PlayablePlaces { places, count }) = PlayKeyParts::build(state, abstraction)?;
     let (key, off_order) = view.canonical();
     // The places are already in (slot, position) order for the suits as
     // dealt; listing them slot by slot in the canonical order finishes it.

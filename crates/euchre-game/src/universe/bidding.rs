@@ -6,7 +6,7 @@
 use crate::engine::card::{Card, CardSet, Rank, Suit, subsets};
 use crate::engine::rules::Rules;
 use crate::keys::InfoKey;
-use crate::keys::bidding::{BiddingDecision, BiddingView, PublicContract};
+use crate::keys::bidding::{BiddingDecision, BiddingKeyParts, PublicContract};
 
 /// One decision context: everything in a view except the cards.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,7 +74,11 @@ fn other_suit(upcard_suit: Suit, k: u8) -> Suit {
 }
 
 /// Every raw view of one context with one upcard, canonical or not.
-fn raw_views(context: Context, upcard: Card, rules: Rules) -> impl Iterator<Item = BiddingView> {
+fn raw_views(
+    context: Context,
+    upcard: Card,
+    rules: Rules,
+) -> impl Iterator<Item = BiddingKeyParts> {
     let rest = CardSet::FULL_DECK.without(upcard);
     let contract = match context.decision {
         BiddingDecision::Round1 | BiddingDecision::Round2 => None,
@@ -86,7 +90,7 @@ fn raw_views(context: Context, upcard: Card, rules: Rules) -> impl Iterator<Item
             alone: context.alone,
         }),
     };
-    let base = BiddingView {
+    let base = BiddingKeyParts {
         decision: context.decision,
         actor_offset: context.actor_offset,
         hand: CardSet::EMPTY,
@@ -110,13 +114,13 @@ fn raw_views(context: Context, upcard: Card, rules: Rules) -> impl Iterator<Item
         } else {
             CardSet::EMPTY
         };
-        let plain = (!discards_before).then_some(BiddingView {
+        let plain = (!discards_before).then_some(BiddingKeyParts {
             hand: if holds_upcard { picked_up } else { dealt },
             ..base
         });
         plain
             .into_iter()
-            .chain(discards.iter().map(move |discard| BiddingView {
+            .chain(discards.iter().map(move |discard| BiddingKeyParts {
                 hand: picked_up.without(discard),
                 own_discard: Some(discard),
                 ..base
@@ -129,12 +133,12 @@ fn raw_views(context: Context, upcard: Card, rules: Rules) -> impl Iterator<Item
 /// Only upcards of clubs are walked: the key layout makes the least
 /// encoding of any view name the upcard's suit clubs, so views with another
 /// upcard suit are never representatives.
-pub fn bidding_keys(rules: Rules) -> impl Iterator<Item = (BiddingView, InfoKey)> {
+pub fn bidding_keys(rules: Rules) -> impl Iterator<Item = (BiddingKeyParts, InfoKey)> {
     let upcards = Rank::ALL.map(|rank| Card::new(Suit::Clubs, rank));
     contexts(&rules).into_iter().flat_map(move |context| {
         upcards.into_iter().flat_map(move |upcard| {
             raw_views(context, upcard, rules)
-                .filter(BiddingView::is_canonical)
+                .filter(BiddingKeyParts::is_canonical)
                 .map(|view| {
                     (
                         view,
@@ -147,7 +151,7 @@ pub fn bidding_keys(rules: Rules) -> impl Iterator<Item = (BiddingView, InfoKey)
 
 /// Every raw bidding view under `rules`, with all 24 upcards: the brute-force
 /// universe that tests canonicalise and de-duplicate independently.
-pub fn raw_bidding_views(rules: Rules) -> impl Iterator<Item = BiddingView> {
+pub fn raw_bidding_views(rules: Rules) -> impl Iterator<Item = BiddingKeyParts> {
     contexts(&rules).into_iter().flat_map(move |context| {
         Card::all().flat_map(move |upcard| raw_views(context, upcard, rules))
     })

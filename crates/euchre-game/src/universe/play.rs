@@ -20,7 +20,7 @@
 
 use crate::engine::rules::Rules;
 use crate::keys::InfoKey;
-use crate::keys::play::{Label, PlayAbstraction, PlayView, SLOT_SIZES, SuitLabels, TRUMP_SLOT};
+use crate::keys::play::{Label, PlayAbstraction, PlayKeyParts, SLOT_SIZES, SuitLabels, TRUMP_SLOT};
 
 /// What the actor knows of the contract besides trump.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -247,7 +247,7 @@ impl PlayShape {
     }
 
     /// The shape of a view, if its counts describe a decision at all.
-    pub fn of_view(view: &PlayView) -> Option<PlayShape> {
+    pub fn of_view(view: &PlayKeyParts) -> Option<PlayShape> {
         let mut dead = [0u8; 4];
         for (slot, suit) in view.suits.iter().enumerate() {
             dead[slot] = SLOT_SIZES[slot].checked_sub(suit.len)?;
@@ -304,7 +304,7 @@ impl PlayShape {
     /// have at least two legal actions, in one pass.
     pub fn tally(self) -> (u64, u64) {
         self.views()
-            .filter(PlayView::is_canonical)
+            .filter(PlayKeyParts::is_canonical)
             .fold((0, 0), |(all, choices), view| {
                 (all + 1, choices + u64::from(view.legal_count() >= 2))
             })
@@ -312,9 +312,9 @@ impl PlayShape {
 
     /// Every view of this shape, with the off suits as they stand,
     /// canonical or not.
-    pub fn views(self) -> impl Iterator<Item = PlayView> + Clone {
+    pub fn views(self) -> impl Iterator<Item = PlayKeyParts> + Clone {
         let live = self.live();
-        let base = PlayView {
+        let base = PlayKeyParts {
             suits: [SuitLabels::default(); 4],
             led: self.trick.map(|trick| trick.led_slot),
             partner_winning: self.trick.is_some_and(|trick| trick.partner_winning),
@@ -469,7 +469,7 @@ fn push_shapes(template: PlayShape, shapes: &mut Vec<PlayShape>) {
 /// Whether `key` belongs to the universe `filter` describes: what the mmap
 /// store's perfect hash was built over.
 pub fn contains(key: InfoKey, rules: Rules, filter: PlayKeyFilter) -> bool {
-    let Some(view) = PlayView::decode(key) else {
+    let Some(view) = PlayKeyParts::decode(key) else {
         return false;
     };
     let Some(shape) = PlayShape::of_view(&view) else {

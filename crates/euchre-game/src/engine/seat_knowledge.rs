@@ -23,7 +23,7 @@ use crate::engine::trump::{cards_of_suit, effective_suit};
 
 /// One seat's knowledge of a hand.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SeatView {
+pub struct SeatKnowledge {
     pub rules: Rules,
     pub dealer: Seat,
     /// Whose view this is; it must be this seat's turn.
@@ -40,7 +40,7 @@ pub struct SeatView {
 /// Why a view cannot be a moment of a real hand.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
-pub enum ViewError {
+pub enum KnowledgeError {
     #[error("action {position} ('{text}'): {reason}")]
     Action {
         /// 1-based position in the view's action list.
@@ -74,16 +74,18 @@ pub enum ViewError {
     NoDeal(String),
 }
 
-impl SeatView {
+impl SeatKnowledge {
     /// A full state that agrees with the view, at the seat's decision.
-    pub fn complete(&self) -> Result<GameState, ViewError> {
+    pub fn complete(&self) -> Result<GameState, KnowledgeError> {
         self.complete_with_history().map(|(state, _)| state)
     }
 
     /// [`Self::complete`], with the seat that took each action (the face-down
     /// discard is named by the completion's choice, which only the dealer
     /// may read).
-    pub fn complete_with_history(&self) -> Result<(GameState, Vec<(Seat, Action)>), ViewError> {
+    pub fn complete_with_history(
+        &self,
+    ) -> Result<(GameState, Vec<(Seat, Action)>), KnowledgeError> {
         let mut known = Known::new(self);
         for position in 0..self.actions.len() {
             let (state, _) = self.replay(&known, position, false)?;
@@ -92,12 +94,12 @@ impl SeatView {
         self.check_hand(&known)?;
         let (state, history) = self.replay(&known, self.actions.len(), true)?;
         match state.to_act() {
-            None => Err(ViewError::HandOver),
-            Some(to_act) if to_act != self.seat => Err(ViewError::NotYourTurn {
+            None => Err(KnowledgeError::HandOver),
+            Some(to_act) if to_act != self.seat => Err(KnowledgeError::NotYourTurn {
                 seat: self.seat,
                 to_act,
             }),
-            Some(_) if state.hand(self.seat) != self.hand => Err(ViewError::NoDeal(format!(
+            Some(_) if state.hand(self.seat) != self.hand => Err(KnowledgeError::NoDeal(format!(
                 "{} would hold {}, not the view's {}",
                 self.seat,
                 state.hand(self.seat),
@@ -111,8 +113,8 @@ impl SeatView {
         self.actions[position].map_or_else(|| "discard".to_owned(), |action| action.to_string())
     }
 
-    fn action_error(&self, position: usize, reason: impl Into<String>) -> ViewError {
-        ViewError::Action {
+    fn action_error(&self, position: usize, reason: impl Into<String>) -> KnowledgeError {
+        KnowledgeError::Action {
             position: position + 1,
             text: self.text(position),
             reason: reason.into(),
@@ -127,7 +129,7 @@ impl SeatView {
         known: &Known,
         count: usize,
         with_hand: bool,
-    ) -> Result<(GameState, Vec<(Seat, Action)>), ViewError> {
+    ) -> Result<(GameState, Vec<(Seat, Action)>), KnowledgeError> {
         let (deal, hidden_discard) = known.deal(self, with_hand)?;
         let mut state = GameState::new(deal, self.rules);
         let mut history = Vec::with_capacity(count);
@@ -148,11 +150,11 @@ impl SeatView {
     }
 
     /// The seat's own cards against what the actions reveal.
-    fn check_hand(&self, known: &Known) -> Result<(), ViewError> {
+    fn check_hand(&self, known: &Known) -> Result<(), KnowledgeError> {
         let seat = self.seat;
         let dealer_picked_up = seat == self.dealer && known.picked_up;
         for card in self.hand.iter() {
-            let cannot = |reason: String| ViewError::CannotHold { seat, card, reason };
+            let cannot = |reason: String| KnowledgeError::CannotHold { seat, card, reason };
             if card == self.upcard && !dealer_picked_up {
                 let why = if known.picked_up {
                     format!(
@@ -180,7 +182,7 @@ impl SeatView {
             && known.own_discard != Some(self.upcard)
             && !self.hand.contains(self.upcard)
         {
-            return Err(ViewError::MustHold {
+            return Err(KnowledgeError::MustHold {
                 seat,
                 card: self.upcard,
                 reason: "the dealer picked up the upcard and has neither discarded nor played it"
@@ -190,7 +192,7 @@ impl SeatView {
         let expected =
             5 + u32::from(dealer_picked_up) - u32::from(known.own_discard.is_some()) - played.len();
         if self.hand.len() != expected {
-            return Err(ViewError::HandSize {
+            return Err(KnowledgeError::HandSize {
                 seat,
                 expected,
                 given: self.hand.len(),
@@ -218,7 +220,7 @@ struct Known {
 }
 
 impl Known {
-    fn new(view: &SeatView) -> Known {
+    fn new(view: &SeatKnowledge) -> Known {
         let mut named = view.hand.with(view.upcard);
         for action in view.actions.iter().flatten() {
             if let Action::Play(card) | Action::Discard(card) = *action {
@@ -262,10 +264,10 @@ impl Known {
     /// Records who took action `position`, given the state just before it.
     fn attribute(
         &mut self,
-        view: &SeatView,
+        view: &SeatKnowledge,
         state: &GameState,
         position: usize,
-    ) -> Result<(), ViewError> {
+    ) -> Result<(), KnowledgeError> {
         let fail = |reason: String| Err(view.action_error(position, reason));
         let Some(actor) = state.to_act() else {
             return fail("the hand is already over".to_owned());
@@ -305,7 +307,7 @@ impl Known {
 
     fn attribute_play(
         &mut self,
-        view: &SeatView,
+        view: &SeatKnowledge,
         state: &GameState,
         actor: Seat,
         card: Card,
@@ -355,7 +357,11 @@ impl Known {
     /// discard stands for. Cards not fixed by the view go to the seats that
     /// may hold them, by bipartite matching, so a deal is found whenever one
     /// exists.
-    fn deal(&self, view: &SeatView, with_hand: bool) -> Result<(Deal, Option<Card>), ViewError> {
+    fn deal(
+        &self,
+        view: &SeatKnowledge,
+        with_hand: bool,
+    ) -> Result<(Deal, Option<Card>), KnowledgeError> {
         let dealer = view.dealer;
         let mut fixed = self.played_by;
         if let Some(card) = self.own_discard {
@@ -376,7 +382,7 @@ impl Known {
             let keeps_upcard = !self.played_by[dealer.index()].contains(view.upcard);
             if keeps_upcard && self.void_position(dealer, view.upcard).is_some() {
                 if !view.rules.dealer_may_discard_upcard {
-                    return Err(ViewError::NoDeal(format!(
+                    return Err(KnowledgeError::NoDeal(format!(
                         "the dealer {dealer} picked up {} and later showed out of trump, \
                          but these rules forbid discarding the upcard",
                         view.upcard
@@ -392,7 +398,7 @@ impl Known {
         for seat in Seat::ALL {
             let held = fixed[seat.index()].len();
             if held > 5 {
-                return Err(ViewError::NoDeal(format!(
+                return Err(KnowledgeError::NoDeal(format!(
                     "{seat} would have been dealt {held} cards"
                 )));
             }
@@ -430,13 +436,13 @@ impl Known {
             pool.extend(unplaced.iter());
         }
         let kitty = pool.len().checked_sub(slots.len()).ok_or_else(|| {
-            ViewError::NoDeal("more cards are accounted for than the deck holds".to_owned())
+            KnowledgeError::NoDeal("more cards are accounted for than the deck holds".to_owned())
         })?;
         slots.extend(std::iter::repeat_n((None, CardSet::FULL_DECK), kitty));
 
         let allowed: Vec<CardSet> = slots.iter().map(|&(_, allowed)| allowed).collect();
         let owners = match_cards(&pool, &allowed).ok_or_else(|| {
-            ViewError::NoDeal(
+            KnowledgeError::NoDeal(
                 "the remaining cards cannot be shared out without someone holding a suit \
                  it showed out of"
                     .to_owned(),
@@ -452,7 +458,7 @@ impl Known {
             }
         }
         let deal = Deal::new(dealer, hands, view.upcard)
-            .map_err(|error| ViewError::NoDeal(error.to_string()))?;
+            .map_err(|error| KnowledgeError::NoDeal(error.to_string()))?;
         Ok((deal, hidden_discard))
     }
 }

@@ -6,16 +6,16 @@ use euchre_game::engine::action::Action;
 use euchre_game::engine::card::{Card, CardSet};
 use euchre_game::engine::rules::Rules;
 use euchre_game::engine::seat::Seat;
+use euchre_game::engine::seat_knowledge::{KnowledgeError, SeatKnowledge};
 use euchre_game::engine::state::{Deal, GameState};
-use euchre_game::engine::view::{SeatView, ViewError};
 use euchre_game::keys::decision;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
 /// The view of whoever acts in `state`, after `actions`.
-fn view_of(state: &GameState, actions: &[(Seat, Action)]) -> SeatView {
+fn view_of(state: &GameState, actions: &[(Seat, Action)]) -> SeatKnowledge {
     let seat = state.to_act().expect("a decision");
-    SeatView {
+    SeatKnowledge {
         rules: *state.rules(),
         dealer: state.dealer(),
         seat,
@@ -59,7 +59,7 @@ fn play_to(rng: &mut SmallRng, rules: Rules, stop: usize) -> (GameState, Vec<(Se
 
 /// The completed state must pose the same decision: same legal moves,
 /// same infostate key, same public facts.
-fn assert_same_decision(truth: &GameState, view: &SeatView) {
+fn assert_same_decision(truth: &GameState, view: &SeatKnowledge) {
     let completed = view
         .complete()
         .unwrap_or_else(|error| panic!("a real view was refused: {error}\n{view:?}"));
@@ -132,8 +132,8 @@ fn actions(texts: &[&str]) -> Vec<Option<Action>> {
 }
 
 /// North deals, the upcard is Jh; East speaks first.
-fn opening(seat: Seat, hand: &[&str], history: &[&str]) -> SeatView {
-    SeatView {
+fn opening(seat: Seat, hand: &[&str], history: &[&str]) -> SeatKnowledge {
+    SeatKnowledge {
         rules: Rules::default(),
         dealer: Seat::North,
         seat,
@@ -148,7 +148,7 @@ fn a_view_out_of_turn_is_refused() {
     let view = opening(Seat::South, &["9c", "Tc", "Qc", "Kc", "Ac"], &[]);
     assert_eq!(
         view.complete().unwrap_err(),
-        ViewError::NotYourTurn {
+        KnowledgeError::NotYourTurn {
             seat: Seat::South,
             to_act: Seat::East
         }
@@ -160,7 +160,7 @@ fn the_upcard_in_a_defenders_hand_is_refused() {
     let view = opening(Seat::East, &["Jh", "Tc", "Qc", "Kc", "Ac"], &[]);
     let error = view.complete().unwrap_err();
     assert!(
-        matches!(error, ViewError::CannotHold { card: c, .. } if c == card("Jh")),
+        matches!(error, KnowledgeError::CannotHold { card: c, .. } if c == card("Jh")),
         "{error}"
     );
     assert!(error.to_string().contains("upcard"), "{error}");
@@ -171,7 +171,7 @@ fn a_hand_of_the_wrong_size_is_refused() {
     let view = opening(Seat::East, &["9c", "Tc", "Qc", "Kc"], &[]);
     assert_eq!(
         view.complete().unwrap_err(),
-        ViewError::HandSize {
+        KnowledgeError::HandSize {
             seat: Seat::East,
             expected: 5,
             given: 4
@@ -181,7 +181,7 @@ fn a_hand_of_the_wrong_size_is_refused() {
     let dealer = opening(Seat::North, &["9c", "Tc", "Qc", "Kc", "Ac"], &["order"]);
     let error = dealer.complete().unwrap_err();
     assert!(
-        matches!(error, ViewError::MustHold { card: c, .. } if c == card("Jh")),
+        matches!(error, KnowledgeError::MustHold { card: c, .. } if c == card("Jh")),
         "{error}"
     );
     let dealer = opening(
@@ -202,7 +202,7 @@ fn only_the_dealer_names_its_discard() {
     );
     let error = named.complete().unwrap_err();
     assert!(
-        matches!(error, ViewError::Action { position: 2, .. }),
+        matches!(error, KnowledgeError::Action { position: 2, .. }),
         "{error}"
     );
     assert!(error.to_string().contains("only the dealer"), "{error}");
@@ -226,7 +226,7 @@ fn only_the_dealer_names_its_discard() {
     );
     assert!(matches!(
         dealer_forgets.complete().unwrap_err(),
-        ViewError::NotYourTurn { .. } | ViewError::Action { position: 2, .. }
+        KnowledgeError::NotYourTurn { .. } | KnowledgeError::Action { position: 2, .. }
     ));
 }
 
@@ -240,7 +240,7 @@ fn a_card_already_played_cannot_be_held() {
     );
     let error = view.complete().unwrap_err();
     assert!(
-        matches!(error, ViewError::Action { position: 3, .. }),
+        matches!(error, KnowledgeError::Action { position: 3, .. }),
         "{error}"
     );
     assert!(error.to_string().contains("S's hand"), "{error}");
@@ -259,7 +259,7 @@ fn a_suit_the_seat_showed_out_of_cannot_be_held() {
     );
     let error = view.complete().unwrap_err();
     assert!(
-        matches!(error, ViewError::CannotHold { card: c, .. } if c == card("Ac")),
+        matches!(error, KnowledgeError::CannotHold { card: c, .. } if c == card("Ac")),
         "{error}"
     );
     assert!(
@@ -277,7 +277,7 @@ fn an_illegal_bid_names_its_position() {
     );
     let error = view.complete().unwrap_err();
     assert!(
-        matches!(error, ViewError::Action { position: 5, .. }),
+        matches!(error, KnowledgeError::Action { position: 5, .. }),
         "{error}"
     );
     assert!(error.to_string().contains("not legal"), "{error}");
@@ -287,5 +287,5 @@ fn an_illegal_bid_names_its_position() {
 fn a_finished_hand_has_no_decision() {
     let mut view = opening(Seat::East, &["9c", "Tc", "Qc", "Kc", "Ac"], &["pass"; 8]);
     view.rules.stick_the_dealer = false;
-    assert_eq!(view.complete().unwrap_err(), ViewError::HandOver);
+    assert_eq!(view.complete().unwrap_err(), KnowledgeError::HandOver);
 }
