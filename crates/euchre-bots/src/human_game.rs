@@ -104,6 +104,11 @@ impl HumanGame {
         table
     }
 
+    /// The current hand's deal.
+    pub fn deal(&self) -> Deal {
+        self.deal
+    }
+
     pub fn state(&self) -> &GameState {
         &self.state
     }

@@ -276,29 +276,7 @@ enum Command {
         unseen: Unseen,
     },
     /// Play south in the terminal against three bots, to 10 points.
-    Play {
-        /// An exported policy file: your partner and both opponents play it
-        /// unless --partner or --opponents say otherwise.
-        #[arg(long)]
-        policy: Option<PathBuf>,
-        /// Your partner's bot (same forms as eval's --a).
-        #[arg(long)]
-        partner: Option<String>,
-        /// The opponents' bot.
-        #[arg(long)]
-        opponents: Option<String>,
-        /// Cards as letters (Ah, Jd) instead of suit symbols.
-        #[arg(long)]
-        ascii: bool,
-        /// Fix the deals (default: random).
-        #[arg(long)]
-        seed: Option<u64>,
-        /// Points that win a game.
-        #[arg(long, default_value_t = 10)]
-        target: u32,
-        #[arg(long)]
-        config: Option<PathBuf>,
-    },
+    Play(PlayArgs),
     /// Replay hands given as JSON lines on stdin; print one JSON line per hand.
     ///
     /// Each input line: {"dealer":"S","hands":{"N":[..5 cards..],"E":[..],"S":[..],"W":[..]},
@@ -323,35 +301,63 @@ enum Command {
     },
     /// Serve a local web page to play the bots, watch runs, and the bot API
     /// (POST /api/act).
-    Serve {
-        /// An exported policy file; new games and the API play it.
-        #[arg(long, conflicts_with = "bot")]
-        policy: Option<PathBuf>,
-        /// The bot new games and the API play (default heuristic).
-        #[arg(long)]
-        bot: Option<String>,
-        /// A run directory to show on the runs page (repeatable).
-        #[arg(long = "run-dir", value_name = "DIR")]
-        run_dirs: Vec<PathBuf>,
-        /// The port to listen on (0 picks a free one).
-        #[arg(long, default_value_t = 8080)]
-        port: u16,
-        /// The address to listen on; the default keeps it to this machine.
-        #[arg(long, default_value = "127.0.0.1")]
-        host: std::net::IpAddr,
-        #[arg(long)]
-        config: Option<PathBuf>,
-        #[arg(long, value_enum, default_value = "heuristic")]
-        unseen: Unseen,
-        /// Fix the deals of the games, in the order they start (default: random).
-        #[arg(long)]
-        seed: Option<u64>,
-    },
+    Serve(ServeArgs),
     /// Measure speed. Figures are reported against a baseline from the same run.
     Bench {
         #[command(subcommand)]
         target: BenchTarget,
     },
+}
+
+#[derive(Debug, clap::Args)]
+struct ServeArgs {
+    /// An exported policy file; new games and the API play it.
+    #[arg(long, conflicts_with = "bot")]
+    policy: Option<PathBuf>,
+    /// The bot new games and the API play (default heuristic).
+    #[arg(long)]
+    bot: Option<String>,
+    /// A run directory to show on the runs page (repeatable).
+    #[arg(long = "run-dir", value_name = "DIR")]
+    run_dirs: Vec<PathBuf>,
+    /// The port to listen on (0 picks a free one).
+    #[arg(long, default_value_t = 8080)]
+    port: u16,
+    /// The address to listen on; the default keeps it to this machine.
+    #[arg(long, default_value = "127.0.0.1")]
+    host: std::net::IpAddr,
+    #[arg(long)]
+    config: Option<PathBuf>,
+    #[arg(long, value_enum, default_value = "heuristic")]
+    unseen: Unseen,
+    /// Fix the deals of the games, in the order they start (default: random).
+    #[arg(long)]
+    seed: Option<u64>,
+}
+
+#[derive(Debug, clap::Args)]
+struct PlayArgs {
+    /// An exported policy file: your partner and both opponents play it
+    /// unless --partner or --opponents say otherwise.
+    #[arg(long)]
+    policy: Option<PathBuf>,
+    /// Your partner's bot (same forms as eval's --a).
+    #[arg(long)]
+    partner: Option<String>,
+    /// The opponents' bot.
+    #[arg(long)]
+    opponents: Option<String>,
+    /// Cards as letters (Ah, Jd) instead of suit symbols.
+    #[arg(long)]
+    ascii: bool,
+    /// Fix the deals (default: random).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Points that win a game.
+    #[arg(long, default_value_t = 10)]
+    target: u32,
+    #[arg(long)]
+    config: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -494,6 +500,23 @@ fn stop_quietly_on_a_closed_stdout() {
 fn main() -> anyhow::Result<()> {
     stop_quietly_on_a_closed_stdout();
     let cli = Cli::parse();
+    match run(cli) {
+        Err(error) if is_closed_stdout(&error) => std::process::exit(141),
+        result => result,
+    }
+}
+
+/// A write to stdout that failed because its reader went away (`trainer
+/// play | head`): the same quiet stop as a panicking `println!`.
+fn is_closed_stdout(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
     let Some(command) = cli.command else {
         let overrides = cli.train.overrides();
         return commands::train::train(cli.train.config.as_deref(), cli.train.run_dir, overrides);
@@ -544,119 +567,133 @@ fn main() -> anyhow::Result<()> {
             bot,
             config,
             unseen,
-        } => {
-            let rules = config::load_rules(config.as_deref())?;
-            let bot = spec::from_spec(&bot, rules, unseen)?;
-            let stdin = std::io::stdin().lock();
-            let stdout = std::io::stdout().lock();
-            euchre_bots::api::run_lines(&bot, rules, stdin, stdout)?;
-            Ok(())
-        }
-        Command::Serve {
-            policy,
-            bot,
-            run_dirs,
-            port,
-            host,
-            config,
-            unseen,
-            seed,
-        } => {
-            let bot = match (policy, bot) {
-                (Some(policy), _) => format!("policy:{}", policy.display()),
-                (None, Some(bot)) => bot,
-                (None, None) => "heuristic".to_owned(),
-            };
-            let options = trainer::serve::ServeOptions {
-                bot,
-                run_dirs,
-                rules: config::load_rules(config.as_deref())?,
-                unseen,
-                address: std::net::SocketAddr::new(host, port),
-                seed,
-            };
-            trainer::serve::serve(&options, |address| {
-                println!("serving on http://{address}/ (Ctrl-C stops)");
-            })?;
-            Ok(())
-        }
-        Command::Play {
-            policy,
-            partner,
-            opponents,
-            ascii,
-            seed,
-            target,
-            config,
-        } => {
-            let default_bot = policy.map_or_else(
-                || "heuristic".to_owned(),
-                |path| format!("policy:{}", path.display()),
-            );
-            let request = commands::play::PlayRequest {
-                partner: partner.unwrap_or_else(|| default_bot.clone()),
-                opponents: opponents.unwrap_or(default_bot),
-                ascii,
-                seed,
-                target,
-                rules: config::load_rules(config.as_deref())?,
-                unseen: Unseen::Heuristic,
-            };
-            commands::play::run(
-                &request,
-                &mut std::io::stdin().lock(),
-                &mut std::io::stdout().lock(),
-            )
-        }
+        } => act(&bot, config.as_deref(), unseen),
+        Command::Serve(args) => serve_command(args),
+        Command::Play(args) => play_command(args),
         Command::Replay => commands::replay::run(std::io::stdin().lock(), std::io::stdout().lock()),
-        Command::Bench { target } => match target {
-            BenchTarget::Game { hands, seed } => bench::game::run(hands, seed),
-            BenchTarget::Train {
-                iterations,
-                measure_for,
-                warm_up,
+        Command::Bench { target } => bench_command(target),
+    }
+}
+
+fn act(bot: &str, config: Option<&std::path::Path>, unseen: Unseen) -> anyhow::Result<()> {
+    let rules = config::load_rules(config)?;
+    let bot = spec::from_spec(bot, rules, unseen)?;
+    let stdin = std::io::stdin().lock();
+    let stdout = std::io::stdout().lock();
+    euchre_bots::api::run_lines(&bot, rules, stdin, stdout)?;
+    Ok(())
+}
+
+/// The bot a `--policy FILE` or `--bot SPEC` pair names, the heuristic
+/// when neither is given.
+fn default_bot(policy: Option<PathBuf>, bot: Option<String>) -> String {
+    match (policy, bot) {
+        (Some(policy), _) => format!("policy:{}", policy.display()),
+        (None, Some(bot)) => bot,
+        (None, None) => "heuristic".to_owned(),
+    }
+}
+
+fn serve_command(args: ServeArgs) -> anyhow::Result<()> {
+    let ServeArgs {
+        policy,
+        bot,
+        run_dirs,
+        port,
+        host,
+        config,
+        unseen,
+        seed,
+    } = args;
+    let options = trainer::serve::ServeOptions {
+        bot: default_bot(policy, bot),
+        run_dirs,
+        rules: config::load_rules(config.as_deref())?,
+        unseen,
+        address: std::net::SocketAddr::new(host, port),
+        seed,
+    };
+    trainer::serve::serve(&options, |address| {
+        println!("serving on http://{address}/ (Ctrl-C stops)");
+    })?;
+    Ok(())
+}
+
+fn play_command(args: PlayArgs) -> anyhow::Result<()> {
+    let PlayArgs {
+        policy,
+        partner,
+        opponents,
+        ascii,
+        seed,
+        target,
+        config,
+    } = args;
+    let default_bot = default_bot(policy, None);
+    let request = commands::play::PlayRequest {
+        partner: partner.unwrap_or_else(|| default_bot.clone()),
+        opponents: opponents.unwrap_or(default_bot),
+        ascii,
+        seed,
+        target,
+        rules: config::load_rules(config.as_deref())?,
+        unseen: Unseen::Heuristic,
+    };
+    commands::play::run(
+        &request,
+        &mut std::io::stdin().lock(),
+        &mut std::io::stdout().lock(),
+    )
+}
+
+fn bench_command(target: BenchTarget) -> anyhow::Result<()> {
+    match target {
+        BenchTarget::Game { hands, seed } => bench::game::run(hands, seed),
+        BenchTarget::Train {
+            iterations,
+            measure_for,
+            warm_up,
+            phases,
+            stores,
+            threads,
+            bidding_from,
+            dir,
+        } => {
+            let length = match measure_for {
+                Some(measured) => bench::train::Length::Time {
+                    warm_up: warm_up.unwrap_or(measured / 10),
+                    measured,
+                },
+                None => bench::train::Length::Iterations {
+                    warm_up: iterations / 10,
+                    measured: iterations,
+                },
+            };
+            let selection = bench::train::Selection {
                 phases,
                 stores,
-                threads,
-                bidding_from,
-                dir,
-            } => {
-                let length = match measure_for {
-                    Some(measured) => bench::train::Length::Time {
-                        warm_up: warm_up.unwrap_or(measured / 10),
-                        measured,
-                    },
-                    None => bench::train::Length::Iterations {
-                        warm_up: iterations / 10,
-                        measured: iterations,
-                    },
-                };
-                let selection = bench::train::Selection {
-                    phases,
-                    stores,
-                    threads: threads.into_iter().map(usize::from).collect(),
-                };
-                bench::train::run(length, &selection, bidding_from.as_deref(), &dir)
-            }
-            BenchTarget::Dd { positions, seed } => bench::dd::run(positions, seed),
-            BenchTarget::Prune {
-                phase,
-                warm,
-                iterations,
-                prune,
-                threads,
-                dir,
-            } => bench::prune::run(phase, warm, iterations, &prune, threads, &dir),
-            BenchTarget::Cfr { iterations, seed } => bench::cfr::run(iterations, seed),
-            BenchTarget::Store {
-                keys,
-                threads,
-                dir,
-                only,
-            } => {
-                let trainer = std::env::current_exe()?;
-                bench::store::run(keys, threads, &dir, only, &trainer)
-            }
-        },
+                threads: threads.into_iter().map(usize::from).collect(),
+            };
+            bench::train::run(length, &selection, bidding_from.as_deref(), &dir)
+        }
+        BenchTarget::Dd { positions, seed } => bench::dd::run(positions, seed),
+        BenchTarget::Prune {
+            phase,
+            warm,
+            iterations,
+            prune,
+            threads,
+            dir,
+        } => bench::prune::run(phase, warm, iterations, &prune, threads, &dir),
+        BenchTarget::Cfr { iterations, seed } => bench::cfr::run(iterations, seed),
+        BenchTarget::Store {
+            keys,
+            threads,
+            dir,
+            only,
+        } => {
+            let trainer = std::env::current_exe()?;
+            bench::store::run(keys, threads, &dir, only, &trainer)
+        }
     }
 }

@@ -1,4 +1,5 @@
-//! `trainer play`: a person plays south against three bots, to 10 points.
+//! `trainer play`: a person plays South against three bots, to 10 points,
+//! in the terminal: a drawing of [`HumanGame`], which the web table plays too.
 
 use std::io::{BufRead, Write};
 use std::sync::Arc;
@@ -8,14 +9,11 @@ use euchre_game::engine::action::Action;
 use euchre_game::engine::card::Card;
 use euchre_game::engine::rules::Rules;
 use euchre_game::engine::seat::{Seat, Team};
-use euchre_game::engine::state::{Deal, GameState, Stage};
+use euchre_game::engine::state::{GameState, Stage};
 use euchre_game::engine::trump::{effective_suit, trump_order};
-use rand::rngs::SmallRng;
-use rand::{RngExt, SeedableRng};
 
 use euchre_bots::bot::Bot;
-use euchre_bots::human_game::seat_name;
-use euchre_bots::seen::Seen;
+use euchre_bots::human_game::{HumanGame, PERSON, seat_name};
 use euchre_bots::spec::from_spec;
 
 #[derive(Debug)]
@@ -29,9 +27,8 @@ pub struct PlayRequest {
     pub unseen: euchre_bots::bots::policy::Unseen,
 }
 
-const HUMAN: Seat = Seat::South;
-
-/// Runs games until the person quits or input ends.
+/// Runs games until the person quits or input ends. The game itself is
+/// [`HumanGame`], the model the web table plays too; this only draws it.
 pub fn run(
     request: &PlayRequest,
     input: &mut dyn BufRead,
@@ -46,8 +43,7 @@ pub fn run(
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |elapsed| elapsed.as_nanos() as u64)
     });
-    let mut rng = SmallRng::seed_from_u64(seed);
-    let table = Terminal {
+    let terminal = Terminal {
         ascii: request.ascii,
     };
     writeln!(
@@ -57,53 +53,37 @@ pub fn run(
     )?;
     writeln!(out, "East and West are {}.", opponents.name())?;
     writeln!(out, "Type the number of a move; q quits. (seed {seed})")?;
-    let mut score = [0u32; 2];
-    let mut dealer = Seat::from_index(rng.random_range(0..4u8));
-    loop {
-        writeln!(out)?;
-        writeln!(
-            out,
-            "=== New hand. Dealer: {}. Score: you and North {}, East and West {} (to {}) ===",
-            seat_name(dealer),
-            score[Team::NorthSouth.index()],
-            score[Team::EastWest.index()],
-            request.target
-        )?;
-        let deal = Deal::random(dealer, &mut rng);
-        let Some(points) = table.play_hand(
-            deal,
+    for game_seed in (0..).map(|game: u64| seed.wrapping_add(game)) {
+        let mut game = HumanGame::new(
+            Arc::clone(&partner),
+            Arc::clone(&opponents),
             request.rules,
-            [&*partner, &*opponents],
-            &mut rng,
-            input,
-            out,
-        )?
-        else {
-            writeln!(out, "Bye.")?;
-            return Ok(());
-        };
-        for team in [Team::NorthSouth, Team::EastWest] {
-            score[team.index()] += u32::from(points[team.index()]);
+            request.target,
+            game_seed,
+        );
+        loop {
+            if !terminal.play_hand(&mut game, input, out)? {
+                writeln!(out, "Bye.")?;
+                return Ok(());
+            }
+            if let Some(winner) = game.winner() {
+                writeln!(
+                    out,
+                    "*** {} win the game {}-{}. ***",
+                    if winner == PERSON.team() {
+                        "You and North"
+                    } else {
+                        "East and West"
+                    },
+                    game.score[winner.index()],
+                    game.score[winner.other().index()]
+                )?;
+                break;
+            }
+            game.next_hand()?;
         }
-        if let Some(winner) = [Team::NorthSouth, Team::EastWest]
-            .into_iter()
-            .find(|team| score[team.index()] >= request.target)
-        {
-            writeln!(
-                out,
-                "*** {} win the game {}-{}. ***",
-                if winner == HUMAN.team() {
-                    "You and North"
-                } else {
-                    "East and West"
-                },
-                score[winner.index()],
-                score[winner.other().index()]
-            )?;
-            score = [0, 0];
-        }
-        dealer = dealer.left();
     }
+    Ok(())
 }
 
 struct Terminal {
@@ -137,7 +117,7 @@ impl Terminal {
 
     fn hand(&self, state: &GameState) -> String {
         let trump = state.contract().map_or(state.upcard().suit(), |c| c.trump);
-        let mut cards: Vec<Card> = state.hand(HUMAN).iter().collect();
+        let mut cards: Vec<Card> = state.hand(PERSON).iter().collect();
         cards.sort_by_key(|&card| {
             let suit = effective_suit(card, trump);
             let strength = if suit == trump {
@@ -154,79 +134,101 @@ impl Terminal {
             .join(" ")
     }
 
-    /// Plays one hand; `None` when the person quits.
+    /// Plays the game's current hand to its end; `false` when the person
+    /// quits.
     fn play_hand(
         &self,
-        deal: Deal,
-        rules: Rules,
-        [partner, opponents]: [&dyn Bot; 2],
-        rng: &mut SmallRng,
+        game: &mut HumanGame,
         input: &mut dyn BufRead,
         out: &mut dyn Write,
-    ) -> anyhow::Result<Option<[u8; 2]>> {
-        let mut state = GameState::new(deal, rules);
-        let mut history: Vec<(Seat, Action)> = Vec::new();
-        let mut announced = false;
+    ) -> anyhow::Result<bool> {
+        let deal = game.deal();
+        writeln!(out)?;
+        writeln!(
+            out,
+            "=== New hand. Dealer: {}. Score: you and North {}, East and West {} (to {}) ===",
+            seat_name(deal.dealer),
+            game.score[Team::NorthSouth.index()],
+            game.score[Team::EastWest.index()],
+            game.target
+        )?;
+        let mut replay = GameState::new(deal, *game.state().rules());
         writeln!(out, "Upcard: {}", self.card(deal.upcard))?;
-        writeln!(out, "Your hand: {}", self.hand(&state))?;
-        while let Some(seat) = state.to_act() {
-            let action = if seat == HUMAN {
-                match self.ask(&state, input, out)? {
-                    Some(action) => action,
-                    None => return Ok(None),
-                }
-            } else {
-                let bot = if seat == HUMAN.partner() {
-                    partner
-                } else {
-                    opponents
-                };
-                bot.act(&Seen::new(&state, &history), rng)
-            };
-            let tricks_before = state.tricks_played();
-            let shown = match action {
-                Action::Discard(_) if seat != HUMAN => "discards".to_owned(),
-                _ => self.action(action),
-            };
-            writeln!(out, "  {:<6} {}", seat_name(seat), shown)?;
-            state.apply(action);
-            history.push((seat, action));
-            if let Some(contract) = state.contract().filter(|_| !announced)
-                && state.stage() == Stage::Play
-            {
-                announced = true;
-                let trump = if self.ascii {
-                    contract.trump.letter().to_string()
-                } else {
-                    contract.trump.symbol().to_string()
-                };
-                let alone = if contract.alone { ", alone" } else { "" };
-                writeln!(
-                    out,
-                    "Trump is {trump}; {} made it{alone}.",
-                    seat_name(contract.maker)
-                )?;
+        writeln!(out, "Your hand: {}", self.hand(&replay))?;
+        let mut announced = false;
+        let mut printed = 0;
+        loop {
+            for &(seat, action) in &game.history()[printed..] {
+                self.show_move(&mut replay, seat, action, &mut announced, out)?;
             }
-            if state.tricks_played() > tricks_before {
-                let ns = state.tricks_won(Team::NorthSouth);
-                let ew = state.tricks_won(Team::EastWest);
-                let winner = if state.is_finished() {
-                    None
-                } else {
-                    state.to_act()
-                };
-                match winner {
-                    Some(seat) => writeln!(
-                        out,
-                        "  -> {} takes the trick (you and North {ns}, East and West {ew})",
-                        seat_name(seat)
-                    )?,
-                    None => writeln!(out, "  -> tricks: you and North {ns}, East and West {ew}")?,
-                }
+            printed = game.history().len();
+            if game.summary().is_some() {
+                self.show_outcome(game.state(), out)?;
+                return Ok(true);
+            }
+            let Some(action) = self.ask(game.state(), input, out)? else {
+                return Ok(false);
+            };
+            game.person_moves(action)?;
+        }
+    }
+
+    /// Prints one move, applies it to `replay` (the hand as printed so
+    /// far), and says when trump is set and who took a trick.
+    fn show_move(
+        &self,
+        replay: &mut GameState,
+        seat: Seat,
+        action: Action,
+        announced: &mut bool,
+        out: &mut dyn Write,
+    ) -> anyhow::Result<()> {
+        let tricks_before = replay.tricks_played();
+        let shown = match action {
+            Action::Discard(_) if seat != PERSON => "discards".to_owned(),
+            _ => self.action(action),
+        };
+        writeln!(out, "  {:<6} {}", seat_name(seat), shown)?;
+        replay.apply(action);
+        if let Some(contract) = replay.contract().filter(|_| !*announced)
+            && replay.stage() == Stage::Play
+        {
+            *announced = true;
+            let trump = if self.ascii {
+                contract.trump.letter().to_string()
+            } else {
+                contract.trump.symbol().to_string()
+            };
+            let alone = if contract.alone { ", alone" } else { "" };
+            writeln!(
+                out,
+                "Trump is {trump}; {} made it{alone}.",
+                seat_name(contract.maker)
+            )?;
+        }
+        if replay.tricks_played() > tricks_before {
+            let ns = replay.tricks_won(Team::NorthSouth);
+            let ew = replay.tricks_won(Team::EastWest);
+            let winner = if replay.is_finished() {
+                None
+            } else {
+                replay.to_act()
+            };
+            match winner {
+                Some(seat) => writeln!(
+                    out,
+                    "  -> {} takes the trick (you and North {ns}, East and West {ew})",
+                    seat_name(seat)
+                )?,
+                None => writeln!(out, "  -> tricks: you and North {ns}, East and West {ew}")?,
             }
         }
+        Ok(())
+    }
+
+    fn show_outcome(&self, state: &GameState, out: &mut dyn Write) -> anyhow::Result<()> {
         let Some(outcome) = state.outcome() else {
-            return Ok(Some([0, 0]));
+            return Ok(());
         };
         if state.contract().is_none() {
             writeln!(out, "Everyone passed: no points.")?;
@@ -237,7 +239,7 @@ impl Terminal {
                 writeln!(
                     out,
                     "{} score {points}.",
-                    if team == HUMAN.team() {
+                    if team == PERSON.team() {
                         "You and North"
                     } else {
                         "East and West"
@@ -245,7 +247,7 @@ impl Terminal {
                 )?;
             }
         }
-        Ok(Some(outcome.points))
+        Ok(())
     }
 
     /// Shows the person's options and reads a choice until it is valid.
