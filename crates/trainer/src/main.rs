@@ -33,125 +33,23 @@ struct Cli {
     train: TrainArgs,
 }
 
-/// How much to train in one session; the first limit reached ends it.
-#[derive(Debug, Default, clap::Args)]
-struct BudgetArgs {
-    /// Worker threads (default: every core).
-    #[arg(long)]
-    threads: Option<usize>,
-    /// Iterations to run in this session. With no --iterations, --for or
-    /// --until, full play trains until Ctrl-C (it checkpoints every 10
-    /// minutes and on Ctrl-C; the same command resumes), and the other
-    /// phases run 20,000 iterations.
-    #[arg(long)]
-    iterations: Option<u64>,
-    /// Stop once the run's total reaches this many iterations.
-    #[arg(long, value_name = "TOTAL")]
-    until: Option<u64>,
-    /// Training time for this session, like 90s, 45m, 2h or 1h30m
-    /// (checkpoints and curve points do not count).
-    #[arg(long = "for", value_name = "DURATION", value_parser = parse_duration)]
-    duration: Option<std::time::Duration>,
-    /// Checkpoint every N iterations (also every 10 minutes, and on Ctrl-C).
-    #[arg(long, value_name = "N")]
-    checkpoint_every: Option<u64>,
-    /// Export the policy at the end and print what the bot learned.
-    #[arg(long)]
-    export: bool,
-    /// Measure a learning curve: a point every DURATION of training time,
-    /// written to curve.csv and drawn in curve.svg in the run directory.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
-    eval_every: Option<std::time::Duration>,
-    /// The curve's fixed opponent (default pimc:20). The policy's side plays
-    /// past its phase's horizon with the same bot, so only trained
-    /// decisions differ.
-    #[arg(long, value_name = "BOT")]
-    eval_against: Option<String>,
-    /// Hands per curve point (default 2000; even).
-    #[arg(long, value_name = "N")]
-    eval_hands: Option<u64>,
-    /// Regret-based pruning (as in Pluribus): after --prune-after, 95% of
-    /// iterations skip the traverser's actions that its strategy never plays
-    /// and whose regret is below -REGRET; the last two tricks are never
-    /// pruned. 0 turns it off. Kept for later sessions of the run; pair it
-    /// with a schedule that keeps negative regrets (linear or vanilla).
-    #[arg(long, value_name = "REGRET")]
-    prune: Option<f64>,
-    /// The run's iteration from which --prune applies (default 0).
-    #[arg(long, value_name = "ITERATION", requires = "prune")]
-    prune_after: Option<u64>,
-}
-
-fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
-    config::parse_duration(text).map_err(|error| error.to_string())
-}
-
+/// The flags of `trainer train`: a profile, and the settings over it.
 #[derive(Debug, Default, clap::Args)]
 struct TrainArgs {
-    /// bidding, play-N (the solver owns the first N cards, 1 to 19; the rest
-    /// is valued open-handed) or full-play (every decision).
-    #[arg(long, value_parser = parse_phase)]
-    phase: Option<phase::Phase>,
-    /// Where regrets live: memory (snapshot at checkpoints), lmdb, or mmap
-    /// (a perfect hash over the key universe; runs with files larger than RAM).
-    #[arg(long, value_parser = parse_store)]
-    store: Option<store::Backend>,
-    /// How positions past the phase are valued: open-hand (both sides play
-    /// the rest perfectly, face up; pair the policy with pimc:N),
-    /// pimc-calibrated (bidding only: the open-hand count mapped to what
-    /// PIMC's card play scores from it; pair with pimc:N) or heuristic-play
-    /// (the heuristic plays the rest; pair it with heuristic).
-    #[arg(long, value_parser = parse_leaves)]
-    leaves: Option<euchre_bots::leaves::Leaves>,
-    /// Record encoding: i16 (one scale per infostate, half the disk and
-    /// page cache; the default for full play) or f32 (the default for
-    /// bidding and play-N). Fixed when a run starts.
-    #[arg(long, value_enum)]
-    encoding: Option<config::EncodingName>,
     /// A run profile (see configs/); flags override it.
     #[arg(long)]
     config: Option<PathBuf>,
-    /// The run directory (default runs/<phase>-<store>).
-    #[arg(long)]
-    run_dir: Option<PathBuf>,
-    /// The seed of the run's random stream.
-    #[arg(long)]
-    seed: Option<u64>,
-    /// Card-play phases: play every bid from this policy file (export a
-    /// bidding run's) instead of training bids, and train card play under
-    /// those bids; without it full play trains its bids in a stage of their
-    /// own first (--bids). The exported policy carries these bids. Fixed
-    /// when a run starts.
-    #[arg(long, value_name = "POLICY")]
-    bidding_from: Option<PathBuf>,
-    /// How fixed bids (--bidding-from's, or the bidding stage's) are drawn: argmax (its most likely bid,
-    /// as policy-argmax: plays; the default) or average (a draw from its
-    /// average strategy, as policy: plays).
-    #[arg(long, value_enum, value_name = "CHOICE")]
-    fixed_bids: Option<euchre_bots::blueprint::BidChoice>,
-    /// Card-play phases without --bidding-from: staged (full play's
-    /// default: a bidding run of --bidding-iterations first, in
-    /// <run-dir>/bidding, then card play under its bids, held fixed as
-    /// --fixed-bids says; one command, and the same command resumes either
-    /// stage) or trained (bids trained along with card play; play-N's
-    /// default). Fixed when a run starts.
-    #[arg(long, value_enum, value_name = "HOW")]
-    bids: Option<config::BidsName>,
-    /// The length of the bidding stage (default 8,000,000: about 20
-    /// minutes on 2 cores, by when its local best response is about zero).
-    #[arg(long, value_name = "N")]
-    bidding_iterations: Option<u64>,
     #[command(flatten)]
-    budget: BudgetArgs,
+    run: config::RunOptions,
+    #[command(flatten)]
+    curve: config::CurveOptions,
+}
+
+fn parse_duration(text: &str) -> Result<std::time::Duration, config::DurationError> {
+    config::parse_duration(text)
 }
 
 fn parse_phase(text: &str) -> Result<phase::Phase, phase::UnknownPhase> {
-    text.parse()
-}
-
-fn parse_leaves(
-    text: &str,
-) -> Result<euchre_bots::leaves::Leaves, euchre_bots::leaves::UnknownLeaves> {
     text.parse()
 }
 
@@ -163,42 +61,6 @@ fn parse_store(text: &str) -> Result<store::Backend, store::UnknownBackend> {
     text.parse()
 }
 
-impl TrainArgs {
-    fn overrides(&self) -> config::Overrides {
-        config::Overrides {
-            phase: self.phase,
-            store: self.store,
-            leaves: self.leaves,
-            encoding: self.encoding,
-            seed: self.seed,
-            bidding_from: self.bidding_from.clone(),
-            fixed_bids: self.fixed_bids,
-            bids: self.bids,
-            bidding_iterations: self.bidding_iterations,
-            ..self.budget.overrides()
-        }
-    }
-}
-
-impl BudgetArgs {
-    fn overrides(&self) -> config::Overrides {
-        config::Overrides {
-            threads: self.threads,
-            iterations: self.iterations,
-            until: self.until,
-            duration: self.duration,
-            checkpoint_every_iterations: self.checkpoint_every,
-            export: self.export,
-            eval_every: self.eval_every,
-            eval_against: self.eval_against.clone(),
-            eval_hands: self.eval_hands,
-            prune: self.prune,
-            prune_after: self.prune_after,
-            ..config::Overrides::default()
-        }
-    }
-}
-
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Train, or resume the run in the run directory if its settings match.
@@ -208,7 +70,9 @@ enum Command {
         #[arg(long)]
         run_dir: PathBuf,
         #[command(flatten)]
-        budget: BudgetArgs,
+        session: config::SessionOptions,
+        #[command(flatten)]
+        curve: config::CurveOptions,
     },
     /// Write a run's average strategy to a compact policy file.
     Export {
@@ -518,17 +382,18 @@ fn is_closed_stdout(error: &anyhow::Error) -> bool {
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     let Some(command) = cli.command else {
-        let overrides = cli.train.overrides();
-        return commands::train::train(cli.train.config.as_deref(), cli.train.run_dir, overrides);
+        let TrainArgs { config, run, curve } = cli.train;
+        return commands::train::train(config.as_deref(), run, curve);
     };
     match command {
-        Command::Train(args) => {
-            let overrides = args.overrides();
-            commands::train::train(args.config.as_deref(), args.run_dir, overrides)
+        Command::Train(TrainArgs { config, run, curve }) => {
+            commands::train::train(config.as_deref(), run, curve)
         }
-        Command::Resume { run_dir, budget } => {
-            commands::train::resume(&run_dir, budget.overrides())
-        }
+        Command::Resume {
+            run_dir,
+            session,
+            curve,
+        } => commands::train::resume(&run_dir, &session, curve),
         Command::Export {
             run_dir,
             out,

@@ -874,12 +874,17 @@ fn card_play_trains_under_a_fixed_bidding_blueprint_that_the_run_guards() {
 
 #[test]
 fn status_before_the_first_checkpoint_says_none_yet() {
-    use trainer::config::{Overrides, RunProfile, resolve};
+    use trainer::config::{CurveOptions, RunOptions, RunProfile, resolve};
     use trainer::training::session::Session;
 
     let temp = TempDir::new("fresh-status");
     let run = temp.run("run");
-    let (identity, settings, _) = resolve(RunProfile::default(), Overrides::default()).unwrap();
+    let (identity, settings, _) = resolve(
+        RunProfile::default(),
+        RunOptions::default(),
+        CurveOptions::default(),
+    )
+    .unwrap();
     // Opening builds the store and saves the settings; nothing is trained.
     drop(Session::open(Path::new(&run), &identity, &settings, &mut ()).unwrap());
     let status = trainer::training::status::RunStatus::read(Path::new(&run), false)

@@ -12,7 +12,9 @@
 
 use std::path::Path;
 
-use crate::config::{Overrides, PruningSettings, RunProfile, ScheduleName, resolve};
+use crate::config::{
+    CurveOptions, PruningSettings, RunOptions, RunProfile, ScheduleName, SessionOptions, resolve,
+};
 use crate::format::thousands;
 use crate::training::session::{Budget, Session};
 use euchre_bots::phase::Phase;
@@ -39,16 +41,19 @@ fn measure_schedule(
     prunings: &[PruningSettings],
     dir: &Path,
 ) -> anyhow::Result<Vec<Measured>> {
-    let flags = Overrides {
+    let flags = RunOptions {
         phase: Some(phase),
         store: Some(Backend::Memory),
-        threads: Some(threads),
         seed: Some(1),
-        ..Overrides::default()
+        session: SessionOptions {
+            threads: Some(threads),
+            ..SessionOptions::default()
+        },
+        ..RunOptions::default()
     };
     let mut profile = RunProfile::default();
     profile.solver.schedule = schedule;
-    let (identity, settings, _) = resolve(profile, flags)?;
+    let (identity, settings, _) = resolve(profile, flags, CurveOptions::default())?;
     let run = dir.join(format!("{phase}-{schedule:?}"));
     let _ = std::fs::remove_dir_all(&run);
     let mut session = Session::open(&run, &identity, &settings, &mut ())?;

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::config::{BidsName, Overrides, RunProfile, resolve};
+use crate::config::{BidsName, CurveOptions, RunOptions, RunProfile, SessionOptions, resolve};
 use crate::format::{bytes, thousands};
 use crate::meter::resident_bytes;
 use crate::training::run_dir::Progress;
@@ -109,16 +109,19 @@ fn measure(
     // The "trained" rows train their bids with card play: a staged run's
     // bidding stage would be a second, different measurement.
     let bids = (phase != Phase::Bidding && bidding_from.is_none()).then_some(BidsName::Trained);
-    let flags = Overrides {
+    let flags = RunOptions {
         phase: Some(phase),
         store: Some(store),
-        threads: Some(threads),
         seed: Some(1),
         bidding_from,
         bids,
-        ..Overrides::default()
+        session: SessionOptions {
+            threads: Some(threads),
+            ..SessionOptions::default()
+        },
+        ..RunOptions::default()
     };
-    let (identity, settings, _) = resolve(RunProfile::default(), flags)?;
+    let (identity, settings, _) = resolve(RunProfile::default(), flags, CurveOptions::default())?;
     let run = dir.join(format!("{phase}-{store}-{threads}"));
     let _ = std::fs::remove_dir_all(&run);
     let mut session = Session::open(&run, &identity, &settings, &mut ())?;

@@ -1,13 +1,15 @@
 //! `trainer train` and `trainer resume`: a session of training, and the
 //! bidding stage before it when the run has one.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use anyhow::Context;
 
 use super::export::print_report;
-use crate::config::{self, Identity, Overrides, SessionSettings};
+use crate::config::{
+    self, Bids, CurveOptions, Identity, RunOptions, SessionOptions, SessionSettings,
+};
 use crate::format::{bytes, thousands};
 use crate::training::bidding_stage::{self, StageOutcome};
 use crate::training::error::TrainingError;
@@ -23,50 +25,32 @@ use euchre_bots::policy_file::Strategy;
 /// when its settings match.
 pub fn train(
     config: Option<&Path>,
-    run_dir: Option<PathBuf>,
-    flags: Overrides,
+    flags: RunOptions,
+    curve_flags: CurveOptions,
 ) -> anyhow::Result<()> {
     let profile = config::load_profile(config)?;
-    let chooses_bids = config::chooses_bids(&profile, &flags);
-    let (mut identity, session, profile_dir) = config::resolve(profile, flags)?;
-    let dir = run_dir
-        .or(profile_dir)
-        .unwrap_or_else(|| run_dir::default_path(identity.phase, identity.store));
+    let chooses_bids = flags.clone().or(profile.run.clone()).chooses_bids();
+    let (mut identity, session, dir) = config::resolve(profile, flags, curve_flags)?;
+    let dir = dir.unwrap_or_else(|| run_dir::default_path(identity.phase, identity.store));
     // A run made before staged bids were full play's default goes on as it
     // was made when the command does not say where its bids come from.
     if !chooses_bids
         && let Some(saved) = read_settings(&dir)?
         && saved.identity.phase == identity.phase
     {
-        identity.bidding_stage = saved.identity.bidding_stage;
-        identity.bidding_from = saved.identity.bidding_from;
+        identity.bids = saved.identity.bids;
     }
     run_session(&dir, &identity, &session)
 }
 
 /// `trainer resume`: continue a run with the settings it was made with;
-/// flags change only this session's budget and threads.
-pub fn resume(dir: &Path, flags: Overrides) -> anyhow::Result<()> {
+/// flags change only this session's budget, threads, checkpoints, pruning
+/// and curve.
+pub fn resume(dir: &Path, flags: &SessionOptions, curve_flags: CurveOptions) -> anyhow::Result<()> {
     let saved = read_settings(dir)?.ok_or_else(|| TrainingError::NoRun {
         dir: dir.to_path_buf(),
     })?;
-    let mut session = saved.session;
-    if let Some(threads) = flags.threads {
-        session.threads = threads;
-    }
-    if flags.iterations.is_some() || flags.until.is_some() || flags.duration.is_some() {
-        session.iterations = flags.iterations;
-        session.until = flags.until;
-        session.duration = flags.duration;
-    }
-    if let Some(every) = flags.checkpoint_every_iterations {
-        session.checkpoint_every_iterations = every.max(1);
-    }
-    session.export |= flags.export;
-    if let Some(regret) = flags.prune {
-        session.pruning = config::PruningSettings::from_flags(regret, flags.prune_after)?;
-    }
-    session.curve = config::curve_with_flags(session.curve.take().into(), &flags);
+    let session = saved.session.with_flags(flags, curve_flags)?;
     if let Some(curve) = &session.curve {
         curve.validate(saved.identity.rules)?;
     }
@@ -85,10 +69,7 @@ fn run_session(dir: &Path, identity: &Identity, session: &SessionSettings) -> an
             session.checkpoint_every_minutes
         );
     }
-    if identity.phase == Phase::FullPlay
-        && identity.bidding_from.is_none()
-        && identity.bidding_stage.is_none()
-    {
+    if identity.phase == Phase::FullPlay && identity.bids == Bids::Trained {
         tracing::info!(
             "bids are trained along with card play; full play plays better for the same time with its bids trained first and then fixed, which new runs do unless given --bids trained (docs/training.md: \"Full play under fixed bids\")"
         );
@@ -96,9 +77,7 @@ fn run_session(dir: &Path, identity: &Identity, session: &SessionSettings) -> an
     let mut identity = identity.clone();
     let mut budget = Budget::of(session);
     let run = RunDir::lock(dir)?;
-    if let Some(stage) = identity.bidding_stage
-        && identity.bidding_from.is_none()
-    {
+    if let Some(stage) = identity.bids.unfinished_stage() {
         let outcome = bidding_stage::ensure_bids(&run, &identity, stage, session, &mut watcher)?;
         let seconds = outcome.seconds();
         match outcome {
@@ -108,7 +87,10 @@ fn run_session(dir: &Path, identity: &Identity, session: &SessionSettings) -> an
                     print_report(&trained.export);
                     println!("stage 2 of 2: card play under the bids of {source}");
                 }
-                identity.bidding_from = Some(source);
+                identity.bids = Bids::Staged {
+                    stage,
+                    blueprint: Some(source),
+                };
                 if let Some(duration) = budget.duration {
                     let left = duration.saturating_sub(Duration::from_secs_f64(seconds));
                     if left.is_zero() {

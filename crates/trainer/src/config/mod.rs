@@ -14,10 +14,14 @@ use serde::{Deserialize, Serialize};
 use store::{Backend, RecordEncoding};
 use thiserror::Error;
 
+mod bids;
 mod curve;
+mod options;
+pub use bids::{BiddingStage, Bids, BidsName, DEFAULT_BIDDING_STAGE_ITERATIONS};
 pub use curve::CurveSettings;
+pub use options::{CurveOptions, RunOptions, SessionOptions};
 
-use euchre_bots::blueprint::{BidChoice, BiddingBlueprint, BlueprintError, BlueprintSource};
+use euchre_bots::blueprint::{BiddingBlueprint, BlueprintError, BlueprintSource};
 use euchre_bots::leaves::Leaves;
 use euchre_bots::phase::Phase;
 use euchre_bots::spec::BotSpecError;
@@ -154,7 +158,7 @@ impl EncodingName {
 #[serde(deny_unknown_fields)]
 pub struct RunProfile {
     #[serde(default)]
-    pub run: RunSection,
+    pub run: RunOptions,
     #[serde(default)]
     pub rules: Rules,
     #[serde(default)]
@@ -165,102 +169,7 @@ pub struct RunProfile {
     pub log: LogSettings,
     /// The learning curve: `every`, `against`, `hands` (see configs/example.toml).
     #[serde(default)]
-    pub eval: EvalSection,
-}
-
-/// A profile's `[eval]` table: a learning-curve point every `every` of
-/// training, against `against`, over `hands` hands.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct EvalSection {
-    pub every: Option<String>,
-    pub against: Option<String>,
-    pub hands: Option<u64>,
-    pub seed: Option<u64>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RunSection {
-    /// The run directory; by default `runs/<phase>-<store>`.
-    pub dir: Option<PathBuf>,
-    /// Export the policy at the end of each session.
-    pub export: Option<bool>,
-    pub phase: Option<Phase>,
-    pub store: Option<Backend>,
-    pub leaves: Option<Leaves>,
-    pub encoding: Option<EncodingName>,
-    pub threads: Option<usize>,
-    pub iterations: Option<u64>,
-    #[serde(rename = "for")]
-    pub duration: Option<String>,
-    pub seed: Option<u64>,
-    pub checkpoint_every_iterations: Option<u64>,
-    pub checkpoint_every_minutes: Option<f64>,
-    pub batch: Option<u64>,
-    /// Regret-based pruning: skip actions with regret below `-prune`.
-    pub prune: Option<f64>,
-    pub prune_after: Option<u64>,
-    /// A bidding policy file whose bids this run plays instead of training
-    /// its own (card-play phases only).
-    pub bidding_from: Option<PathBuf>,
-    /// How those bids are drawn: `argmax` (the default) or `average`.
-    pub fixed_bids: Option<BidChoice>,
-    /// Where a card-play run's bids come from when no `bidding_from` names
-    /// them: `staged` (full play's default) or `trained`.
-    pub bids: Option<BidsName>,
-    /// The iterations of a staged run's bidding stage.
-    pub bidding_iterations: Option<u64>,
-}
-
-/// Where a card-play run's bids come from, when no blueprint file names
-/// them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum BidsName {
-    /// A bidding stage trains the bids first, in `<run>/bidding`, and card
-    /// play then trains under them, held fixed. Full play's default: bids
-    /// learnt against the run's own weak early card play are far too bold,
-    /// and an iteration that walks the card play below every bid costs
-    /// about four times one that walks a single bid's.
-    Staged,
-    /// Bids and card play trained together, in one game tree.
-    Trained,
-}
-
-impl fmt::Display for BidsName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            BidsName::Staged => "staged",
-            BidsName::Trained => "trained",
-        })
-    }
-}
-
-/// A staged run's first stage: a bidding run of `iterations` in
-/// `<run>/bidding`, whose exported policy then plays every bid of the card
-/// play, drawn as `choice` says.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BiddingStage {
-    pub iterations: u64,
-    pub choice: BidChoice,
-}
-
-/// The bidding stage's length unless a flag or profile says otherwise: on
-/// 2 threads of this project's machine about 19 minutes, by when the
-/// bidding phase's local best response is about zero (`docs/experiments/full-play-fixed-bids.md`).
-pub const DEFAULT_BIDDING_STAGE_ITERATIONS: u64 = 8_000_000;
-
-impl fmt::Display for BiddingStage {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "a bidding stage of {} iterations first, its {} bids then fixed",
-            crate::format::thousands(self.iterations),
-            self.choice
-        )
-    }
+    pub eval: CurveOptions,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -301,6 +210,11 @@ pub enum ConfigError {
         #[source]
         source: toml::de::Error,
     },
+    #[error(
+        "{origin}: [run] has no setting {}; see configs/example.toml for every key",
+        keys.iter().map(|key| format!("'{key}'")).collect::<Vec<_>>().join(", ")
+    )]
+    UnknownRunKeys { origin: String, keys: Vec<String> },
     #[error("the [solver] table is not a valid discount schedule")]
     Schedule(#[source] CfrError),
     #[error(
@@ -319,15 +233,8 @@ pub enum ConfigError {
         "--prune {regret}: give how far below zero an action's regret must fall to be skipped, as a positive number (--prune 20), or 0 to turn pruning off"
     )]
     Prune { regret: f64 },
-    #[error("'{text}' is not a duration: {hint}")]
-    Duration { text: String, hint: &'static str },
-    /// A setting read from a profile's field, named by `field`.
-    #[error("{field}")]
-    Field {
-        field: &'static str,
-        #[source]
-        source: Box<ConfigError>,
-    },
+    #[error(transparent)]
+    Duration(#[from] DurationError),
     #[error("--eval-hands {hands} must be an even number of at least 2: each deal is played twice")]
     EvalHands { hands: u64 },
     #[error("--eval-every must be a positive duration")]
@@ -366,20 +273,13 @@ pub enum ConfigError {
     ZeroBiddingStage,
 }
 
-impl ConfigError {
-    fn in_field(field: &'static str) -> impl FnOnce(ConfigError) -> ConfigError {
-        move |source| ConfigError::Field {
-            field,
-            source: Box::new(source),
-        }
-    }
-}
-
 pub fn parse_profile(text: &str, origin: &str) -> Result<RunProfile, ConfigError> {
-    toml::from_str(text).map_err(|source| ConfigError::Profile {
+    let profile: RunProfile = toml::from_str(text).map_err(|source| ConfigError::Profile {
         origin: origin.to_owned(),
         source,
-    })
+    })?;
+    profile.run.check_known(origin)?;
+    Ok(profile)
 }
 
 pub fn load_profile(path: Option<&Path>) -> Result<RunProfile, ConfigError> {
@@ -410,7 +310,7 @@ pub fn load_rules(path: Option<&Path>) -> Result<Rules, ConfigError> {
 /// What a run is, fixed when it starts: resuming with any of these changed
 /// would mix two different trainings in one store.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(from = "IdentityOnDisk", into = "IdentityOnDisk")]
 pub struct Identity {
     pub phase: Phase,
     pub store: Backend,
@@ -418,14 +318,58 @@ pub struct Identity {
     pub solver: SolverSettings,
     pub encoding: EncodingName,
     pub seed: u64,
-    /// Bids played from a fixed blueprint instead of trained. Runs saved
-    /// before the setting existed trained their bids.
+    pub bids: Bids,
+}
+
+/// [`Identity`] as `settings.toml` holds it, the bids as two optional
+/// fields, so that every run directory ever written still opens.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct IdentityOnDisk {
+    phase: Phase,
+    store: Backend,
+    rules: Rules,
+    solver: SolverSettings,
+    encoding: EncodingName,
+    seed: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bidding_from: Option<BlueprintSource>,
-    /// Bids trained by a stage of the run itself, before its card play;
-    /// `bidding_from` names the stage's policy once the stage has ended.
+    bidding_from: Option<BlueprintSource>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bidding_stage: Option<BiddingStage>,
+    bidding_stage: Option<BiddingStage>,
+}
+
+impl From<IdentityOnDisk> for Identity {
+    fn from(disk: IdentityOnDisk) -> Identity {
+        Identity {
+            phase: disk.phase,
+            store: disk.store,
+            rules: disk.rules,
+            solver: disk.solver,
+            encoding: disk.encoding,
+            seed: disk.seed,
+            bids: bids::BidsOnDisk {
+                bidding_from: disk.bidding_from,
+                bidding_stage: disk.bidding_stage,
+            }
+            .into(),
+        }
+    }
+}
+
+impl From<Identity> for IdentityOnDisk {
+    fn from(identity: Identity) -> IdentityOnDisk {
+        let bids = bids::BidsOnDisk::from(identity.bids);
+        IdentityOnDisk {
+            phase: identity.phase,
+            store: identity.store,
+            rules: identity.rules,
+            solver: identity.solver,
+            encoding: identity.encoding,
+            seed: identity.seed,
+            bidding_from: bids.bidding_from,
+            bidding_stage: bids.bidding_stage,
+        }
+    }
 }
 
 impl Identity {
@@ -454,28 +398,26 @@ impl Identity {
             saved.encoding.to_string(),
         );
         check("seed", self.seed.to_string(), saved.seed.to_string());
-        let describe_stage = |stage: &Option<BiddingStage>| {
+        let describe_stage = |stage: Option<BiddingStage>| {
             stage.map_or_else(|| "no bidding stage".to_owned(), |stage| stage.to_string())
         };
         check(
             "bids",
-            describe_stage(&self.bidding_stage),
-            describe_stage(&saved.bidding_stage),
+            describe_stage(self.bids.stage()),
+            describe_stage(saved.bids.stage()),
         );
-        let describe = |source: &Option<BlueprintSource>| {
-            source
-                .as_ref()
-                .map_or_else(|| "bids trained by the run".to_owned(), ToString::to_string)
+        let describe = |source: Option<&BlueprintSource>| {
+            source.map_or_else(|| "bids trained by the run".to_owned(), ToString::to_string)
         };
         // A stage's blueprint is the run's own, known only once the stage
         // has ended: before that, either side may not have it yet.
-        let stage_unfinished = self.bidding_stage.is_some()
-            && (self.bidding_from.is_none() || saved.bidding_from.is_none());
+        let stage_unfinished = self.bids.stage().is_some()
+            && (self.bids.blueprint().is_none() || saved.bids.blueprint().is_none());
         if !stage_unfinished {
             check(
                 "bidding blueprint",
-                describe(&self.bidding_from),
-                describe(&saved.bidding_from),
+                describe(self.bids.blueprint()),
+                describe(saved.bids.blueprint()),
             );
         }
         out
@@ -582,46 +524,6 @@ pub fn default_iterations(phase: Phase) -> Option<u64> {
     }
 }
 
-/// Command-line values that override a profile.
-#[derive(Debug, Default)]
-pub struct Overrides {
-    pub phase: Option<Phase>,
-    pub store: Option<Backend>,
-    pub leaves: Option<Leaves>,
-    pub encoding: Option<EncodingName>,
-    pub threads: Option<usize>,
-    pub iterations: Option<u64>,
-    pub until: Option<u64>,
-    pub duration: Option<Duration>,
-    pub seed: Option<u64>,
-    pub checkpoint_every_iterations: Option<u64>,
-    pub export: bool,
-    pub eval_every: Option<Duration>,
-    pub eval_against: Option<String>,
-    pub eval_hands: Option<u64>,
-    pub prune: Option<f64>,
-    pub prune_after: Option<u64>,
-    pub bidding_from: Option<PathBuf>,
-    pub fixed_bids: Option<BidChoice>,
-    pub bids: Option<BidsName>,
-    pub bidding_iterations: Option<u64>,
-}
-
-/// Whether a profile with these flags says where the bids come from. A run
-/// directory made before staged bids were full play's default keeps its
-/// own bids when the command says nothing about them.
-pub fn chooses_bids(profile: &RunProfile, flags: &Overrides) -> bool {
-    let run = &profile.run;
-    flags.bids.or(run.bids).is_some()
-        || flags.bidding_from.is_some()
-        || run.bidding_from.is_some()
-        || flags
-            .bidding_iterations
-            .or(run.bidding_iterations)
-            .is_some()
-        || flags.fixed_bids.or(run.fixed_bids).is_some()
-}
-
 /// Where a phase's bids come from when nothing says: full play trains them
 /// in a stage of their own first; play-N trains them with its card play.
 pub fn default_bids(phase: Phase) -> BidsName {
@@ -631,47 +533,71 @@ pub fn default_bids(phase: Phase) -> BidsName {
     }
 }
 
-/// Resolves a profile and flags into the run's identity and this session's
-/// settings.
+/// Resolves a profile and the flags over it into the run's identity, this
+/// session's settings, and the profile's run directory.
 pub fn resolve(
     profile: RunProfile,
-    flags: Overrides,
+    flags: RunOptions,
+    curve_flags: CurveOptions,
 ) -> Result<(Identity, SessionSettings, Option<PathBuf>), ConfigError> {
-    let run = profile.run;
-    let dir = run.dir.clone();
-    let curve = curve_with_flags(CurveBase::of_section(&profile.eval)?, &flags);
-    let phase = flags.phase.or(run.phase).unwrap_or(Phase::Bidding);
-    let mut identity = Identity {
-        phase,
-        store: flags.store.or(run.store).unwrap_or(Backend::Memory),
-        rules: profile.rules,
-        solver: SolverSettings {
-            leaves: flags.leaves.unwrap_or(profile.solver.leaves),
-            ..profile.solver
-        },
-        encoding: flags
-            .encoding
-            .or(profile.store.encoding)
-            .unwrap_or_else(|| EncodingName::default_for(phase)),
-        seed: flags.seed.or(run.seed).unwrap_or(1),
-        bidding_from: None,
-        bidding_stage: None,
+    let RunProfile {
+        run,
+        rules,
+        solver,
+        store,
+        log,
+        eval,
+    } = profile;
+    let options = flags.or(run);
+    let identity = identity_of(&options, rules, solver, &store)?;
+    let curve = curve_flags.or(eval).settings();
+    let session = session_of(&options.session, identity.phase, &store, log, curve)?;
+    if let Some(curve) = &session.curve {
+        curve.validate(identity.rules)?;
+    }
+    Ok((identity, session, options.dir))
+}
+
+/// What the run is: fixed when it starts.
+fn identity_of(
+    options: &RunOptions,
+    rules: Rules,
+    solver: SolverSettings,
+    store: &StoreSettings,
+) -> Result<Identity, ConfigError> {
+    let phase = options.phase.unwrap_or(Phase::Bidding);
+    let solver = SolverSettings {
+        leaves: options.leaves.unwrap_or(solver.leaves),
+        ..solver
     };
-    identity
-        .solver
+    solver
         .schedule()
         .validate()
         .map_err(ConfigError::Schedule)?;
-    if identity.solver.leaves == Leaves::PimcCalibrated && phase != Phase::Bidding {
+    if solver.leaves == Leaves::PimcCalibrated && phase != Phase::Bidding {
         return Err(ConfigError::CalibratedLeavesPhase { phase });
     }
-    let choice = flags.fixed_bids.or(run.fixed_bids);
-    let bids = flags.bids.or(run.bids);
-    let stage_iterations = flags.bidding_iterations.or(run.bidding_iterations);
-    let blueprint = flags
-        .bidding_from
-        .as_deref()
-        .or(run.bidding_from.as_deref());
+    Ok(Identity {
+        phase,
+        store: options.store.unwrap_or(Backend::Memory),
+        rules,
+        solver,
+        encoding: options
+            .encoding
+            .or(store.encoding)
+            .unwrap_or_else(|| EncodingName::default_for(phase)),
+        seed: options.seed.unwrap_or(1),
+        bids: bids_of(options, phase, rules)?,
+    })
+}
+
+/// Where the bids come from, and every combination of settings that
+/// contradicts itself refused by name.
+fn bids_of(options: &RunOptions, phase: Phase, rules: Rules) -> Result<Bids, ConfigError> {
+    let choice = options.fixed_bids;
+    let bids = options.bids;
+    let stage_iterations = options.bidding_iterations;
+    let blueprint = options.bidding_from.as_deref();
     if phase == Phase::Bidding {
         if blueprint.is_some() {
             return Err(ConfigError::BlueprintPhase);
@@ -681,90 +607,111 @@ pub fn resolve(
         }
     }
     match (blueprint, bids.unwrap_or_else(|| default_bids(phase))) {
-        (Some(_), _) if bids.is_some() => return Err(ConfigError::BidsWithBlueprint),
-        (Some(_), _) if stage_iterations.is_some() => {
-            return Err(ConfigError::StageWithoutStage);
-        }
+        (Some(_), _) if bids.is_some() => Err(ConfigError::BidsWithBlueprint),
+        (Some(_), _) if stage_iterations.is_some() => Err(ConfigError::StageWithoutStage),
         (Some(path), _) => {
-            let blueprint =
-                BiddingBlueprint::load(path, identity.rules, choice.unwrap_or_default())
-                    .map_err(ConfigError::Blueprint)?;
-            identity.bidding_from = Some(blueprint.source().clone());
+            let blueprint = BiddingBlueprint::load(path, rules, choice.unwrap_or_default())
+                .map_err(ConfigError::Blueprint)?;
+            Ok(Bids::Fixed(blueprint.source().clone()))
         }
         (None, BidsName::Staged) => {
             let iterations = stage_iterations.unwrap_or(DEFAULT_BIDDING_STAGE_ITERATIONS);
             if iterations == 0 {
                 return Err(ConfigError::ZeroBiddingStage);
             }
-            identity.bidding_stage = Some(BiddingStage {
-                iterations,
-                choice: choice.unwrap_or_default(),
-            });
+            Ok(Bids::Staged {
+                stage: BiddingStage {
+                    iterations,
+                    choice: choice.unwrap_or_default(),
+                },
+                blueprint: None,
+            })
         }
         (None, BidsName::Trained) if choice.is_some() => {
-            return Err(ConfigError::FixedBidsWithoutBlueprint);
+            Err(ConfigError::FixedBidsWithoutBlueprint)
         }
         (None, BidsName::Trained) if stage_iterations.is_some() => {
-            return Err(ConfigError::StageWithoutStage);
+            Err(ConfigError::StageWithoutStage)
         }
-        (None, BidsName::Trained) => {}
+        (None, BidsName::Trained) => Ok(Bids::Trained),
     }
-    let duration = match flags.duration {
-        Some(duration) => Some(duration),
-        None => run
-            .duration
-            .as_deref()
-            .map(parse_duration)
-            .transpose()
-            .map_err(ConfigError::in_field("[run] for"))?,
-    };
-    let mut iterations = flags.iterations.or(run.iterations);
+}
+
+/// How this session trains.
+fn session_of(
+    options: &SessionOptions,
+    phase: Phase,
+    store: &StoreSettings,
+    log: LogSettings,
+    curve: Option<CurveSettings>,
+) -> Result<SessionSettings, ConfigError> {
+    let mut iterations = options.iterations;
     if iterations == Some(0) {
         return Err(ConfigError::ZeroIterations);
     }
-    if iterations.is_none() && duration.is_none() && flags.until.is_none() {
+    if !options.sets_budget() {
         iterations = default_iterations(phase);
     }
-    let batch = run.batch.unwrap_or(1000);
+    let batch = options.batch.unwrap_or(1000);
     if batch == 0 {
         return Err(ConfigError::ZeroBatch);
     }
-    let minutes = run.checkpoint_every_minutes.unwrap_or(10.0);
+    let minutes = options.checkpoint_every_minutes.unwrap_or(10.0);
     if !(minutes > 0.0 && minutes.is_finite()) {
         return Err(ConfigError::CheckpointMinutes { minutes });
     }
-    let session = SessionSettings {
-        threads: flags.threads.or(run.threads).unwrap_or(0),
+    if !["error", "warn", "info", "debug", "trace"].contains(&log.level.as_str()) {
+        return Err(ConfigError::LogLevel { level: log.level });
+    }
+    Ok(SessionSettings {
+        threads: options.threads.unwrap_or(0),
         iterations,
-        until: flags.until,
-        duration,
-        checkpoint_every_iterations: flags
+        until: options.until,
+        duration: options.duration,
+        checkpoint_every_iterations: options
             .checkpoint_every_iterations
-            .or(run.checkpoint_every_iterations)
             .unwrap_or(1_000_000)
             .max(1),
         checkpoint_every_minutes: minutes,
         batch,
-        lmdb_cache_records: profile.store.lmdb_cache_records.max(1024),
-        export: flags.export || run.export.unwrap_or(false),
-        log: profile.log,
+        lmdb_cache_records: store.lmdb_cache_records.max(1024),
+        export: options.export.unwrap_or(false),
+        log,
         curve,
-        pruning: match flags.prune.or(run.prune) {
-            Some(regret) => {
-                PruningSettings::from_flags(regret, flags.prune_after.or(run.prune_after))?
-            }
+        pruning: match options.prune {
+            Some(regret) => PruningSettings::from_flags(regret, options.prune_after)?,
             None => None,
         },
-    };
-    if let Some(curve) = &session.curve {
-        curve.validate(identity.rules)?;
+    })
+}
+
+impl SessionSettings {
+    /// A resumed run's saved session with this command's flags over it:
+    /// threads, a new budget (all three limits together), checkpoints,
+    /// export, pruning and the curve.
+    pub fn with_flags(
+        mut self,
+        flags: &SessionOptions,
+        curve_flags: CurveOptions,
+    ) -> Result<SessionSettings, ConfigError> {
+        if let Some(threads) = flags.threads {
+            self.threads = threads;
+        }
+        if flags.sets_budget() {
+            self.iterations = flags.iterations;
+            self.until = flags.until;
+            self.duration = flags.duration;
+        }
+        if let Some(every) = flags.checkpoint_every_iterations {
+            self.checkpoint_every_iterations = every.max(1);
+        }
+        self.export |= flags.export.unwrap_or(false);
+        if let Some(regret) = flags.prune {
+            self.pruning = PruningSettings::from_flags(regret, flags.prune_after)?;
+        }
+        self.curve = curve_flags.or(self.curve.take().into()).settings();
+        Ok(self)
     }
-    if !["error", "warn", "info", "debug", "trace"].contains(&session.log.level.as_str()) {
-        return Err(ConfigError::LogLevel {
-            level: session.log.level,
-        });
-    }
-    Ok((identity, session, dir))
 }
 
 /// Hands per learning-curve point unless a flag or profile says otherwise.
@@ -772,35 +719,26 @@ pub const DEFAULT_EVAL_HANDS: u64 = 2000;
 /// The learning curve's opponent unless a flag or profile says otherwise.
 pub const DEFAULT_EVAL_AGAINST: &str = "pimc:20";
 
-/// A learning curve's settings before the flags: from a profile's `[eval]`
-/// table, or the curve a resumed run was saved with.
-#[derive(Debug, Default)]
-pub struct CurveBase {
-    pub every: Option<Duration>,
-    pub against: Option<String>,
-    pub hands: Option<u64>,
-    pub seed: Option<u64>,
-}
-
-impl CurveBase {
-    fn of_section(section: &EvalSection) -> Result<CurveBase, ConfigError> {
-        Ok(CurveBase {
-            every: section
-                .every
-                .as_deref()
-                .map(parse_duration)
-                .transpose()
-                .map_err(ConfigError::in_field("[eval] every"))?,
-            against: section.against.clone(),
-            hands: section.hands,
-            seed: section.seed,
+impl CurveOptions {
+    /// The curve these options ask for: one exists when they give an
+    /// interval, and defaults fill the rest.
+    pub fn settings(self) -> Option<CurveSettings> {
+        Some(CurveSettings {
+            every: self.every?,
+            against: self
+                .against
+                .unwrap_or_else(|| DEFAULT_EVAL_AGAINST.to_owned()),
+            hands: self.hands.unwrap_or(DEFAULT_EVAL_HANDS),
+            seed: self.seed.unwrap_or(1),
         })
     }
 }
 
-impl From<Option<CurveSettings>> for CurveBase {
-    fn from(saved: Option<CurveSettings>) -> CurveBase {
-        saved.map_or_else(CurveBase::default, |curve| CurveBase {
+impl From<Option<CurveSettings>> for CurveOptions {
+    /// The options a saved curve was made with, for a resumed run's flags
+    /// to lay themselves over.
+    fn from(saved: Option<CurveSettings>) -> CurveOptions {
+        saved.map_or_else(CurveOptions::default, |curve| CurveOptions {
             every: Some(curve.every),
             against: Some(curve.against),
             hands: Some(curve.hands),
@@ -809,28 +747,18 @@ impl From<Option<CurveSettings>> for CurveBase {
     }
 }
 
-/// The curve `flags` ask for on top of `base`: one exists when either gives
-/// an interval; each flag overrides its field and defaults fill the rest.
-pub fn curve_with_flags(base: CurveBase, flags: &Overrides) -> Option<CurveSettings> {
-    Some(CurveSettings {
-        every: flags.eval_every.or(base.every)?,
-        against: flags
-            .eval_against
-            .clone()
-            .or(base.against)
-            .unwrap_or_else(|| DEFAULT_EVAL_AGAINST.to_owned()),
-        hands: flags
-            .eval_hands
-            .or(base.hands)
-            .unwrap_or(DEFAULT_EVAL_HANDS),
-        seed: base.seed.unwrap_or(1),
-    })
+/// Parses `90s`, `45m`, `2h`, `1h30m` or `1d`.
+/// A duration that does not parse, with how to write one.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("'{text}' is not a duration: {hint}")]
+pub struct DurationError {
+    pub text: String,
+    pub hint: &'static str,
 }
 
-/// Parses `90s`, `45m`, `2h`, `1h30m` or `1d`.
-pub fn parse_duration(text: &str) -> Result<Duration, ConfigError> {
+pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
     const UNITS: &str = "use a number with s, m, h or d, like 90s, 45m or 2h";
-    let invalid = |hint| ConfigError::Duration {
+    let invalid = |hint| DurationError {
         text: text.to_owned(),
         hint,
     };
@@ -868,6 +796,14 @@ pub fn parse_duration(text: &str) -> Result<Duration, ConfigError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use euchre_bots::blueprint::BidChoice;
+
+    fn resolve_flags(
+        profile: RunProfile,
+        flags: RunOptions,
+    ) -> Result<(Identity, SessionSettings, Option<PathBuf>), ConfigError> {
+        resolve(profile, flags, CurveOptions::default())
+    }
 
     /// The message with every cause after it, as the binary prints it.
     fn chain(error: &dyn std::error::Error) -> String {
@@ -897,13 +833,13 @@ mod tests {
             ),
         ] {
             let profile = parse_profile(text, name).unwrap();
-            resolve(profile, Overrides::default()).unwrap();
+            resolve_flags(profile, RunOptions::default()).unwrap();
         }
         // Step 2 of fixed-bid full play needs step 1's policy: without it,
         // the profile parses and the error names the missing file.
         let text = include_str!("../../../../configs/full-play-fixed-bids.toml");
         let profile = parse_profile(text, "full-play-fixed-bids").unwrap();
-        let error = resolve(profile, Overrides::default()).unwrap_err();
+        let error = resolve_flags(profile, RunOptions::default()).unwrap_err();
         assert!(
             chain(&error).contains("runs/bids-20m/policy.bin"),
             "{}",
@@ -936,12 +872,12 @@ mod tests {
             "t",
         )
         .unwrap();
-        let flags = Overrides {
+        let flags = RunOptions {
             store: Some(Backend::Mmap),
             seed: Some(9),
-            ..Overrides::default()
+            ..RunOptions::default()
         };
-        let (identity, session, _) = resolve(profile, flags).unwrap();
+        let (identity, session, _) = resolve_flags(profile, flags).unwrap();
         assert_eq!(identity.phase, Phase::Play(2));
         assert_eq!(identity.store, Backend::Mmap);
         assert_eq!(identity.seed, 9);
@@ -950,15 +886,15 @@ mod tests {
 
     #[test]
     fn the_bare_full_play_command_is_the_laptop_profile() {
-        let bare = Overrides {
+        let bare = RunOptions {
             phase: Some(Phase::FullPlay),
             store: Some(Backend::Mmap),
-            ..Overrides::default()
+            ..RunOptions::default()
         };
-        let (identity, session, dir) = resolve(RunProfile::default(), bare).unwrap();
+        let (identity, session, dir) = resolve_flags(RunProfile::default(), bare).unwrap();
         assert_eq!(identity.encoding, EncodingName::I16);
         assert_eq!(
-            identity.bidding_stage,
+            identity.bids.stage(),
             Some(BiddingStage {
                 iterations: DEFAULT_BIDDING_STAGE_ITERATIONS,
                 choice: BidChoice::Argmax
@@ -972,7 +908,7 @@ mod tests {
         let profile =
             parse_profile(include_str!("../../../../configs/full-play.toml"), "f").unwrap();
         let (profile_identity, profile_session, profile_dir) =
-            resolve(profile, Overrides::default()).unwrap();
+            resolve_flags(profile, RunOptions::default()).unwrap();
         assert_eq!(profile_identity, identity);
         assert_eq!(profile_session, session);
         assert_eq!(
@@ -981,30 +917,31 @@ mod tests {
         );
 
         let (bidding, bidding_session, _) =
-            resolve(RunProfile::default(), Overrides::default()).unwrap();
+            resolve_flags(RunProfile::default(), RunOptions::default()).unwrap();
         assert_eq!(bidding.encoding, EncodingName::F32);
         assert_eq!(bidding_session.iterations, Some(DEFAULT_ITERATIONS));
 
-        let f32_full_play = Overrides {
+        let f32_full_play = RunOptions {
             phase: Some(Phase::FullPlay),
             encoding: Some(EncodingName::F32),
-            ..Overrides::default()
+            ..RunOptions::default()
         };
-        let (identity, _, _) = resolve(RunProfile::default(), f32_full_play).unwrap();
+        let (identity, _, _) = resolve_flags(RunProfile::default(), f32_full_play).unwrap();
         assert_eq!(identity.encoding, EncodingName::F32);
         let profile = parse_profile(
             "[run]\nphase = \"full-play\"\n[store]\nencoding = \"f32\"\n",
             "t",
         );
-        let (identity, _, _) = resolve(profile.unwrap(), Overrides::default()).unwrap();
+        let (identity, _, _) = resolve_flags(profile.unwrap(), RunOptions::default()).unwrap();
         assert_eq!(identity.encoding, EncodingName::F32);
     }
 
     #[test]
     fn bad_values_are_explained() {
-        let bad = |text: &str| {
-            let profile = parse_profile(text, "t").unwrap();
-            chain(&resolve(profile, Overrides::default()).unwrap_err())
+        // Refused when the profile is read, or when it is resolved.
+        let bad = |text: &str| match parse_profile(text, "t") {
+            Ok(profile) => chain(&resolve_flags(profile, RunOptions::default()).unwrap_err()),
+            Err(error) => chain(&error),
         };
         // The exponents are DCFR's; linear CFR, the default, has none.
         assert!(bad("[solver]\nschedule = \"dcfr\"\nalpha = -3\n").contains("schedule"));
@@ -1012,25 +949,32 @@ mod tests {
         assert!(bad("[run]\nfor = \"soon\"\n").contains("duration"));
         assert!(bad("[run]\niterations = 0\n").contains("at least 1"));
         assert!(bad("[log]\nlevel = \"loud\"\n").contains("loud"));
+        // Keys the [run] table once took and ignored are now refused by name.
+        let message = bad("[run]\nleaves = \"heuristic-play\"\nthreds = 2\n");
+        assert!(
+            message.contains("'leaves'") && message.contains("'threds'"),
+            "{message}"
+        );
+        assert!(message.contains("configs/example.toml"), "{message}");
     }
 
     #[test]
     fn where_the_bids_come_from_is_resolved_and_conflicts_are_explained() {
-        let with = |phase: Phase, flags: Overrides| {
-            resolve(
+        let with = |phase: Phase, flags: RunOptions| {
+            resolve_flags(
                 RunProfile::default(),
-                Overrides {
+                RunOptions {
                     phase: Some(phase),
                     ..flags
                 },
             )
         };
-        let stage = |flags: Overrides| with(Phase::FullPlay, flags).unwrap().0.bidding_stage;
+        let stage = |flags: RunOptions| with(Phase::FullPlay, flags).unwrap().0.bids.stage();
         assert_eq!(
-            stage(Overrides {
+            stage(RunOptions {
                 bidding_iterations: Some(5000),
                 fixed_bids: Some(BidChoice::Average),
-                ..Overrides::default()
+                ..RunOptions::default()
             }),
             Some(BiddingStage {
                 iterations: 5000,
@@ -1038,35 +982,36 @@ mod tests {
             })
         );
         assert_eq!(
-            stage(Overrides {
+            stage(RunOptions {
                 bids: Some(BidsName::Trained),
-                ..Overrides::default()
+                ..RunOptions::default()
             }),
             None
         );
-        let play = with(Phase::Play(2), Overrides::default()).unwrap().0;
+        let play = with(Phase::Play(2), RunOptions::default()).unwrap().0;
         assert_eq!(
-            play.bidding_stage, None,
+            play.bids,
+            Bids::Trained,
             "play-N trains its bids unless asked"
         );
         let staged_play = with(
             Phase::Play(2),
-            Overrides {
+            RunOptions {
                 bids: Some(BidsName::Staged),
-                ..Overrides::default()
+                ..RunOptions::default()
             },
         );
-        assert!(staged_play.unwrap().0.bidding_stage.is_some());
+        assert!(staged_play.unwrap().0.bids.stage().is_some());
         let profile = parse_profile("[run]\nphase = \"full-play\"\nbids = \"trained\"\n", "t");
-        let (identity, _, _) = resolve(profile.unwrap(), Overrides::default()).unwrap();
-        assert_eq!(identity.bidding_stage, None);
+        let (identity, _, _) = resolve_flags(profile.unwrap(), RunOptions::default()).unwrap();
+        assert_eq!(identity.bids, Bids::Trained);
 
-        let refused = |phase: Phase, flags: Overrides| chain(&with(phase, flags).unwrap_err());
+        let refused = |phase: Phase, flags: RunOptions| chain(&with(phase, flags).unwrap_err());
         let message = refused(
             Phase::Bidding,
-            Overrides {
+            RunOptions {
                 bids: Some(BidsName::Staged),
-                ..Overrides::default()
+                ..RunOptions::default()
             },
         );
         assert!(
@@ -1075,66 +1020,119 @@ mod tests {
         );
         let message = refused(
             Phase::FullPlay,
-            Overrides {
+            RunOptions {
                 bids: Some(BidsName::Staged),
                 bidding_from: Some(PathBuf::from("any.bin")),
-                ..Overrides::default()
+                ..RunOptions::default()
             },
         );
         assert!(message.contains("keep one of the two"), "{message}");
         let message = refused(
             Phase::FullPlay,
-            Overrides {
+            RunOptions {
                 bids: Some(BidsName::Trained),
                 bidding_iterations: Some(100),
-                ..Overrides::default()
+                ..RunOptions::default()
             },
         );
         assert!(message.contains("this run has none"), "{message}");
         let message = refused(
             Phase::FullPlay,
-            Overrides {
+            RunOptions {
                 bidding_iterations: Some(0),
-                ..Overrides::default()
+                ..RunOptions::default()
             },
         );
         assert!(message.contains("at least 1 iteration"), "{message}");
         let message = refused(
             Phase::FullPlay,
-            Overrides {
+            RunOptions {
                 bids: Some(BidsName::Trained),
                 fixed_bids: Some(BidChoice::Argmax),
-                ..Overrides::default()
+                ..RunOptions::default()
             },
         );
         assert!(message.contains("--bids staged"), "{message}");
     }
 
+    /// `settings.toml` keeps the two bid fields it has always had, so run
+    /// directories made before `Bids` existed open unchanged.
     #[test]
-    fn a_staged_run_names_a_changed_stage_but_not_its_own_blueprint_before_it_exists() {
-        let staged = |iterations| Identity {
-            bidding_stage: Some(BiddingStage {
-                iterations,
-                choice: BidChoice::Argmax,
-            }),
-            ..resolve(RunProfile::default(), Overrides::default())
-                .unwrap()
-                .0
-        };
-        let mut finished = staged(100);
-        finished.bidding_from = Some(BlueprintSource {
+    fn the_bids_are_saved_as_they_always_were() {
+        let base = resolve_flags(RunProfile::default(), RunOptions::default())
+            .unwrap()
+            .0;
+        let source = BlueprintSource {
             path: PathBuf::from("/runs/x/bidding/policy.bin"),
             checksum: 7,
             iterations: 100,
             choice: BidChoice::Argmax,
-        });
+        };
+        let stage = BiddingStage {
+            iterations: 100,
+            choice: BidChoice::Argmax,
+        };
+        for (bids, from, staged) in [
+            (Bids::Trained, false, false),
+            (Bids::Fixed(source.clone()), true, false),
+            (
+                Bids::Staged {
+                    stage,
+                    blueprint: None,
+                },
+                false,
+                true,
+            ),
+            (
+                Bids::Staged {
+                    stage,
+                    blueprint: Some(source.clone()),
+                },
+                true,
+                true,
+            ),
+        ] {
+            let identity = Identity {
+                bids,
+                ..base.clone()
+            };
+            let text = toml::to_string(&identity).unwrap();
+            assert_eq!(text.contains("[bidding_from]"), from, "{text}");
+            assert_eq!(text.contains("[bidding_stage]"), staged, "{text}");
+            assert_eq!(toml::from_str::<Identity>(&text).unwrap(), identity);
+        }
+    }
+
+    #[test]
+    fn a_staged_run_names_a_changed_stage_but_not_its_own_blueprint_before_it_exists() {
+        let staged = |iterations| Identity {
+            bids: Bids::Staged {
+                stage: BiddingStage {
+                    iterations,
+                    choice: BidChoice::Argmax,
+                },
+                blueprint: None,
+            },
+            ..resolve_flags(RunProfile::default(), RunOptions::default())
+                .unwrap()
+                .0
+        };
+        let mut finished = staged(100);
+        if let Bids::Staged { blueprint, .. } = &mut finished.bids {
+            *blueprint = Some(BlueprintSource {
+                path: PathBuf::from("/runs/x/bidding/policy.bin"),
+                checksum: 7,
+                iterations: 100,
+                choice: BidChoice::Argmax,
+            });
+        }
         assert!(staged(100).differences(&finished).is_empty());
         assert!(finished.differences(&staged(100)).is_empty());
         let changed = staged(200).differences(&finished);
         assert_eq!(changed.len(), 1, "{changed:?}");
         assert!(changed[0].starts_with("bids: the run has a bidding stage of 100 iterations"));
         let mut joint = staged(100);
-        joint.bidding_stage = None;
+        joint.bids = Bids::Trained;
         assert_eq!(
             joint.differences(&finished).len(),
             2,

@@ -12,7 +12,7 @@
 
 use std::path::Path;
 
-use crate::config::{BiddingStage, EncodingName, Identity, SessionSettings, SolverSettings};
+use crate::config::{BiddingStage, Bids, EncodingName, Identity, SessionSettings, SolverSettings};
 use crate::format::thousands;
 use crate::training::error::TrainingError;
 use crate::training::export::{ExportReport, export};
@@ -74,8 +74,7 @@ pub fn stage_identity(run: &Identity) -> Identity {
         },
         encoding: EncodingName::default_for(Phase::Bidding),
         seed: run.seed,
-        bidding_from: None,
-        bidding_stage: None,
+        bids: Bids::Trained,
     }
 }
 
@@ -91,8 +90,11 @@ pub fn ensure_bids(
     watcher: &mut dyn Watcher,
 ) -> Result<StageOutcome, TrainingError> {
     if let Some(saved) = read_settings(run.path())?
-        && saved.identity.bidding_stage == Some(stage)
-        && let Some(source) = saved.identity.bidding_from
+        && let Bids::Staged {
+            stage: saved_stage,
+            blueprint: Some(source),
+        } = saved.identity.bids
+        && saved_stage == stage
     {
         return Ok(StageOutcome::Ready {
             source,

@@ -52,7 +52,7 @@ pub fn export(
     let saved = read_settings(dir)?.ok_or_else(|| TrainingError::NoRun {
         dir: dir.to_path_buf(),
     })?;
-    if saved.identity.bidding_stage.is_some() && saved.identity.bidding_from.is_none() {
+    if saved.identity.bids.unfinished_stage().is_some() {
         return Err(TrainingError::BidsStillTraining {
             dir: dir.to_path_buf(),
             stage_dir: bidding_stage::stage_dir(dir),
@@ -67,8 +67,8 @@ pub fn export(
     }
     let fixed_bids = saved
         .identity
-        .bidding_from
-        .as_ref()
+        .bids
+        .blueprint()
         .map(|source| BiddingBlueprint::reopen(source, saved.identity.rules))
         .transpose()
         .map_err(TrainingError::Blueprint)?;
@@ -85,7 +85,7 @@ pub fn export(
         iterations: progress.iterations,
         leaves: saved.identity.solver.leaves,
         strategy,
-        bidding_from: saved.identity.bidding_from.clone(),
+        bidding_from: saved.identity.bids.blueprint().cloned(),
     };
     let path = out.unwrap_or_else(|| run.file(POLICY_FILE));
     // The current strategy is summarised on the export's own pass.
@@ -128,10 +128,11 @@ pub fn export(
         exported_bids: BiddingReport::from_policy(&policy).summarise(),
         current_bids: saved
             .identity
-            .bidding_from
+            .bids
+            .blueprint()
             .is_none()
             .then(|| current.summarise()),
-        fixed_bids: saved.identity.bidding_from,
+        fixed_bids: saved.identity.bids.blueprint().cloned(),
     })
 }
 

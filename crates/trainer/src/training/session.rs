@@ -158,17 +158,17 @@ impl Session {
         watcher: &mut dyn Watcher,
     ) -> Result<Session, TrainingError> {
         let run_dir = run.path().to_path_buf();
-        if identity.bidding_stage.is_some() && identity.bidding_from.is_none() {
+        if identity.bids.unfinished_stage().is_some() {
             return Err(TrainingError::StageUnfinished { dir: run_dir });
         }
         run.check(identity)?;
         let fixed_bids = identity
-            .bidding_from
-            .as_ref()
+            .bids
+            .blueprint()
             .map(|source| BiddingBlueprint::reopen(source, identity.rules))
             .transpose()
             .map_err(TrainingError::Blueprint)?;
-        if let Some(source) = &identity.bidding_from {
+        if let Some(source) = identity.bids.blueprint() {
             info!("bids are played from the blueprint {source}, not trained");
         }
         info!(
@@ -329,7 +329,7 @@ impl Session {
                     iterations: self.progress.iterations,
                     leaves: self.identity.solver.leaves,
                     strategy: euchre_bots::policy_file::Strategy::Average,
-                    bidding_from: self.identity.bidding_from.clone(),
+                    bidding_from: self.identity.bids.blueprint().cloned(),
                 };
                 let point = curve::measure(
                     self.table.as_ref(),
@@ -423,7 +423,7 @@ fn unix_now() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Overrides, RunProfile, resolve};
+    use crate::config::{CurveOptions, RunOptions, RunProfile, SessionOptions, resolve};
     use euchre_bots::phase::Phase;
 
     struct TempDir(PathBuf);
@@ -442,13 +442,17 @@ mod tests {
     }
 
     fn settings(checkpoint_every: u64) -> (Identity, SessionSettings) {
-        let flags = Overrides {
+        let flags = RunOptions {
             phase: Some(Phase::Bidding),
-            threads: Some(1),
-            checkpoint_every_iterations: Some(checkpoint_every),
-            ..Overrides::default()
+            session: SessionOptions {
+                threads: Some(1),
+                checkpoint_every_iterations: Some(checkpoint_every),
+                ..SessionOptions::default()
+            },
+            ..RunOptions::default()
         };
-        let (identity, mut settings, _) = resolve(RunProfile::default(), flags).unwrap();
+        let (identity, mut settings, _) =
+            resolve(RunProfile::default(), flags, CurveOptions::default()).unwrap();
         settings.log.progress = false;
         (identity, settings)
     }
@@ -468,12 +472,13 @@ mod tests {
 
     #[test]
     fn a_staged_run_opens_only_once_its_bids_are_trained() {
-        let flags = Overrides {
+        let flags = RunOptions {
             phase: Some(Phase::FullPlay),
-            ..Overrides::default()
+            ..RunOptions::default()
         };
-        let (identity, settings, _) = resolve(RunProfile::default(), flags).unwrap();
-        assert!(identity.bidding_stage.is_some() && identity.bidding_from.is_none());
+        let (identity, settings, _) =
+            resolve(RunProfile::default(), flags, CurveOptions::default()).unwrap();
+        assert!(identity.bids.unfinished_stage().is_some());
         let dir = temp_dir("unstaged");
         let error = Session::open(&dir.0, &identity, &settings, &mut ()).unwrap_err();
         assert!(

@@ -8,7 +8,7 @@ use std::time::SystemTime;
 
 use store::{Manifest, Record};
 
-use crate::config::Identity;
+use crate::config::{Bids, Identity};
 use crate::format::{bytes, thousands};
 use crate::training::backend;
 use crate::training::bidding_stage;
@@ -83,8 +83,11 @@ impl RunStatus {
             dir: dir.to_path_buf(),
         })?;
         let identity = saved.identity;
-        let bids = match (&identity.bidding_stage, &identity.bidding_from) {
-            (Some(stage), None) => {
+        let bids = match &identity.bids {
+            Bids::Staged {
+                stage,
+                blueprint: None,
+            } => {
                 let stage_dir = bidding_stage::stage_dir(dir);
                 let done = match Manifest::read(&stage_dir.join(STORE_DIR))? {
                     Some(manifest) => Progress::committed(&manifest.state, &stage_dir)?.iterations,
@@ -96,13 +99,16 @@ impl RunStatus {
                     of: stage.iterations,
                 }
             }
-            (Some(_), Some(source)) => BidsStatus::Staged {
+            Bids::Staged {
+                blueprint: Some(source),
+                ..
+            } => BidsStatus::Staged {
                 source: source.to_string(),
             },
-            (None, Some(source)) => BidsStatus::Fixed {
+            Bids::Fixed(source) => BidsStatus::Fixed {
                 source: source.to_string(),
             },
-            (None, None) => BidsStatus::Trained,
+            Bids::Trained => BidsStatus::Trained,
         };
         let checkpoint = match Manifest::read(&dir.join(STORE_DIR))? {
             Some(manifest) => {

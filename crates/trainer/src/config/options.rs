@@ -1,0 +1,267 @@
+//! The settings a run is made with, written once. Each field is both a
+//! command-line flag (clap) and a key of a profile's TOML table (serde), so
+//! a new setting is one field here; [`RunOptions::or`] lays the flags over
+//! the profile, and `resolve` fills what neither gives with defaults.
+//!
+//! A few settings live on one side only, each marked: `until` is a flag
+//! only, `checkpoint_every_minutes` and `batch` are profile keys only, and
+//! `leaves` and `encoding` are flags whose profile keys sit in the
+//! `[solver]` and `[store]` tables.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use euchre_bots::blueprint::BidChoice;
+use euchre_bots::leaves::{Leaves, UnknownLeaves};
+use euchre_bots::phase::{Phase, UnknownPhase};
+use serde::{Deserialize, Deserializer};
+use store::{Backend, UnknownBackend};
+
+use super::{BidsName, ConfigError, DurationError, EncodingName, parse_duration};
+
+/// A run's settings: the flags of `trainer train` and the `[run]` table of
+/// a profile. Every field is optional; the flags win.
+#[derive(Clone, Debug, Default, clap::Args, Deserialize)]
+pub struct RunOptions {
+    /// The run directory (default runs/<phase>-<store>).
+    #[arg(long = "run-dir", value_name = "RUN_DIR")]
+    pub dir: Option<PathBuf>,
+    /// bidding, play-N (the solver owns the first N cards, 1 to 19; the rest
+    /// is valued open-handed) or full-play (every decision).
+    #[arg(long, value_parser = parse_phase)]
+    pub phase: Option<Phase>,
+    /// Where regrets live: memory (snapshot at checkpoints), lmdb, or mmap
+    /// (a perfect hash over the key universe; runs with files larger than RAM).
+    #[arg(long, value_parser = parse_store)]
+    pub store: Option<Backend>,
+    /// How positions past the phase are valued: open-hand (both sides play
+    /// the rest perfectly, face up; pair the policy with pimc:N),
+    /// pimc-calibrated (bidding only: the open-hand count mapped to what
+    /// PIMC's card play scores from it; pair with pimc:N) or heuristic-play
+    /// (the heuristic plays the rest; pair it with heuristic).
+    #[arg(long, value_parser = parse_leaves)]
+    #[serde(skip)]
+    pub leaves: Option<Leaves>,
+    /// Record encoding: i16 (one scale per infostate, half the disk and
+    /// page cache; the default for full play) or f32 (the default for
+    /// bidding and play-N). Fixed when a run starts.
+    #[arg(long, value_enum)]
+    #[serde(skip)]
+    pub encoding: Option<EncodingName>,
+    /// The seed of the run's random stream.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Card-play phases: play every bid from this policy file (export a
+    /// bidding run's) instead of training bids, and train card play under
+    /// those bids; without it full play trains its bids in a stage of their
+    /// own first (--bids). The exported policy carries these bids. Fixed
+    /// when a run starts.
+    #[arg(long, value_name = "POLICY")]
+    pub bidding_from: Option<PathBuf>,
+    /// How fixed bids (--bidding-from's, or the bidding stage's) are drawn:
+    /// argmax (its most likely bid, as policy-argmax: plays; the default) or
+    /// average (a draw from its average strategy, as policy: plays).
+    #[arg(long, value_enum, value_name = "CHOICE")]
+    pub fixed_bids: Option<BidChoice>,
+    /// Card-play phases without --bidding-from: staged (full play's
+    /// default: a bidding run of --bidding-iterations first, in
+    /// <run-dir>/bidding, then card play under its bids, held fixed as
+    /// --fixed-bids says; one command, and the same command resumes either
+    /// stage) or trained (bids trained along with card play; play-N's
+    /// default). Fixed when a run starts.
+    #[arg(long, value_enum, value_name = "HOW")]
+    pub bids: Option<BidsName>,
+    /// The length of the bidding stage (default 8,000,000: about 20
+    /// minutes on 2 cores, by when its local best response is about zero).
+    #[arg(long, value_name = "N")]
+    pub bidding_iterations: Option<u64>,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub session: SessionOptions,
+    /// Keys of the `[run]` table that no field claims. Serde cannot deny
+    /// unknown fields beside a flattened struct, so they are gathered here
+    /// and a profile that has any is refused, naming them; flags never
+    /// fill it.
+    #[arg(skip)]
+    #[serde(flatten)]
+    pub unknown: BTreeMap<String, toml::Value>,
+}
+
+/// How one session trains: the settings `trainer resume` may change too.
+#[derive(Clone, Debug, Default, clap::Args, Deserialize)]
+pub struct SessionOptions {
+    /// Worker threads (default: every core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Iterations to run in this session. With no --iterations, --for or
+    /// --until, full play trains until Ctrl-C (it checkpoints every 10
+    /// minutes and on Ctrl-C; the same command resumes), and the other
+    /// phases run 20,000 iterations.
+    #[arg(long)]
+    pub iterations: Option<u64>,
+    /// Stop once the run's total reaches this many iterations.
+    #[arg(long, value_name = "TOTAL")]
+    #[serde(skip)]
+    pub until: Option<u64>,
+    /// Training time for this session, like 90s, 45m, 2h or 1h30m
+    /// (checkpoints and curve points do not count).
+    #[arg(long = "for", value_name = "DURATION", value_parser = parse_duration_flag)]
+    #[serde(rename = "for", default, deserialize_with = "duration_text")]
+    pub duration: Option<Duration>,
+    /// Checkpoint every N iterations (also every 10 minutes, and on Ctrl-C).
+    #[arg(long = "checkpoint-every", value_name = "N")]
+    pub checkpoint_every_iterations: Option<u64>,
+    #[arg(skip)]
+    pub checkpoint_every_minutes: Option<f64>,
+    /// Iterations between progress updates and stop checks.
+    #[arg(skip)]
+    pub batch: Option<u64>,
+    /// Export the policy at the end and print what the bot learned.
+    #[arg(long, num_args = 0, default_missing_value = "true")]
+    pub export: Option<bool>,
+    /// Regret-based pruning (as in Pluribus): after --prune-after, 95% of
+    /// iterations skip the traverser's actions that its strategy never plays
+    /// and whose regret is below -REGRET; the last two tricks are never
+    /// pruned. 0 turns it off. Kept for later sessions of the run; pair it
+    /// with a schedule that keeps negative regrets (linear or vanilla).
+    #[arg(long, value_name = "REGRET")]
+    pub prune: Option<f64>,
+    /// The run's iteration from which --prune applies (default 0).
+    #[arg(long, value_name = "ITERATION", requires = "prune")]
+    pub prune_after: Option<u64>,
+}
+
+/// A learning curve: the `--eval-*` flags and a profile's `[eval]` table.
+#[derive(Clone, Debug, Default, clap::Args, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CurveOptions {
+    /// Measure a learning curve: a point every DURATION of training time,
+    /// written to curve.csv and drawn in curve.svg in the run directory.
+    #[arg(long = "eval-every", value_name = "DURATION", value_parser = parse_duration_flag)]
+    #[serde(default, deserialize_with = "duration_text")]
+    pub every: Option<Duration>,
+    /// The curve's fixed opponent (default pimc:20). The policy's side plays
+    /// past its phase's horizon with the same bot, so only trained
+    /// decisions differ.
+    #[arg(long = "eval-against", value_name = "BOT")]
+    pub against: Option<String>,
+    /// Hands per curve point (default 2000; even).
+    #[arg(long = "eval-hands", value_name = "N")]
+    pub hands: Option<u64>,
+    /// The seed of every point's deals.
+    #[arg(skip)]
+    pub seed: Option<u64>,
+}
+
+impl RunOptions {
+    /// These options, each missing one taken from `base`.
+    #[must_use]
+    pub fn or(self, base: RunOptions) -> RunOptions {
+        RunOptions {
+            dir: self.dir.or(base.dir),
+            phase: self.phase.or(base.phase),
+            store: self.store.or(base.store),
+            leaves: self.leaves.or(base.leaves),
+            encoding: self.encoding.or(base.encoding),
+            seed: self.seed.or(base.seed),
+            bidding_from: self.bidding_from.or(base.bidding_from),
+            fixed_bids: self.fixed_bids.or(base.fixed_bids),
+            bids: self.bids.or(base.bids),
+            bidding_iterations: self.bidding_iterations.or(base.bidding_iterations),
+            session: self.session.or(base.session),
+            unknown: if self.unknown.is_empty() {
+                base.unknown
+            } else {
+                self.unknown
+            },
+        }
+    }
+
+    /// Whether these options say where a card-play run's bids come from. A
+    /// run directory made before staged bids were full play's default keeps
+    /// its own bids when the command says nothing about them.
+    pub fn chooses_bids(&self) -> bool {
+        self.bids.is_some()
+            || self.bidding_from.is_some()
+            || self.bidding_iterations.is_some()
+            || self.fixed_bids.is_some()
+    }
+
+    /// Refuses keys of a `[run]` table that name no setting.
+    pub(super) fn check_known(&self, origin: &str) -> Result<(), ConfigError> {
+        if self.unknown.is_empty() {
+            Ok(())
+        } else {
+            Err(ConfigError::UnknownRunKeys {
+                origin: origin.to_owned(),
+                keys: self.unknown.keys().cloned().collect(),
+            })
+        }
+    }
+}
+
+impl SessionOptions {
+    /// These options, each missing one taken from `base`.
+    #[must_use]
+    pub fn or(self, base: SessionOptions) -> SessionOptions {
+        SessionOptions {
+            threads: self.threads.or(base.threads),
+            iterations: self.iterations.or(base.iterations),
+            until: self.until.or(base.until),
+            duration: self.duration.or(base.duration),
+            checkpoint_every_iterations: self
+                .checkpoint_every_iterations
+                .or(base.checkpoint_every_iterations),
+            checkpoint_every_minutes: self
+                .checkpoint_every_minutes
+                .or(base.checkpoint_every_minutes),
+            batch: self.batch.or(base.batch),
+            export: self.export.or(base.export),
+            prune: self.prune.or(base.prune),
+            prune_after: self.prune_after.or(base.prune_after),
+        }
+    }
+
+    /// Whether these options give the session a budget of their own.
+    pub fn sets_budget(&self) -> bool {
+        self.iterations.is_some() || self.until.is_some() || self.duration.is_some()
+    }
+}
+
+impl CurveOptions {
+    /// These options, each missing one taken from `base`.
+    #[must_use]
+    pub fn or(self, base: CurveOptions) -> CurveOptions {
+        CurveOptions {
+            every: self.every.or(base.every),
+            against: self.against.or(base.against),
+            hands: self.hands.or(base.hands),
+            seed: self.seed.or(base.seed),
+        }
+    }
+}
+
+/// A duration as a profile writes it: `"90s"`, `"45m"`, `"1h30m"`.
+fn duration_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Duration>, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    parse_duration(&text)
+        .map(Some)
+        .map_err(serde::de::Error::custom)
+}
+
+fn parse_duration_flag(text: &str) -> Result<Duration, DurationError> {
+    parse_duration(text)
+}
+
+fn parse_phase(text: &str) -> Result<Phase, UnknownPhase> {
+    text.parse()
+}
+
+fn parse_leaves(text: &str) -> Result<Leaves, UnknownLeaves> {
+    text.parse()
+}
+
+fn parse_store(text: &str) -> Result<Backend, UnknownBackend> {
+    text.parse()
+}
