@@ -196,3 +196,44 @@ fn trainer_act_answers_json_lines_and_survives_bad_ones() {
     assert!(lines[3]["error"].as_str().unwrap().contains("E's turn"));
     assert_eq!(lines[4]["seat"], "S");
 }
+
+/// A line that is not UTF-8, or that runs on past the line cap, gets an
+/// error answer like any other bad line, and the lines after it are read.
+#[test]
+fn trainer_act_answers_a_non_utf8_or_overlong_line_and_goes_on() {
+    let view =
+        r#"{"dealer":"N","seat":"E","hand":["9c","Tc","Qc","Kc","Ac"],"upcard":"Jh","seed":1}"#;
+    let mut input = Vec::new();
+    input.extend_from_slice(view.as_bytes());
+    input.extend_from_slice(b"\n\xff\xfe\n");
+    input.extend_from_slice(&vec![b' '; euchre_bots::api::MAX_LINE_BYTES + 10]);
+    input.push(b'\n');
+    input.extend_from_slice(view.as_bytes());
+    input.push(b'\n');
+    let mut child = Command::new(env!("CARGO_BIN_EXE_trainer"))
+        .args(["act", "--bot", "heuristic"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let lines: Vec<Value> = text(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert_eq!(lines[0]["seat"], "E");
+    assert_eq!(lines[1]["line"], 2);
+    assert!(lines[1]["error"].as_str().unwrap().contains("not UTF-8"));
+    assert_eq!(lines[2]["line"], 3);
+    assert!(lines[2]["error"].as_str().unwrap().contains("longer than"));
+    assert_eq!(
+        lines[3], lines[0],
+        "the same view and seed, the same answer"
+    );
+}
