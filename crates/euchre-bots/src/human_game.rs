@@ -33,6 +33,44 @@ pub enum MoveError {
     GameOver,
     #[error("the hand is still being played")]
     HandNotOver,
+    #[error(
+        "this move answers position {sent}, but the game is at {now}: it has moved on (a form sent twice, or from an old page); here it is now"
+    )]
+    Stale { sent: Position, now: Position },
+}
+
+/// Where a game stands: hands finished and actions taken in this hand. A
+/// form carries the position it was drawn at, so a move posted twice, or
+/// from a page the game has since left, is refused instead of applied to
+/// a position its sender never saw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Position {
+    pub hands_played: u32,
+    pub actions: u32,
+}
+
+impl std::fmt::Display for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}", self.hands_played, self.actions)
+    }
+}
+
+impl std::str::FromStr for Position {
+    type Err = MoveError;
+
+    fn from_str(text: &str) -> Result<Position, MoveError> {
+        let unreadable = || {
+            MoveError::Unreadable(
+                text.to_owned(),
+                "a position is written HANDS.ACTIONS, as the game's forms send it".to_owned(),
+            )
+        };
+        let (hands, actions) = text.split_once('.').ok_or_else(unreadable)?;
+        Ok(Position {
+            hands_played: hands.parse().map_err(|_| unreadable())?,
+            actions: actions.parse().map_err(|_| unreadable())?,
+        })
+    }
 }
 
 /// What a finished hand came to, kept for the summary after it.
@@ -71,8 +109,9 @@ impl std::fmt::Debug for HumanGame {
 }
 
 impl HumanGame {
-    /// A new game: the partner sits North, the opponents East and West. The
-    /// bots play until it is the person's turn.
+    /// A new game: the partner sits North, the opponents East and West.
+    /// The bots have not moved yet: [`HumanGame::run_bots`] plays them to
+    /// the person's turn.
     pub fn new(
         partner: Arc<dyn Bot>,
         opponents: Arc<dyn Bot>,
@@ -83,7 +122,7 @@ impl HumanGame {
         let mut rng = SmallRng::seed_from_u64(seed);
         let dealer = Seat::West;
         let deal = Deal::random(dealer, &mut rng);
-        let mut table = HumanGame {
+        HumanGame {
             bots: [
                 Some(partner),
                 Some(Arc::clone(&opponents)),
@@ -99,9 +138,7 @@ impl HumanGame {
             last_trick: None,
             summary: None,
             rng,
-        };
-        table.run_bots();
-        table
+        }
     }
 
     /// The current hand's deal.
@@ -181,9 +218,31 @@ impl HumanGame {
         })
     }
 
+    /// Where the game stands now, for a form to carry.
+    pub fn position(&self) -> Position {
+        Position {
+            hands_played: self.hands_played,
+            actions: self.history.len() as u32,
+        }
+    }
+
+    /// Refuses a move made at another position than this one.
+    pub fn check_position(&self, sent: Position) -> Result<(), MoveError> {
+        let now = self.position();
+        if sent == now {
+            Ok(())
+        } else {
+            Err(MoveError::Stale { sent, now })
+        }
+    }
+
     /// The person's move, then the bots' until it is the person's turn
-    /// again or the hand is over.
-    pub fn person_moves(&mut self, action: Action) -> Result<(), MoveError> {
+    /// again, the hand is over, or `stop` says to leave the rest for later.
+    pub fn person_moves(
+        &mut self,
+        action: Action,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<(), MoveError> {
         if self.winner().is_some() {
             return Err(MoveError::GameOver);
         }
@@ -194,12 +253,13 @@ impl HumanGame {
             return Err(MoveError::Illegal { action, reason });
         }
         self.apply(action);
-        self.run_bots();
+        self.run_bots(stop);
         Ok(())
     }
 
-    /// Deals the next hand, the deal passing to the left.
-    pub fn next_hand(&mut self) -> Result<(), MoveError> {
+    /// Deals the next hand, the deal passing to the left, and lets the
+    /// bots play to the person's turn unless `stop` says to leave it.
+    pub fn next_hand(&mut self, stop: &dyn Fn() -> bool) -> Result<(), MoveError> {
         if self.winner().is_some() {
             return Err(MoveError::GameOver);
         }
@@ -212,7 +272,7 @@ impl HumanGame {
         self.history.clear();
         self.last_trick = None;
         self.summary = None;
-        self.run_bots();
+        self.run_bots(stop);
         Ok(())
     }
 
@@ -266,12 +326,25 @@ impl HumanGame {
         });
     }
 
+    /// Whether a bot is to move: after [`HumanGame::new`], or when `stop`
+    /// cut the bots' turns short.
+    pub fn bots_to_move(&self) -> bool {
+        self.state
+            .to_act()
+            .is_some_and(|seat| self.bots[seat.index()].is_some())
+    }
+
     /// Lets the bots move until the person is to act or the hand ends.
-    fn run_bots(&mut self) {
+    /// `stop` is asked before each bot's decision: a server whose client has
+    /// gone stops here, and the bots resume at the next call.
+    pub fn run_bots(&mut self, stop: &dyn Fn() -> bool) {
         while let Some(seat) = self.state.to_act() {
             let Some(bot) = self.bots[seat.index()].clone() else {
                 return;
             };
+            if stop() {
+                return;
+            }
             let action = bot.act(&Seen::new(&self.state, &self.history), &mut self.rng);
             self.apply(action);
         }
@@ -285,5 +358,51 @@ pub fn seat_name(seat: Seat) -> &'static str {
         Seat::East => "East",
         Seat::South => "You",
         Seat::West => "West",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bots::heuristic::Heuristic;
+
+    fn game() -> HumanGame {
+        HumanGame::new(
+            Arc::new(Heuristic),
+            Arc::new(Heuristic),
+            Rules::default(),
+            10,
+            3,
+        )
+    }
+
+    /// A stopped turn of the bots leaves the game where they stopped, and
+    /// the next call goes on from there to the person's turn.
+    #[test]
+    fn bots_stopped_early_resume_where_they_stopped() {
+        let mut game = game();
+        let fresh = game.position();
+        game.run_bots(&|| true);
+        assert_eq!(game.position(), fresh, "a stop before any decision");
+        game.run_bots(&|| false);
+        assert!(game.persons_turn() || game.summary().is_some());
+        assert!(!game.bots_to_move());
+    }
+
+    #[test]
+    fn positions_read_back_and_a_stale_one_is_refused() {
+        let mut game = game();
+        game.run_bots(&|| false);
+        let at = game.position();
+        assert_eq!(at.to_string().parse::<Position>().unwrap(), at);
+        assert!(game.check_position(at).is_ok());
+        let action = game.state().legal_actions()[0];
+        game.person_moves(action, &|| false).unwrap();
+        assert!(matches!(
+            game.check_position(at),
+            Err(MoveError::Stale { .. })
+        ));
+        assert!("3".parse::<Position>().is_err());
+        assert!("a.b".parse::<Position>().is_err());
     }
 }

@@ -26,6 +26,8 @@ impl SlotId {
         self.0 as usize
     }
 
+    /// The raw index, for the disk backends' offsets and keys.
+    #[cfg(any(feature = "lmdb", feature = "mmap"))]
     #[inline]
     pub(crate) const fn get(self) -> u64 {
         self.0

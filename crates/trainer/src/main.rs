@@ -175,12 +175,15 @@ enum Command {
 
 #[derive(Debug, clap::Args)]
 struct ServeArgs {
-    /// An exported policy file; new games and the API play it.
-    #[arg(long, conflicts_with = "bot")]
-    policy: Option<PathBuf>,
-    /// The bot new games and the API play (default heuristic).
+    /// An exported policy file to offer (repeatable). The first bot offered,
+    /// policy or not, is the default of new games and the bot of the API.
     #[arg(long)]
-    bot: Option<String>,
+    policy: Vec<PathBuf>,
+    /// A bot spec to offer (repeatable; default heuristic). Clients choose
+    /// among these and random, heuristic and pimc:N (N up to 200); they
+    /// never name a file.
+    #[arg(long)]
+    bot: Vec<String>,
     /// A run directory to show on the runs page (repeatable).
     #[arg(long = "run-dir", value_name = "DIR")]
     run_dirs: Vec<PathBuf>,
@@ -470,8 +473,13 @@ fn serve_command(args: ServeArgs) -> anyhow::Result<()> {
         unseen,
         seed,
     } = args;
+    let bots = policy
+        .iter()
+        .map(|path| format!("policy:{}", path.display()))
+        .chain(bot)
+        .collect();
     let options = trainer::serve::ServeOptions {
-        bot: default_bot(policy, bot),
+        bots,
         run_dirs,
         rules: config::load_rules(config.as_deref())?,
         unseen,
@@ -479,6 +487,9 @@ fn serve_command(args: ServeArgs) -> anyhow::Result<()> {
         seed,
     };
     trainer::serve::serve(&options, |address| {
+        if let Some(warning) = trainer::serve::exposure_warning(address, &options) {
+            eprintln!("{warning}");
+        }
         println!("serving on http://{address}/ (Ctrl-C stops)");
     })?;
     Ok(())

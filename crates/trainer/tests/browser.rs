@@ -413,5 +413,25 @@ fn a_hand_is_played_in_a_real_browser() {
     let curve_loaded = page.eval("document.querySelector('img.curve').naturalWidth > 0");
     assert_eq!(curve_loaded, Value::Bool(true), "curve.svg loads");
     page.screenshot(&shots.join("runs.png"));
+
+    // Another site's page posts the new-game form to this server: the
+    // browser sends the post, marked cross-site, and the server refuses it.
+    let foreign = format!(
+        "<form method=\"post\" action=\"{base}/games\">\
+         <input name=\"partner\" value=\"heuristic\">\
+         <input name=\"opponents\" value=\"heuristic\"></form>"
+    );
+    page.goto(&format!(
+        "data:text/html;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(foreign)
+    ));
+    page.navigating(|page| {
+        page.eval("document.forms[0].submit()");
+    });
+    let refused = page.text("body");
+    assert!(
+        refused.contains("only from its own pages"),
+        "a cross-site post was not refused: {refused}"
+    );
     drop(server);
 }

@@ -4,6 +4,8 @@
 mod support;
 
 use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use axum::Router;
 use axum::body::Body;
@@ -13,13 +15,13 @@ use euchre_game::engine::rules::Rules;
 use http_body_util::BodyExt;
 use support::{TempDir, bidding_policy};
 use tower::ServiceExt;
-use trainer::serve::{ServeError, ServeOptions, app, bind};
+use trainer::serve::{ServeError, ServeOptions, bind};
 
 const SEED: u64 = 1;
 
 fn options(bot: &str) -> ServeOptions {
     ServeOptions {
-        bot: bot.to_owned(),
+        bots: vec![bot.to_owned()],
         run_dirs: Vec::new(),
         rules: Rules::default(),
         unseen: Unseen::Heuristic,
@@ -27,6 +29,10 @@ fn options(bot: &str) -> ServeOptions {
         // Fixed deals: the first game opens with the person bidding.
         seed: Some(SEED),
     }
+}
+
+fn app(options: &ServeOptions) -> Result<Router, ServeError> {
+    trainer::serve::app(options, &Arc::new(AtomicBool::new(false)))
 }
 
 async fn send(router: &Router, request: Request<Body>) -> (StatusCode, Option<String>, String) {
@@ -82,8 +88,17 @@ fn offered(page: &str, class: &str) -> Option<String> {
     Some(page[action_at..end].to_owned())
 }
 
-fn form_value(action: &str) -> String {
-    format!("action={}", action.replace(' ', "+"))
+/// The position the page's forms answer.
+fn position(page: &str) -> String {
+    let marker = "name=\"at\" value=\"";
+    let at = page.find(marker).expect("a form with its position") + marker.len();
+    let end = page[at..].find('"').unwrap() + at;
+    page[at..end].to_owned()
+}
+
+/// A move form as the page would post it.
+fn form_value(page: &str, action: &str) -> String {
+    format!("action={}&at={}", action.replace(' ', "+"), position(page))
 }
 
 #[tokio::test]
@@ -105,7 +120,12 @@ async fn pages_and_games_answer_and_bad_moves_are_refused() {
     let (_, _, other_before) = send(&router, get(&other)).await;
 
     // A move that is not notation.
-    let (status, _, page) = send(&router, form(&format!("{game}/move"), "action=fly")).await;
+    let at = position(&page);
+    let (status, _, page) = send(
+        &router,
+        form(&format!("{game}/move"), &format!("action=fly&at={at}")),
+    )
+    .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert!(page.contains("not a move"), "{page}");
     // A form without the field.
@@ -115,19 +135,24 @@ async fn pages_and_games_answer_and_bad_moves_are_refused() {
     let illegal = offered(&page, "card illegal").expect("an illegal card on the page");
     let (status, _, refused) = send(
         &router,
-        form(&format!("{game}/move"), &form_value(&illegal)),
+        form(&format!("{game}/move"), &form_value(&page, &illegal)),
     )
     .await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
     assert!(refused.contains("is not allowed"), "{refused}");
     // A card the person does not hold.
-    let (status, _, refused) = send(&router, form(&format!("{game}/move"), "action=play+9c")).await;
+    let (status, _, refused) = send(
+        &router,
+        form(&format!("{game}/move"), &format!("action=play+9c&at={at}")),
+    )
+    .await;
     assert!(
         status == StatusCode::UNPROCESSABLE_ENTITY,
         "{status}: {refused}"
     );
     // The next hand before this one is over.
-    let (status, _, refused) = send(&router, form(&format!("{game}/next"), "")).await;
+    let (status, _, refused) =
+        send(&router, form(&format!("{game}/next"), &format!("at={at}"))).await;
     assert_eq!(status, StatusCode::CONFLICT);
     assert!(refused.contains("still being played"), "{refused}");
     // Unknown games.
@@ -144,9 +169,13 @@ async fn pages_and_games_answer_and_bad_moves_are_refused() {
     assert_eq!(other_before, other_after);
 
     // A legal bid moves the game on.
-    let bid = offered(&page_of(&router, &game).await, "bid").expect("a bid to make");
-    let (status, location, _) =
-        send(&router, form(&format!("{game}/move"), &form_value(&bid))).await;
+    let page = page_of(&router, &game).await;
+    let bid = offered(&page, "bid").expect("a bid to make");
+    let (status, location, _) = send(
+        &router,
+        form(&format!("{game}/move"), &form_value(&page, &bid)),
+    )
+    .await;
     assert_eq!(status, StatusCode::SEE_OTHER);
     assert_eq!(location.as_deref(), Some(game.as_str()));
 }
@@ -167,15 +196,19 @@ async fn a_whole_game_is_played_through_the_forms() {
         }
         if page.contains("id=\"next-hand\"") {
             assert!(page.contains("Show all four hands"), "{page}");
-            let (status, _, _) = send(&router, form(&format!("{game}/next"), "")).await;
+            let next = format!("at={}", position(&page));
+            let (status, _, _) = send(&router, form(&format!("{game}/next"), &next)).await;
             assert_eq!(status, StatusCode::SEE_OTHER);
             continue;
         }
         let action = offered(&page, "bid")
             .or_else(|| offered(&page, "card legal"))
             .unwrap_or_else(|| panic!("no move offered:\n{page}"));
-        let (status, _, body) =
-            send(&router, form(&format!("{game}/move"), &form_value(&action))).await;
+        let (status, _, body) = send(
+            &router,
+            form(&format!("{game}/move"), &form_value(&page, &action)),
+        )
+        .await;
         assert_eq!(status, StatusCode::SEE_OTHER, "{action}: {body}");
     }
     panic!("the game did not end within 2000 moves");
@@ -193,14 +226,17 @@ async fn new_games_with_bad_bots_or_targets_are_explained() {
     )
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert!(page.contains("/nonexistent/p.bin"), "{page}");
+    assert!(page.contains("no bot"), "{page}");
     let (status, _, page) = send(
         &router,
         form("/games", "partner=heuristic&opponents=wizard"),
     )
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert!(page.contains("unknown bot"), "{page}");
+    assert!(
+        page.contains("no bot &#39;wizard&#39;") || page.contains("no bot 'wizard'"),
+        "{page}"
+    );
     let (status, _, page) = send(
         &router,
         form("/games", "partner=heuristic&opponents=heuristic&target=0"),
@@ -320,4 +356,334 @@ async fn the_runs_page_shows_status_and_curve_of_each_run() {
     assert_eq!(status, StatusCode::NOT_FOUND);
     let (status, _, _) = send(&router, get("/runs/7/curve.svg")).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+/// A request as another site's page makes the user's browser send it.
+fn cross_site(request: Request<Body>, origin: &str) -> Request<Body> {
+    let (mut parts, body) = request.into_parts();
+    parts
+        .headers
+        .insert(header::HOST, "127.0.0.1:8080".parse().unwrap());
+    parts
+        .headers
+        .insert(header::ORIGIN, origin.parse().unwrap());
+    parts
+        .headers
+        .insert("sec-fetch-site", "cross-site".parse().unwrap());
+    Request::from_parts(parts, body)
+}
+
+/// What the server answers a client that names a file: the same refusal
+/// whether the file exists, is a device, or is missing, and no read.
+#[tokio::test]
+async fn a_client_never_names_a_file_and_work_is_bounded() {
+    let router = app(&options("heuristic")).unwrap();
+    let temp = TempDir::new("serve-no-files");
+    let policy = bidding_policy(&temp.0);
+    let mut messages = Vec::new();
+    for named in [
+        "policy:/dev/zero".to_owned(),
+        "policy:/nonexistent/p.bin".to_owned(),
+        format!("policy:{}", policy.display()),
+        format!("policy:{}", temp.0.display()),
+        "pimc:100000000".to_owned(),
+        "pimc:201".to_owned(),
+    ] {
+        let started = std::time::Instant::now();
+        let (status, _, page) = send(
+            &router,
+            form("/games", &format!("partner={named}&opponents=heuristic")),
+        )
+        .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{named}: {page}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        for leak in ["No such file", "Is a directory", "not a policy file"] {
+            assert!(!page.contains(leak), "{named} told the client: {leak}");
+        }
+        let message = page
+            .split("role=\"alert\">")
+            .nth(1)
+            .and_then(|rest| rest.split('<').next())
+            .unwrap()
+            .replace(&pages_escape(&named), "NAME");
+        messages.push(message);
+    }
+    assert!(
+        messages.windows(2).all(|pair| pair[0] == pair[1]),
+        "every refusal reads the same: {messages:?}"
+    );
+    // The built-ins with bounded cost are still there.
+    let (status, _, _) = send(
+        &router,
+        form("/games", "partner=pimc:200&opponents=random&target=1"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+}
+
+fn pages_escape(text: &str) -> String {
+    trainer::serve::pages::escape(text)
+}
+
+/// Offered bots are named by a label that shows no directory, in pages and
+/// in API answers alike, and clients pick them by label or number.
+#[tokio::test]
+async fn offered_bots_are_chosen_by_label_and_show_no_path() {
+    let temp = TempDir::new("serve-labels");
+    let policy = bidding_policy(&temp.0);
+    let mut offering = options(&format!("policy:{}+heuristic", policy.display()));
+    offering.bots.push("pimc:5".to_owned());
+    let router = app(&offering).unwrap();
+    let directory = temp.0.display().to_string();
+    let (_, _, home) = send(&router, get("/")).await;
+    assert!(home.contains("policy:policy.bin+heuristic"), "{home}");
+    assert!(!home.contains(&directory), "{home}");
+    let view = r#"{"dealer":"N","seat":"E","hand":["9c","Tc","Qc","Kc","Ac"],"upcard":"Jh"}"#;
+    let (status, _, body) = send(&router, json("/api/act", view)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let answer: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(answer["bot"], "policy:policy.bin+heuristic");
+    assert!(!body.contains(&directory), "{body}");
+    for choice in ["policy:policy.bin%2Bheuristic", "1", "2", "pimc:5"] {
+        let (status, _, page) = send(
+            &router,
+            form("/games", &format!("partner={choice}&opponents=heuristic")),
+        )
+        .await;
+        assert_eq!(status, StatusCode::SEE_OTHER, "{choice}: {page}");
+    }
+}
+
+#[tokio::test]
+async fn cross_site_posts_are_refused() {
+    let router = app(&options("heuristic")).unwrap();
+    let new_game_form = || form("/games", "partner=heuristic&opponents=heuristic");
+    let (status, _, page) =
+        send(&router, cross_site(new_game_form(), "https://evil.example")).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{page}");
+    assert!(page.contains("only from its own pages"), "{page}");
+    let view = r#"{"dealer":"N","seat":"E","hand":["9c","Tc","Qc","Kc","Ac"],"upcard":"Jh"}"#;
+    let (status, _, body) = send(
+        &router,
+        cross_site(json("/api/act", view), "https://evil.example"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let answer: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert!(answer["error"].as_str().unwrap().contains("own pages"));
+    // The server's own page, as a browser sends it.
+    let mut own = new_game_form();
+    own.headers_mut()
+        .insert(header::HOST, "127.0.0.1:8080".parse().unwrap());
+    own.headers_mut()
+        .insert(header::ORIGIN, "http://127.0.0.1:8080".parse().unwrap());
+    own.headers_mut()
+        .insert("sec-fetch-site", "same-origin".parse().unwrap());
+    let (status, _, _) = send(&router, own).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+}
+
+/// A move form posted twice answers a position the game has left: the
+/// second is refused with 409, and the game is where the first left it.
+#[tokio::test]
+async fn a_replayed_move_is_refused() {
+    let router = app(&options("heuristic")).unwrap();
+    let game = new_game(&router).await;
+    let page = page_of(&router, &game).await;
+    let pass = form_value(&page, "pass");
+    let (status, _, _) = send(&router, form(&format!("{game}/move"), &pass)).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    let after_first = page_of(&router, &game).await;
+    let (status, _, refused) = send(&router, form(&format!("{game}/move"), &pass)).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{refused}");
+    assert!(refused.contains("moved on"), "{refused}");
+    assert_eq!(page_of(&router, &game).await, after_first);
+    // A move with no position at all is not one of this server's forms.
+    let (status, _, refused) = send(&router, form(&format!("{game}/move"), "action=pass")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{refused}");
+    assert!(refused.contains("which position"), "{refused}");
+}
+
+#[tokio::test]
+async fn bodies_and_methods_are_bounded_with_a_body_that_says_so() {
+    let router = app(&options("heuristic")).unwrap();
+    let huge = "x".repeat(3 * 1024 * 1024);
+    let (status, _, page) = send(&router, form("/games", &format!("partner={huge}"))).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(page.contains("larger than 64 KiB"), "{}", &page[..200]);
+    let (status, _, body) = send(&router, json("/api/act", &huge)).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+    let answer: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert!(answer["error"].as_str().unwrap().contains("64 KiB"));
+    // A declared length over the limit is refused before the body is read.
+    let declared = Request::post("/api/act")
+        .header(header::CONTENT_TYPE, "application/json")
+        .header(header::CONTENT_LENGTH, huge.len())
+        .body(Body::from(huge.clone()))
+        .unwrap();
+    let (status, _, body) = send(&router, declared).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
+
+    let (status, _, body) = send(&router, get("/api/act")).await;
+    assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
+    let answer: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert!(answer["error"].as_str().unwrap().contains("takes POST"));
+    let (status, _, page) = send(&router, get("/games")).await;
+    assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
+    assert!(page.contains("takes POST"), "{page}");
+    let (status, _, page) = send(&router, form("/runs", "")).await;
+    assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
+    assert!(page.contains("takes GET"), "{page}");
+}
+
+/// Starts the real server on a free port and returns it with its address.
+fn spawn_server(extra: &[&str]) -> (std::process::Child, SocketAddr) {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_trainer"))
+        .args(["serve", "--port", "0"])
+        .args(extra)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let address = line
+        .strip_prefix("serving on http://")
+        .and_then(|rest| rest.split('/').next())
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .parse()
+        .unwrap();
+    (child, address)
+}
+
+/// Whether the server has closed `stream` (a read sees the end).
+fn closed_by_server(stream: &mut std::net::TcpStream) -> bool {
+    use std::io::Read;
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_millis(200)))
+        .unwrap();
+    let mut buffer = [0u8; 4096];
+    loop {
+        match stream.read(&mut buffer) {
+            Ok(0) => return true,
+            Ok(_) => continue, // a response it sent before closing
+            Err(error)
+                if matches!(
+                    error.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                return false;
+            }
+            Err(_) => return true,
+        }
+    }
+}
+
+fn get_status(address: SocketAddr) -> Option<String> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(address).ok()?;
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .ok()?;
+    stream
+        .write_all(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .ok()?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response).ok()?;
+    response.lines().next().map(str::to_owned)
+}
+
+/// Idle connections, half-sent headers and keep-alive connections left
+/// open are all closed after the header timeout, so they cannot hold the
+/// server's descriptors; past the connection cap new connections are shed
+/// and, once the idle ones time out, served again. Ctrl-C then stops the
+/// server promptly even with a connection open.
+#[test]
+fn slow_and_idle_clients_are_cut_off_and_ctrl_c_stops_promptly() {
+    use std::io::Write;
+    use trainer::serve::{HEADER_TIMEOUT, MAX_CONNECTIONS, SHUTDOWN_GRACE};
+    let (mut server, address) = spawn_server(&[]);
+    let mut idle = std::net::TcpStream::connect(address).unwrap();
+    let mut half = std::net::TcpStream::connect(address).unwrap();
+    half.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n").unwrap();
+    let mut kept = std::net::TcpStream::connect(address).unwrap();
+    kept.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    // More idle connections than the server serves at once.
+    let crowd: Vec<_> = (0..MAX_CONNECTIONS + 20)
+        .filter_map(|_| std::net::TcpStream::connect(address).ok())
+        .collect();
+    let started = std::time::Instant::now();
+    let deadline = HEADER_TIMEOUT + std::time::Duration::from_secs(5);
+    let mut open = vec![&mut idle, &mut half, &mut kept];
+    while !open.is_empty() && started.elapsed() < deadline {
+        open.retain_mut(|stream| !closed_by_server(stream));
+    }
+    assert!(
+        open.is_empty(),
+        "{} connections still open after {:?}",
+        open.len(),
+        started.elapsed()
+    );
+    assert!(
+        started.elapsed() >= HEADER_TIMEOUT - std::time::Duration::from_secs(1),
+        "closed before the timeout: {:?}",
+        started.elapsed()
+    );
+    drop(crowd);
+    let status = (0..20)
+        .find_map(|_| {
+            let status = get_status(address).filter(|line| line.contains("200"));
+            if status.is_none() {
+                std::thread::sleep(std::time::Duration::from_millis(250));
+            }
+            status
+        })
+        .expect("the server answers once the idle crowd is gone");
+    assert!(status.contains("200"), "{status}");
+
+    let _lingering = std::net::TcpStream::connect(address).unwrap();
+    let stopped = std::time::Instant::now();
+    std::process::Command::new("kill")
+        .args(["-INT", &server.id().to_string()])
+        .status()
+        .unwrap();
+    let limit = SHUTDOWN_GRACE + std::time::Duration::from_secs(3);
+    while stopped.elapsed() < limit {
+        if let Some(exit) = server.try_wait().unwrap() {
+            assert!(exit.success(), "{exit:?}");
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    server.kill().ok();
+    panic!("the server was still running {limit:?} after Ctrl-C");
+}
+
+#[test]
+fn a_host_other_than_loopback_is_warned_about() {
+    use std::io::BufRead;
+    let (mut server, _) = spawn_server(&["--host", "0.0.0.0"]);
+    server.kill().ok();
+    let mut warning = String::new();
+    std::io::BufReader::new(server.stderr.take().unwrap())
+        .read_line(&mut warning)
+        .unwrap();
+    server.wait().ok();
+    assert!(warning.contains("listening on 0.0.0.0"), "{warning}");
+    assert!(
+        warning.contains("anyone who can reach this machine"),
+        "{warning}"
+    );
+    assert!(warning.contains("--host 127.0.0.1"), "{warning}");
+    let (mut quiet, _) = spawn_server(&[]);
+    quiet.kill().ok();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut quiet.stderr.take().unwrap(), &mut stderr).unwrap();
+    quiet.wait().ok();
+    assert!(!stderr.contains("warning"), "{stderr}");
 }

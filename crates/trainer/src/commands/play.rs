@@ -61,6 +61,7 @@ pub fn run(
             request.target,
             game_seed,
         );
+        game.run_bots(&|| false);
         loop {
             if !terminal.play_hand(&mut game, input, out)? {
                 writeln!(out, "Bye.")?;
@@ -80,7 +81,7 @@ pub fn run(
                 )?;
                 break;
             }
-            game.next_hand()?;
+            game.next_hand(&|| false)?;
         }
     }
     Ok(())
@@ -169,7 +170,7 @@ impl Terminal {
             let Some(action) = self.ask(game.state(), input, out)? else {
                 return Ok(false);
             };
-            game.person_moves(action)?;
+            game.person_moves(action, &|| false)?;
         }
     }
 

@@ -1,7 +1,9 @@
 //! `trainer serve`: a local web server to play the bots in a browser, watch
 //! training runs, and call a bot over HTTP.
 //!
-//! - `/`: choose the partner and opponents (any bot spec) and deal.
+//! - `/`: choose the partner and opponents and deal: among the bots the
+//!   command line offered, or random, heuristic and pimc:N with N capped
+//!   ([`catalog`]). A client never names a file.
 //! - `/game/{id}`: one game to the target score. Games live in memory,
 //!   each behind its own lock, so tabs play independent games, a reload
 //!   shows the same game, and one bad request touches only its own game.
@@ -10,19 +12,28 @@
 //!
 //! Pages are server-rendered HTML with plain forms: no build step, no
 //! script, and the assets are compiled into the binary.
+//!
+//! The server trusts no client ([`guard`]): posts from another site's page
+//! are refused, every request has a bounded body and time, headers and idle
+//! connections time out, connections are capped, a move carries the
+//! position it answers (a replayed form gets 409), and the bots' work for a
+//! client that has gone, or on Ctrl-C, stops at their next decision.
 
+pub mod catalog;
+pub mod guard;
 pub mod pages;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::rejection::FormRejection;
-use axum::extract::{Form, Path, State};
+use axum::extract::rejection::{BytesRejection, FormRejection};
+use axum::extract::{DefaultBodyLimit, Form, Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
@@ -31,24 +42,37 @@ use euchre_game::engine::rules::Rules;
 use serde::Deserialize;
 use thiserror::Error;
 
-use euchre_bots::human_game::{HumanGame, MoveError};
-
-use crate::training::status::RunStatus;
 use euchre_bots::api::{ActError, ActRequest, act};
-use euchre_bots::bot::Bot;
 use euchre_bots::bots::policy::Unseen;
-use euchre_bots::spec::from_spec;
+use euchre_bots::human_game::{HumanGame, MoveError, Position};
+
+use self::catalog::BotCatalog;
+use self::guard::{Cancel, MAX_BODY_BYTES};
+use crate::training::status::RunStatus;
 
 /// Games kept in memory; past this the least recently used is dropped.
 const MAX_GAMES: usize = 1000;
+
+/// Connections served at once; a connection past this is closed at once,
+/// so idle or slow clients cannot hold every file descriptor.
+pub const MAX_CONNECTIONS: usize = 256;
+
+/// How long a connection may take to send a request's headers, and how
+/// long an idle keep-alive connection stays open.
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long Ctrl-C waits for requests under way before closing them.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
 
 const STYLE: &str = include_str!("assets/style.css");
 
 /// What `trainer serve` was asked to do.
 #[derive(Clone, Debug)]
 pub struct ServeOptions {
-    /// The bot a new game and the API use unless told otherwise.
-    pub bot: String,
+    /// The bots clients may seat besides the built-ins, as specs; the
+    /// first is the default of new games and the bot of the API. Chosen
+    /// here, at start: a client never names a file.
+    pub bots: Vec<String>,
     pub run_dirs: Vec<PathBuf>,
     pub rules: Rules,
     pub unseen: Unseen,
@@ -79,14 +103,12 @@ pub enum ServeError {
 /// Everything the handlers share.
 struct AppState {
     rules: Rules,
-    unseen: Unseen,
-    default_bot: String,
-    api_bot: Arc<dyn Bot>,
-    /// Bots built so far, by spec: a policy file is read once.
-    bots: Mutex<HashMap<String, Arc<dyn Bot>>>,
+    bots: BotCatalog,
     games: Mutex<HashMap<String, Game>>,
     run_dirs: Vec<PathBuf>,
     next_id: Mutex<rand::rngs::SmallRng>,
+    /// Set on Ctrl-C: every request's bots stop at their next decision.
+    shutdown: Arc<AtomicBool>,
 }
 
 struct Game {
@@ -103,17 +125,6 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl AppState {
-    fn bot(&self, spec: &str) -> Result<Arc<dyn Bot>, String> {
-        if let Some(bot) = lock(&self.bots).get(spec) {
-            return Ok(Arc::clone(bot));
-        }
-        // The whole chain: a policy file's message, then the OS's reason.
-        let bot = from_spec(spec, self.rules, self.unseen)
-            .map_err(|error| format!("{:#}", anyhow::Error::from(error)))?;
-        lock(&self.bots).insert(spec.to_owned(), Arc::clone(&bot));
-        Ok(bot)
-    }
-
     fn table(&self, id: &str) -> Option<Arc<Mutex<HumanGame>>> {
         let mut games = lock(&self.games);
         let game = games.get_mut(id)?;
@@ -142,14 +153,27 @@ impl AppState {
         );
         id
     }
+
+    fn offered(&self) -> Vec<String> {
+        self.bots.labels().map(str::to_owned).collect()
+    }
+
+    fn default_label(&self) -> String {
+        self.bots.default_bot().0.to_owned()
+    }
 }
 
-/// The application, ready to serve; fails if the default bot cannot be
-/// built (a missing or foreign policy file).
-pub fn app(options: &ServeOptions) -> Result<Router, ServeError> {
+/// The application, ready to serve; fails if an offered bot cannot be
+/// built (a missing or foreign policy file). `shutdown`, once set, stops
+/// every request's bots at their next decision.
+pub fn app(options: &ServeOptions, shutdown: &Arc<AtomicBool>) -> Result<Router, ServeError> {
     use rand::SeedableRng;
-    let api_bot =
-        from_spec(&options.bot, options.rules, options.unseen).map_err(ServeError::Bot)?;
+    let specs = if options.bots.is_empty() {
+        vec!["heuristic".to_owned()]
+    } else {
+        options.bots.clone()
+    };
+    let bots = BotCatalog::new(&specs, options.rules, options.unseen)?;
     let seed = options.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -157,13 +181,11 @@ pub fn app(options: &ServeOptions) -> Result<Router, ServeError> {
     });
     let state = AppState {
         rules: options.rules,
-        unseen: options.unseen,
-        default_bot: options.bot.clone(),
-        bots: Mutex::new(HashMap::from([(options.bot.clone(), Arc::clone(&api_bot))])),
-        api_bot,
+        bots,
         games: Mutex::new(HashMap::new()),
         run_dirs: options.run_dirs.clone(),
         next_id: Mutex::new(rand::rngs::SmallRng::seed_from_u64(seed)),
+        shutdown: Arc::clone(shutdown),
     };
     Ok(Router::new()
         .route("/", get(home))
@@ -176,7 +198,35 @@ pub fn app(options: &ServeOptions) -> Result<Router, ServeError> {
         .route("/runs/{index}/curve.svg", get(curve))
         .route("/api/act", post(api_act))
         .fallback(not_found)
+        .method_not_allowed_fallback(guard::method_not_allowed)
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn(guard::bounded_and_same_origin))
         .with_state(Arc::new(state)))
+}
+
+/// What someone other than this machine's user can reach when the server
+/// listens on `address`, or `None` on loopback.
+pub fn exposure_warning(address: SocketAddr, options: &ServeOptions) -> Option<String> {
+    if address.ip().is_loopback() {
+        return None;
+    }
+    let runs = if options.run_dirs.is_empty() {
+        String::new()
+    } else {
+        format!(
+            ", read the status and learning curve of {} run director{}",
+            options.run_dirs.len(),
+            if options.run_dirs.len() == 1 {
+                "y"
+            } else {
+                "ies"
+            }
+        )
+    };
+    Some(format!(
+        "warning: listening on {address}, not loopback: anyone who can reach this machine on port {} can play games against the bots, call the bot API{runs}, and use this machine's CPU for it. No client can name a file. Use --host 127.0.0.1 to keep the server to this machine.",
+        address.port()
+    ))
 }
 
 /// Binds `address`, naming a port that is taken.
@@ -193,22 +243,76 @@ pub async fn bind(address: SocketAddr) -> Result<tokio::net::TcpListener, ServeE
 }
 
 /// Serves until Ctrl-C. `on_ready` gets the bound address (the port may
-/// have been chosen by the system).
+/// have been chosen by the system). Each connection has [`HEADER_TIMEOUT`]
+/// to send its headers (idle keep-alive connections too), at most
+/// [`MAX_CONNECTIONS`] are served at once, and Ctrl-C cancels the bots'
+/// work under way and closes every connection within [`SHUTDOWN_GRACE`].
 pub fn serve(options: &ServeOptions, on_ready: impl FnOnce(SocketAddr)) -> Result<(), ServeError> {
-    let router = app(options)?;
+    let shutdown = Arc::new(AtomicBool::new(false));
+    let router = app(options, &shutdown)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
     runtime.block_on(async {
         let listener = bind(options.address).await?;
         on_ready(listener.local_addr()?);
-        axum::serve(listener, router)
-            .with_graceful_shutdown(async {
-                tokio::signal::ctrl_c().await.ok();
-            })
-            .await?;
+        accept_until_ctrl_c(listener, router, &shutdown).await;
         Ok(())
     })
+}
+
+async fn accept_until_ctrl_c(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    shutdown: &Arc<AtomicBool>,
+) {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    use hyper_util::service::TowerToHyperService;
+
+    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    let (closing, _) = tokio::sync::watch::channel(false);
+    let mut connections = tokio::task::JoinSet::new();
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(HEADER_TIMEOUT);
+    let ctrl_c = tokio::signal::ctrl_c();
+    tokio::pin!(ctrl_c);
+    loop {
+        tokio::select! {
+            _ = &mut ctrl_c => break,
+            accepted = listener.accept() => {
+                let Ok((stream, _)) = accepted else { continue };
+                // Past the limit the connection is closed unread.
+                let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else { continue };
+                let connection = http.serve_connection(
+                    TokioIo::new(stream),
+                    TowerToHyperService::new(router.clone()),
+                );
+                let mut closing = closing.subscribe();
+                connections.spawn(async move {
+                    tokio::pin!(connection);
+                    tokio::select! {
+                        _ = connection.as_mut() => {}
+                        _ = closing.changed() => {
+                            connection.as_mut().graceful_shutdown();
+                            let _ = tokio::time::timeout(SHUTDOWN_GRACE, connection).await;
+                        }
+                    }
+                    drop(slot);
+                });
+            }
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+        }
+    }
+    shutdown.store(true, Ordering::Relaxed);
+    let _ = closing.send(true);
+    let drained = tokio::time::timeout(SHUTDOWN_GRACE + Duration::from_secs(1), async {
+        while connections.join_next().await.is_some() {}
+    })
+    .await;
+    if drained.is_err() {
+        connections.abort_all();
+    }
 }
 
 type Shared = State<Arc<AppState>>;
@@ -222,9 +326,10 @@ fn error_html(status: StatusCode, title: &str, message: &str) -> Response {
 }
 
 async fn home(State(state): Shared) -> Response {
+    let default = state.default_label();
     html(
         StatusCode::OK,
-        pages::home_page(&state.default_bot, &state.default_bot, None),
+        pages::home_page(&default, &default, &state.offered(), None),
     )
 }
 
@@ -249,17 +354,28 @@ struct NewGame {
 }
 
 async fn new_game(State(state): Shared, form: Result<Form<NewGame>, FormRejection>) -> Response {
-    let Ok(Form(request)) = form else {
-        return error_html(
-            StatusCode::BAD_REQUEST,
-            "Bad request",
-            "a new game needs the fields partner and opponents (bot specs)",
-        );
+    let request = match form {
+        Ok(Form(request)) => request,
+        Err(rejection) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            return guard::too_large("/games");
+        }
+        Err(_) => {
+            return error_html(
+                StatusCode::BAD_REQUEST,
+                "Bad request",
+                "a new game needs the fields partner and opponents (bots this server offers)",
+            );
+        }
     };
     let refuse = |message: String| {
         html(
             StatusCode::BAD_REQUEST,
-            pages::home_page(&request.partner, &request.opponents, Some(&message)),
+            pages::home_page(
+                &request.partner,
+                &request.opponents,
+                &state.offered(),
+                Some(&message),
+            ),
         )
     };
     let target = match request.target.as_deref().map(str::trim) {
@@ -268,34 +384,44 @@ async fn new_game(State(state): Shared, form: Result<Form<NewGame>, FormRejectio
             Ok(target) if (1..=100).contains(&target) => target,
             _ => {
                 return refuse(format!(
-                    "points to win must be a number from 1 to 100, not '{text}'"
+                    "points to win must be a number from 1 to 100, not '{}'",
+                    text.chars().take(40).collect::<String>()
                 ));
             }
         },
     };
-    let worker = Arc::clone(&state);
-    let (partner, opponents) = (
-        request.partner.trim().to_owned(),
-        request.opponents.trim().to_owned(),
-    );
-    let built = tokio::task::spawn_blocking(move || {
-        let partner = worker.bot(&partner).map_err(|e| format!("partner: {e}"))?;
-        let opponents = worker
-            .bot(&opponents)
-            .map_err(|e| format!("opponents: {e}"))?;
-        let seed = {
-            use rand::RngExt;
-            lock(&worker.next_id).random::<u64>()
-        };
-        let table = HumanGame::new(partner, opponents, worker.rules, target, seed);
-        Ok::<_, String>(worker.insert(table))
-    })
-    .await;
-    match built {
-        Ok(Ok(id)) => Redirect::to(&format!("/game/{id}")).into_response(),
-        Ok(Err(message)) => refuse(message),
-        Err(_) => internal_error(),
-    }
+    let partner = match state.bots.choose(&request.partner) {
+        Ok((_, bot)) => bot,
+        Err(error) => return refuse(format!("partner: {error}")),
+    };
+    let opponents = match state.bots.choose(&request.opponents) {
+        Ok((_, bot)) => bot,
+        Err(error) => return refuse(format!("opponents: {error}")),
+    };
+    let seed = {
+        use rand::RngExt;
+        lock(&state.next_id).random::<u64>()
+    };
+    // The bots' first moves are made when the game is first shown.
+    let id = state.insert(HumanGame::new(
+        partner,
+        opponents,
+        state.rules,
+        target,
+        seed,
+    ));
+    Redirect::to(&format!("/game/{id}")).into_response()
+}
+
+/// Lets the bots of `table` move until the person's turn, on a blocking
+/// thread, stopping early if `cancel` is dropped (the client went away, its
+/// time ran out) or the server shuts down; a later request resumes them.
+async fn run_bots(table: &Arc<Mutex<HumanGame>>, cancel: &Cancel) -> Result<(), Response> {
+    let worker = Arc::clone(table);
+    let stop = cancel.checker();
+    tokio::task::spawn_blocking(move || lock(&worker).run_bots(&stop))
+        .await
+        .map_err(|_| internal_error())
 }
 
 fn internal_error() -> Response {
@@ -320,6 +446,12 @@ async fn show_game(State(state): Shared, Path(id): Path<String>) -> Response {
     let Some(table) = state.table(&id) else {
         return unknown_game(&id);
     };
+    let cancel = Cancel::new(&state.shutdown);
+    if lock(&table).bots_to_move()
+        && let Err(response) = run_bots(&table, &cancel).await
+    {
+        return response;
+    }
     let page = pages::play_page(&id, &lock(&table), None);
     html(StatusCode::OK, page)
 }
@@ -327,6 +459,25 @@ async fn show_game(State(state): Shared, Path(id): Path<String>) -> Response {
 #[derive(Debug, Deserialize)]
 struct MoveForm {
     action: String,
+    /// The position the form was drawn at ([`Position`]).
+    at: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct NextForm {
+    at: Option<String>,
+}
+
+/// The position a form says it answers; a form without one is refused, so
+/// that nothing but this server's own pages can move.
+fn position_of(at: Option<&str>) -> Result<Position, MoveError> {
+    at.ok_or_else(|| {
+        MoveError::Unreadable(
+            String::new(),
+            "the form does not say which position it answers (field 'at'); reload the game and move from its page".to_owned(),
+        )
+    })?
+    .parse()
 }
 
 async fn make_move(
@@ -337,31 +488,71 @@ async fn make_move(
     let Some(table) = state.table(&id) else {
         return unknown_game(&id);
     };
-    let result = match form {
-        Err(rejection) => Err(MoveError::Unreadable(String::new(), rejection.body_text())),
-        Ok(Form(form)) => match form.action.parse::<Action>() {
-            Err(error) => Err(MoveError::Unreadable(form.action, error.to_string())),
-            Ok(action) => {
-                let table = Arc::clone(&table);
-                match tokio::task::spawn_blocking(move || lock(&table).person_moves(action)).await {
-                    Ok(result) => result,
-                    Err(_) => return internal_error(),
-                }
-            }
-        },
+    let form = match form {
+        Ok(Form(form)) => form,
+        Err(rejection) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            return guard::too_large("/game");
+        }
+        Err(rejection) => {
+            let error = MoveError::Unreadable(String::new(), rejection.body_text());
+            return after_move(&id, &table, Err(error));
+        }
     };
-    after_move(&id, &table, result)
+    let parsed = position_of(form.at.as_deref()).and_then(|at| {
+        let action = form
+            .action
+            .parse::<Action>()
+            .map_err(|error| MoveError::Unreadable(form.action.clone(), error.to_string()))?;
+        Ok((at, action))
+    });
+    let (at, action) = match parsed {
+        Ok(parsed) => parsed,
+        Err(error) => return after_move(&id, &table, Err(error)),
+    };
+    let cancel = Cancel::new(&state.shutdown);
+    let stop = cancel.checker();
+    let worker = Arc::clone(&table);
+    let result = tokio::task::spawn_blocking(move || {
+        let mut game = lock(&worker);
+        game.check_position(at)?;
+        game.person_moves(action, &stop)
+    })
+    .await;
+    match result {
+        Ok(result) => after_move(&id, &table, result),
+        Err(_) => internal_error(),
+    }
 }
 
-async fn next_hand(State(state): Shared, Path(id): Path<String>) -> Response {
+async fn next_hand(
+    State(state): Shared,
+    Path(id): Path<String>,
+    form: Result<Form<NextForm>, FormRejection>,
+) -> Response {
     let Some(table) = state.table(&id) else {
         return unknown_game(&id);
     };
-    let worker = Arc::clone(&table);
-    let Ok(result) = tokio::task::spawn_blocking(move || lock(&worker).next_hand()).await else {
-        return internal_error();
+    let at = match form {
+        Ok(Form(form)) => position_of(form.at.as_deref()),
+        Err(rejection) => Err(MoveError::Unreadable(String::new(), rejection.body_text())),
     };
-    after_move(&id, &table, result)
+    let at = match at {
+        Ok(at) => at,
+        Err(error) => return after_move(&id, &table, Err(error)),
+    };
+    let cancel = Cancel::new(&state.shutdown);
+    let stop = cancel.checker();
+    let worker = Arc::clone(&table);
+    let result = tokio::task::spawn_blocking(move || {
+        let mut game = lock(&worker);
+        game.check_position(at)?;
+        game.next_hand(&stop)
+    })
+    .await;
+    match result {
+        Ok(result) => after_move(&id, &table, result),
+        Err(_) => internal_error(),
+    }
 }
 
 /// Back to the game after a move (a redirect, so a reload does not
@@ -373,9 +564,10 @@ fn after_move(id: &str, table: &Mutex<HumanGame>, result: Result<(), MoveError>)
             let status = match error {
                 MoveError::Unreadable(..) => StatusCode::BAD_REQUEST,
                 MoveError::Illegal { .. } => StatusCode::UNPROCESSABLE_ENTITY,
-                MoveError::NotYourTurn | MoveError::GameOver | MoveError::HandNotOver => {
-                    StatusCode::CONFLICT
-                }
+                MoveError::NotYourTurn
+                | MoveError::GameOver
+                | MoveError::HandNotOver
+                | MoveError::Stale { .. } => StatusCode::CONFLICT,
             };
             let page = pages::play_page(id, &lock(table), Some(&error.to_string()));
             html(status, page)
@@ -449,16 +641,30 @@ async fn curve(State(state): Shared, Path(index): Path<String>) -> Response {
 }
 
 /// `POST /api/act`: 200 with the move; 400 for a body that is not a view,
-/// 409 for a view whose seat is not to act, 422 for an impossible view.
-async fn api_act(State(state): Shared, body: Bytes) -> Response {
+/// 409 for a view whose seat is not to act, 422 for an impossible view,
+/// 413 for a body over the limit. The answer names the bot by its public
+/// label, never by a path on this machine.
+async fn api_act(State(state): Shared, body: Result<Bytes, BytesRejection>) -> Response {
+    let body = match body {
+        Ok(body) => body,
+        Err(rejection) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            return guard::too_large("/api/act");
+        }
+        Err(rejection) => return api_error(&ActError::Malformed(rejection.body_text())),
+    };
     let request = match serde_json::from_slice::<ActRequest>(&body) {
         Ok(request) => request,
         Err(error) => return api_error(&ActError::Malformed(error.to_string())),
     };
     let worker = Arc::clone(&state);
-    let answer =
-        tokio::task::spawn_blocking(move || act(worker.api_bot.as_ref(), worker.rules, &request))
-            .await;
+    let answer = tokio::task::spawn_blocking(move || {
+        let (label, bot) = worker.bots.default_bot();
+        act(bot.as_ref(), worker.rules, &request).map(|mut answer| {
+            answer.bot = label.to_owned();
+            answer
+        })
+    })
+    .await;
     match answer {
         Ok(Ok(answer)) => (StatusCode::OK, axum::Json(answer)).into_response(),
         Ok(Err(error)) => api_error(&error),

@@ -9,7 +9,9 @@ use euchre_game::engine::card::{Card, Suit};
 use euchre_game::engine::seat::{Seat, Team};
 use euchre_game::engine::state::{Contract, Stage};
 
-use euchre_bots::human_game::{HandSummary, HumanGame, PERSON, seat_name};
+use euchre_bots::human_game::{HandSummary, HumanGame, PERSON, Position, seat_name};
+
+use super::catalog::{MAX_CLIENT_PIMC_WORLDS, SUGGESTED_BUILT_INS};
 
 /// Text made safe for HTML element content and quoted attributes.
 pub fn escape(text: &str) -> String {
@@ -107,10 +109,20 @@ fn contract_text(contract: Contract) -> String {
 }
 
 /// A form that posts one move.
-fn move_button(game: &str, action: Action, label: &str, class: &str, title: &str) -> String {
+/// It carries the position it was drawn at, so a form posted twice, or
+/// from an old page, is refused rather than applied to a later position.
+fn move_button(
+    game: &str,
+    at: Position,
+    action: Action,
+    label: &str,
+    class: &str,
+    title: &str,
+) -> String {
     format!(
         "<form method=\"post\" action=\"/game/{game}/move\" class=\"inline\">\
          <input type=\"hidden\" name=\"action\" value=\"{action}\">\
+         <input type=\"hidden\" name=\"at\" value=\"{at}\">\
          <button type=\"submit\" class=\"{class}\" title=\"{}\" data-action=\"{action}\">{label}</button></form>",
         escape(title)
     )
@@ -245,8 +257,22 @@ fn hand_html(game: &str, table: &HumanGame) -> String {
         };
         let label = format!("{}{}", rank_text(card), suit_html(card.suit()));
         html.push_str(&match table.why_not(action) {
-            None => move_button(game, action, &label, "card legal", &format!("{action}")),
-            Some(reason) => move_button(game, action, &label, "card illegal", &reason),
+            None => move_button(
+                game,
+                table.position(),
+                action,
+                &label,
+                "card legal",
+                &format!("{action}"),
+            ),
+            Some(reason) => move_button(
+                game,
+                table.position(),
+                action,
+                &label,
+                "card illegal",
+                &reason,
+            ),
         });
     }
     html.push_str("</div>");
@@ -260,7 +286,14 @@ fn hand_html(game: &str, table: &HumanGame) -> String {
         if !bids.is_empty() {
             html.push_str("<p id=\"bids\">");
             for action in bids {
-                html.push_str(&move_button(game, action, &action_text(action), "bid", ""));
+                html.push_str(&move_button(
+                    game,
+                    table.position(),
+                    action,
+                    &action_text(action),
+                    "bid",
+                    "",
+                ));
             }
             html.push_str("</p>");
         }
@@ -326,7 +359,8 @@ fn summary_html(game: &str, table: &HumanGame, summary: &HandSummary) -> String 
         None => {
             let _ = write!(
                 html,
-                "<form method=\"post\" action=\"/game/{game}/next\"><button type=\"submit\" id=\"next-hand\">Next hand</button></form>"
+                "<form method=\"post\" action=\"/game/{game}/next\"><input type=\"hidden\" name=\"at\" value=\"{}\"><button type=\"submit\" id=\"next-hand\">Next hand</button></form>",
+                table.position()
             );
         }
     }
@@ -334,22 +368,41 @@ fn summary_html(game: &str, table: &HumanGame, summary: &HandSummary) -> String 
     html
 }
 
-/// The start page: choose the bots and the target.
-pub fn home_page(partner: &str, opponents: &str, error: Option<&str>) -> String {
+/// The start page: choose the bots and the target. `offered` are the bots
+/// this server was started with; they and the built-ins are suggested as
+/// the user types.
+pub fn home_page(
+    partner: &str,
+    opponents: &str,
+    offered: &[String],
+    error: Option<&str>,
+) -> String {
     let mut body = String::new();
     body.push_str(&error_banner(error));
+    let built_ins = SUGGESTED_BUILT_INS
+        .iter()
+        .filter(|built_in| !offered.iter().any(|label| label == *built_in))
+        .map(|built_in| (*built_in).to_owned());
+    let options: String = offered
+        .iter()
+        .cloned()
+        .chain(built_ins)
+        .map(|choice| format!("<option value=\"{}\">", escape(&choice)))
+        .collect();
     let _ = write!(
         body,
         "<h1>Play euchre against the bots</h1>\
          <form method=\"post\" action=\"/games\" id=\"new-game\">\
-         <p><label>Your partner <input name=\"partner\" value=\"{}\" size=\"50\"></label></p>\
-         <p><label>Opponents <input name=\"opponents\" value=\"{}\" size=\"50\"></label></p>\
+         <p><label>Your partner <input name=\"partner\" value=\"{}\" size=\"40\" list=\"bots\"></label></p>\
+         <p><label>Opponents <input name=\"opponents\" value=\"{}\" size=\"40\" list=\"bots\"></label></p>\
+         <datalist id=\"bots\">{options}</datalist>\
          <p><label>Points to win <input name=\"target\" value=\"10\" size=\"4\"></label></p>\
          <p><button type=\"submit\">Deal</button></p></form>\
-         <p class=\"help\">Bots: {}</p>",
+         <p class=\"help\">Bots: {}, or random, heuristic or pimc:N (N up to {}).</p>",
         escape(partner),
         escape(opponents),
-        escape(euchre_bots::spec::SPEC_HELP)
+        escape(&offered.join(", ")),
+        MAX_CLIENT_PIMC_WORLDS
     );
     page("Euchre", &body, None)
 }

@@ -1,0 +1,186 @@
+//! The bots a client of `trainer serve` may seat, fixed when the server
+//! starts. A client chooses among the bots the command line offered (by
+//! label or number) or a built-in bot whose cost is bounded; it never names
+//! a file, so no request can make the server read one, learn whether one
+//! exists, or load one more policy into memory.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use euchre_bots::bot::Bot;
+use euchre_bots::bots::heuristic::Heuristic;
+use euchre_bots::bots::pimc::Pimc;
+use euchre_bots::bots::policy::Unseen;
+use euchre_bots::bots::random::RandomBot;
+use euchre_bots::spec::{BotSpecError, from_spec};
+use euchre_game::engine::rules::Rules;
+use thiserror::Error;
+
+/// The most worlds a client's `pimc:N` may ask for: PIMC-200, the strongest
+/// yardstick, takes a few milliseconds a decision, so a hand of bot moves
+/// stays well inside a request's time limit.
+pub const MAX_CLIENT_PIMC_WORLDS: usize = 200;
+
+/// The built-in choices the new-game page suggests.
+pub const SUGGESTED_BUILT_INS: [&str; 5] =
+    ["heuristic", "random", "pimc:20", "pimc:50", "pimc:200"];
+
+/// A bot the command line offered, under a label that names no directory.
+struct Offered {
+    label: String,
+    bot: Arc<dyn Bot>,
+}
+
+/// The bots of one server.
+pub struct BotCatalog {
+    offered: Vec<Offered>,
+}
+
+impl std::fmt::Debug for BotCatalog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.offered.iter().map(|offered| &offered.label))
+            .finish()
+    }
+}
+
+/// A choice no bot of this server answers to.
+#[derive(Debug, Error)]
+#[error(
+    "no bot '{choice}' here: choose one this server offers ({offered}), or random, heuristic or pimc:N with N from 1 to {MAX_CLIENT_PIMC_WORLDS}"
+)]
+pub struct UnknownChoice {
+    pub choice: String,
+    pub offered: String,
+}
+
+impl BotCatalog {
+    /// Builds every offered bot now, so a missing or foreign policy file
+    /// stops the server at start with the file named. The first is the
+    /// default of new games and the bot of the API.
+    pub fn new(specs: &[String], rules: Rules, unseen: Unseen) -> Result<BotCatalog, BotSpecError> {
+        let mut offered: Vec<Offered> = Vec::with_capacity(specs.len());
+        for spec in specs {
+            let bot = from_spec(spec, rules, unseen)?;
+            let mut label = public_label(spec);
+            if offered.iter().any(|other| other.label == label) {
+                label = format!("{label} ({})", offered.len() + 1);
+            }
+            offered.push(Offered { label, bot });
+        }
+        Ok(BotCatalog { offered })
+    }
+
+    /// The default bot: the first offered.
+    pub fn default_bot(&self) -> (&str, &Arc<dyn Bot>) {
+        let first = &self.offered[0];
+        (&first.label, &first.bot)
+    }
+
+    /// The labels of the offered bots, in order.
+    pub fn labels(&self) -> impl Iterator<Item = &str> {
+        self.offered.iter().map(|offered| offered.label.as_str())
+    }
+
+    /// The bot a client chose: an offered bot by label or by number (1 is
+    /// the first), or a bounded built-in. Building a built-in costs no I/O
+    /// and almost no memory, so none is cached.
+    pub fn choose(&self, choice: &str) -> Result<(String, Arc<dyn Bot>), UnknownChoice> {
+        let choice = choice.trim();
+        if let Some(offered) = self
+            .offered
+            .iter()
+            .find(|offered| offered.label == choice)
+            .or_else(|| {
+                choice
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|number| number.checked_sub(1))
+                    .and_then(|index| self.offered.get(index))
+            })
+        {
+            return Ok((offered.label.clone(), Arc::clone(&offered.bot)));
+        }
+        let bot: Option<Arc<dyn Bot>> = match choice.split_once(':') {
+            None if choice == "random" => Some(Arc::new(RandomBot)),
+            None if choice == "heuristic" => Some(Arc::new(Heuristic)),
+            Some(("pimc", worlds)) => worlds
+                .parse::<usize>()
+                .ok()
+                .filter(|worlds| (1..=MAX_CLIENT_PIMC_WORLDS).contains(worlds))
+                .map(|worlds| Arc::new(Pimc::new(worlds)) as Arc<dyn Bot>),
+            _ => None,
+        };
+        bot.map(|bot| (choice.to_owned(), bot))
+            .ok_or_else(|| UnknownChoice {
+                choice: choice.chars().take(80).collect(),
+                offered: self.labels().collect::<Vec<_>>().join(", "),
+            })
+    }
+}
+
+/// A spec with every file path cut to its file name, so that neither a
+/// page nor an API answer shows where the server's files live.
+pub fn public_label(spec: &str) -> String {
+    spec.split('+')
+        .map(|part| match part.rsplit_once(':') {
+            Some((kind, path)) if path.contains('/') || path.contains('\\') => {
+                let name = Path::new(path)
+                    .file_name()
+                    .map_or_else(|| "file".into(), |name| name.to_string_lossy());
+                format!("{kind}:{name}")
+            }
+            _ => part.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("+")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_name_no_directory() {
+        assert_eq!(public_label("heuristic"), "heuristic");
+        assert_eq!(
+            public_label("policy:/home/me/runs/a/policy.bin+pimc:50"),
+            "policy:policy.bin+pimc:50"
+        );
+        assert_eq!(
+            public_label("search:200:/srv/x/bids.bin"),
+            "search:200:bids.bin"
+        );
+    }
+
+    #[test]
+    fn clients_choose_offered_or_bounded_bots_and_never_a_file() {
+        let catalog = BotCatalog::new(
+            &["heuristic".to_owned(), "pimc:10".to_owned()],
+            Rules::default(),
+            Unseen::Heuristic,
+        )
+        .unwrap();
+        assert_eq!(catalog.choose("pimc:10").unwrap().0, "pimc:10");
+        assert_eq!(catalog.choose("2").unwrap().0, "pimc:10");
+        assert_eq!(catalog.choose("1").unwrap().0, "heuristic");
+        assert_eq!(catalog.choose(" pimc:200 ").unwrap().0, "pimc:200");
+        for refused in [
+            "pimc:201",
+            "pimc:100000000",
+            "pimc:0",
+            "policy:/dev/zero",
+            "policy-argmax:/etc/passwd",
+            "search:x.bin",
+            "3",
+            "",
+        ] {
+            let Err(error) = catalog.choose(refused) else {
+                panic!("'{refused}' was seated");
+            };
+            let error = error.to_string();
+            assert!(error.contains("no bot"), "{refused}: {error}");
+            assert!(!error.contains("No such file"), "{error}");
+        }
+    }
+}
