@@ -2,8 +2,8 @@
 //! the files in it are, written atomically so that a crash leaves either
 //! the old manifest or the new one, never half of either.
 
-use std::fs::{File, OpenOptions, TryLockError};
-use std::io::{Read, Seek, Write};
+use std::fs::{File, TryLockError};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::client_state::ClientState;
 use crate::error::StoreError;
 use crate::layout::{RecordEncoding, RecordLayout};
+use crate::verify::Checksum;
 
 pub const MANIFEST_FILE: &str = "store-manifest.json";
 pub(crate) const LOCK_FILE: &str = "store.lock";
@@ -99,6 +100,12 @@ pub struct Manifest {
     /// same atomic rename as the records it describes.
     #[serde(default)]
     pub state: ClientState,
+    /// What a reopen must find: the length and CRC-32 of each file (or of
+    /// the records, for LMDB) as this checkpoint left them. Empty in
+    /// manifests written before checksums were kept; the next checkpoint
+    /// fills it.
+    #[serde(default)]
+    pub checksums: Vec<Checksum>,
     /// Where format-1 manifests kept `state`, as JSON text in a string;
     /// read once into `state` and never written again.
     #[serde(default, rename = "client_state", skip_serializing)]
@@ -119,6 +126,7 @@ impl Manifest {
             checksum: None,
             checkpoints: 0,
             state: ClientState::NONE,
+            checksums: Vec::new(),
             legacy_state: None,
         }
     }
@@ -205,9 +213,11 @@ impl Manifest {
     }
 }
 
-/// An open, locked store directory. The lock is an OS file lock, released
-/// when the process exits for any reason, so a killed trainer never leaves
-/// a stale lock behind.
+/// An open, locked store directory. The lock is an OS lock (`flock`) on
+/// the directory itself, held through an open descriptor: it goes with the
+/// process however that ends, so a killed trainer leaves no stale lock, and
+/// no file in the directory can be deleted to defeat it. A small file beside
+/// it names the holder's pid, for the message a second process gets.
 #[derive(Debug)]
 pub struct StoreDir {
     path: PathBuf,
@@ -220,25 +230,18 @@ impl StoreDir {
         StoreDir::lock_with(path, LOCK_FILE)
     }
 
-    /// As [`Self::lock`], with the lock in the file `lock_file`: lets a
+    /// As [`Self::lock`], naming the holder's pid in `pid_file`: lets a
     /// directory that holds a store directory carry its own lock.
-    pub fn lock_with(path: &Path, lock_file: &str) -> Result<StoreDir, StoreError> {
+    pub fn lock_with(path: &Path, pid_file: &str) -> Result<StoreDir, StoreError> {
         std::fs::create_dir_all(path).map_err(StoreError::io(path))?;
-        let lock_path = path.join(lock_file);
-        let mut lock = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&lock_path)
-            .map_err(StoreError::io(&lock_path))?;
+        let lock = File::open(path).map_err(StoreError::io(path))?;
+        let pid_path = path.join(pid_file);
         match lock.try_lock() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
-                let mut pid = String::new();
                 // The holder's pid only improves the message; an unreadable
                 // one is reported as unknown.
-                let _ = lock.read_to_string(&mut pid);
+                let pid = std::fs::read_to_string(&pid_path).unwrap_or_default();
                 let pid = if pid.trim().is_empty() {
                     "unknown".into()
                 } else {
@@ -251,15 +254,14 @@ impl StoreDir {
             }
             Err(TryLockError::Error(source)) => {
                 return Err(StoreError::Io {
-                    path: lock_path,
+                    path: path.to_path_buf(),
                     source,
                 });
             }
         }
-        lock.set_len(0).map_err(StoreError::io(&lock_path))?;
-        lock.rewind().map_err(StoreError::io(&lock_path))?;
-        write!(lock, "{}", std::process::id()).map_err(StoreError::io(&lock_path))?;
-        lock.sync_all().map_err(StoreError::io(&lock_path))?;
+        // Only the message uses the pid: a read-only directory, which the
+        // reading commands may open, simply goes without it.
+        let _ = std::fs::write(&pid_path, std::process::id().to_string());
         Ok(StoreDir {
             path: path.to_path_buf(),
             _lock: lock,

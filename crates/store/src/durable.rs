@@ -3,6 +3,7 @@
 use crate::client_state::ClientState;
 use crate::error::StoreError;
 use crate::table::Table;
+use crate::verify::Verification;
 
 /// A [`Table`] backed by files. Everything updated before `checkpoint`
 /// returns is on disk when it returns; a crash afterwards loses only what
@@ -19,4 +20,8 @@ pub trait DurableTable: Table {
 
     /// Bytes the store occupies on disk now.
     fn disk_bytes(&self) -> u64;
+
+    /// What opening the store checked against its last checkpoint's
+    /// lengths and checksums, and how long that took.
+    fn verification(&self) -> Verification;
 }

@@ -40,6 +40,7 @@ mod snapshot;
 mod table;
 #[cfg(feature = "mmap")]
 mod undo;
+mod verify;
 
 pub use client_state::ClientState;
 pub use dir::{
@@ -60,3 +61,4 @@ pub use mmap::{KEYS_FILE, KeyUniverse, MmapTable, PHF_FILE, RECORDS_FILE};
 pub use record::{MAX_ACTIONS, Record};
 pub use snapshot::SnapshotTable;
 pub use table::{Key, SlotId, Table};
+pub use verify::{Checksum, Verification, Verify};

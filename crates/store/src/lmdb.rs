@@ -27,6 +27,7 @@
 //! behaviour; the directory lock rules that out.
 
 use std::collections::HashMap;
+use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError, RwLock};
@@ -43,8 +44,12 @@ use crate::index::{ChunkedArena, KeyIndex, MAX_SLOTS};
 use crate::layout::RecordLayout;
 use crate::record::Record;
 use crate::table::{Key, SlotId, Table};
+use crate::verify::{Checksum, Timer, Verification, expect};
 
 pub(crate) const LMDB_DIR: &str = "lmdb";
+const DATA_FILE: &str = "data.mdb";
+/// What the records' checksum is filed under in the manifest.
+const RECORDS_CHECKSUM: &str = "lmdb records (key and value of each, in key order)";
 /// The undo database's checkpoint tag: one byte, so no 16-byte key meets it.
 const EPOCH_KEY: &[u8] = &[0xEC];
 
@@ -98,6 +103,7 @@ pub struct LmdbTable {
     in_database: ChunkedArena<AtomicBool>,
     cache: Box<[Mutex<HashMap<u64, Record, FxBuildHasher>>]>,
     shard_capacity: usize,
+    verification: Verification,
 }
 
 impl std::fmt::Debug for LmdbTable {
@@ -119,6 +125,98 @@ fn lmdb_error(path: &Path) -> impl FnOnce(heed::Error) -> StoreError + '_ {
             reason: format!("LMDB reports {other}"),
         },
     }
+}
+
+/// A CRC-32 over every record's key and value, in key order (LMDB's
+/// order), so it depends only on what the records are.
+#[derive(Default)]
+struct RecordsSum {
+    hasher: crc32fast::Hasher,
+    bytes: u64,
+}
+
+impl RecordsSum {
+    fn add(&mut self, key: &[u8], value: &[u8]) {
+        self.hasher.update(key);
+        self.hasher.update(value);
+        self.bytes += (key.len() + value.len()) as u64;
+    }
+
+    fn finish(self) -> Checksum {
+        Checksum {
+            what: RECORDS_CHECKSUM.to_owned(),
+            bytes: self.bytes,
+            crc32: self.hasher.finalize(),
+        }
+    }
+}
+
+/// LMDB's own account of its file: two meta pages at the start, the live
+/// one (the higher transaction id) naming the last page in use. The file
+/// must reach that page; LMDB itself would map a shorter file and fault.
+fn check_data_file(path: &Path, manifest: &Manifest) -> Result<(), StoreError> {
+    const MAGIC: u32 = 0xBEEF_C0DE;
+    let corrupt = |reason: String| StoreError::Corrupt {
+        path: path.to_path_buf(),
+        reason,
+    };
+    // The meta pages only: the file itself may be gigabytes.
+    let read_head = || -> std::io::Result<(Vec<u8>, u64)> {
+        use std::io::Read;
+        let file = File::open(path)?;
+        let length = file.metadata()?.len();
+        let mut head = Vec::new();
+        file.take(128 * 1024).read_to_end(&mut head)?;
+        Ok((head, length))
+    };
+    let (bytes, length) = match read_head() {
+        Ok(read) => read,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Err(StoreError::Missing {
+                path: path.to_path_buf(),
+                hint: format!(
+                    "the manifest lists {} records from checkpoint {}; restore the file or start a new run directory",
+                    manifest.records, manifest.checkpoints
+                ),
+            });
+        }
+        Err(source) => return Err(StoreError::io(path)(source)),
+    };
+    let word = |at: usize| -> Option<u32> {
+        Some(u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?))
+    };
+    let long = |at: usize| -> Option<u64> {
+        Some(u64::from_le_bytes(bytes.get(at..at + 8)?.try_into().ok()?))
+    };
+    // Each meta page: a 16-byte page header, then magic, version, address,
+    // map size, the two databases' headers (the first's pad holds the page
+    // size), the last page number and the transaction id.
+    let meta = |page: usize| -> Option<(u64, u64, u64)> {
+        (word(page + 16)? == MAGIC).then_some(())?;
+        let page_size = u64::from(word(page + 40)?);
+        Some((page_size, long(page + 136)?, long(page + 144)?))
+    };
+    let Some((page_size, ..)) = meta(0).filter(|(size, ..)| *size >= 512) else {
+        return Err(corrupt(format!(
+            "it is {length} bytes and does not start with an LMDB meta page; it was emptied or overwritten (the manifest lists {} records)",
+            manifest.records
+        )));
+    };
+    let second = usize::try_from(page_size).unwrap_or(usize::MAX);
+    let live = [meta(0), meta(second)]
+        .into_iter()
+        .flatten()
+        .max_by_key(|&(_, _, txnid)| txnid);
+    let Some((_, last_page, _)) = live else {
+        return Err(corrupt("its meta pages do not read".to_owned()));
+    };
+    let needed = (last_page + 1).saturating_mul(page_size);
+    if length < needed {
+        return Err(corrupt(format!(
+            "it is {length} bytes, but its own metadata says it uses {needed} (pages of {page_size} up to page {last_page}); it was truncated"
+        )));
+    }
+    Ok(())
 }
 
 impl LmdbTable {
@@ -152,9 +250,16 @@ impl LmdbTable {
             None => wanted,
         };
         let env_path: PathBuf = dir.file(LMDB_DIR);
+        let timer = Timer::start();
+        // LMDB maps whatever file it finds and creates one that is missing:
+        // a truncated file would fault (SIGBUS) at the first read past its
+        // end, and a missing one would be a silently empty store.
+        if manifest.checkpoints > 0 {
+            check_data_file(&env_path.join(DATA_FILE), &manifest)?;
+        }
         std::fs::create_dir_all(&env_path).map_err(StoreError::io(&env_path))?;
         let existing =
-            std::fs::metadata(env_path.join("data.mdb")).map_or(0, |meta| meta.len() as usize);
+            std::fs::metadata(env_path.join(DATA_FILE)).map_or(0, |meta| meta.len() as usize);
         let map_bytes = (2 * existing)
             .max(initial_map_bytes)
             .next_multiple_of(1 << 20);
@@ -193,14 +298,53 @@ impl LmdbTable {
             in_database: ChunkedArena::new(),
             cache: (0..CACHE_SHARDS).map(|_| Mutex::default()).collect(),
             shard_capacity: (cache_records / CACHE_SHARDS).max(1),
+            verification: Verification::default(),
         };
-        table.load_index()?;
-        Ok(table)
+        let found = table.load_index()?;
+        let stored = table.manifest.get();
+        let verification = match stored
+            .checksums
+            .iter()
+            .find(|checksum| checksum.what == RECORDS_CHECKSUM)
+        {
+            Some(recorded) => {
+                expect(recorded, &found, &env_path)?;
+                Verification {
+                    checked: vec![format!("{} records", stored.records)],
+                    not_checked: None,
+                    seconds: timer.seconds(),
+                }
+            }
+            None if stored.checkpoints == 0 => Verification::default(),
+            None => Verification {
+                checked: Vec::new(),
+                not_checked: Some(
+                    "the manifest predates checksums; the next checkpoint records them".to_owned(),
+                ),
+                seconds: timer.seconds(),
+            },
+        };
+        if stored.checkpoints > 0 && table.len() != stored.records {
+            return Err(StoreError::Corrupt {
+                path: env_path.join(DATA_FILE),
+                reason: format!(
+                    "it holds {} records, but the last checkpoint wrote {}",
+                    table.len(),
+                    stored.records
+                ),
+            });
+        }
+        Ok(LmdbTable {
+            verification,
+            ..table
+        })
     }
 
     /// Gives every stored key a slot, so that slot ids stay dense and
-    /// `len` counts what is stored. Only keys are held in memory.
-    fn load_index(&self) -> Result<(), StoreError> {
+    /// `len` counts what is stored. Only keys are held in memory. Returns
+    /// the records' checksum, summed on the same pass.
+    fn load_index(&self) -> Result<Checksum, StoreError> {
+        let mut sum = RecordsSum::default();
         let env_path = self.dir.file(LMDB_DIR);
         let transaction = self.env.read_txn().map_err(lmdb_error(&env_path))?;
         for entry in self.db.iter(&transaction).map_err(lmdb_error(&env_path))? {
@@ -219,10 +363,24 @@ impl LmdbTable {
                     ),
                 });
             }
+            sum.add(&key, value);
             let slot = self.slot(Key::from_le_bytes(key))?;
             self.in_database.get(slot).store(true, Ordering::Relaxed);
         }
-        Ok(())
+        Ok(sum.finish())
+    }
+
+    /// The records' checksum as they stand in the database (after a flush).
+    fn records_checksum(&self) -> Result<Checksum, StoreError> {
+        let env_path = self.dir.file(LMDB_DIR);
+        let _gate = self.gate.read().unwrap_or_else(PoisonError::into_inner);
+        let transaction = self.env.read_txn().map_err(lmdb_error(&env_path))?;
+        let mut sum = RecordsSum::default();
+        for entry in self.db.iter(&transaction).map_err(lmdb_error(&env_path))? {
+            let (key, value) = entry.map_err(lmdb_error(&env_path))?;
+            sum.add(key, value);
+        }
+        Ok(sum.finish())
     }
 
     fn key_of(&self, slot: SlotId) -> Key {
@@ -419,8 +577,10 @@ impl DurableTable for LmdbTable {
             .force_sync()
             .map_err(lmdb_error(&self.dir.file(LMDB_DIR)))?;
         let records = self.len();
+        let checksum = self.records_checksum()?;
         self.manifest.commit(&self.dir, state, |manifest| {
             manifest.records = records;
+            manifest.checksums = vec![checksum];
         })?;
         // The records as committed are the new restore point.
         let env_path = self.dir.file(LMDB_DIR);
@@ -444,7 +604,11 @@ impl DurableTable for LmdbTable {
     }
 
     fn disk_bytes(&self) -> u64 {
-        std::fs::metadata(self.dir.file(LMDB_DIR).join("data.mdb")).map_or(0, |meta| meta.len())
+        std::fs::metadata(self.dir.file(LMDB_DIR).join(DATA_FILE)).map_or(0, |meta| meta.len())
+    }
+
+    fn verification(&self) -> Verification {
+        self.verification.clone()
     }
 }
 

@@ -37,6 +37,7 @@ use crate::layout::{KEY_BYTES, RecordLayout};
 use crate::record::Record;
 use crate::table::{Key, SlotId, Table};
 use crate::undo::{PAGE, UndoJournal};
+use crate::verify::{Checksum, Timer, Verification, Verify, checksum_file, crc32_parallel, expect};
 
 pub const PHF_FILE: &str = "mmap-phf.bin";
 pub const RECORDS_FILE: &str = "mmap-records.dat";
@@ -64,6 +65,7 @@ pub struct MmapTable {
     records: u64,
     stripes: Box<[Mutex<()>]>,
     undo: UndoJournal,
+    verification: Verification,
 }
 
 impl std::fmt::Debug for MmapTable {
@@ -156,12 +158,31 @@ impl MmapTable {
         U: KeyUniverse,
         <U::Chunk as IntoIterator>::IntoIter: ExactSizeIterator,
     {
+        Self::open_verified(path, layout, fingerprint, universe, progress, Verify::Full)
+    }
+
+    /// [`Self::open_with`], checking an existing store as `verify` says:
+    /// in full (every file's CRC-32: about a second a gigabyte from disk)
+    /// or by lengths only. Either way nothing reads a record before the
+    /// check passes.
+    pub fn open_verified<U>(
+        path: &Path,
+        layout: RecordLayout,
+        fingerprint: Fingerprint,
+        universe: impl FnOnce() -> U,
+        progress: &mut dyn FnMut(&str),
+        verify: Verify,
+    ) -> Result<MmapTable, StoreError>
+    where
+        U: KeyUniverse,
+        <U::Chunk as IntoIterator>::IntoIter: ExactSizeIterator,
+    {
         let dir = StoreDir::lock(path)?;
         let wanted = Manifest::new(Backend::Mmap, layout, fingerprint);
         match dir.read_manifest()? {
             Some(stored) => {
                 stored.check_compatible(&wanted, path)?;
-                Self::reopen(dir, layout, stored)
+                Self::reopen(dir, layout, stored, verify, progress)
             }
             None => {
                 progress("listing the key universe");
@@ -208,6 +229,12 @@ impl MmapTable {
         })?;
         write_atomically(&dir.file(PHF_FILE), &phf_bytes)?;
         manifest.records = count;
+        progress("summing the files for later checks");
+        manifest.checksums = vec![
+            records_checksum(&map),
+            checksum_file(dir.path(), KEYS_FILE)?,
+            checksum_file(dir.path(), PHF_FILE)?,
+        ];
         dir.write_manifest(&manifest)?;
         map.advise(Advice::Random)
             .map_err(StoreError::io(&records_path))?;
@@ -221,6 +248,7 @@ impl MmapTable {
             records: count,
             stripes: (0..STRIPES).map(|_| Mutex::new(())).collect(),
             undo,
+            verification: Verification::default(),
         })
     }
 
@@ -228,7 +256,10 @@ impl MmapTable {
         dir: StoreDir,
         layout: RecordLayout,
         manifest: Manifest,
+        verify: Verify,
+        progress: &mut dyn FnMut(&str),
     ) -> Result<MmapTable, StoreError> {
+        let timer = Timer::start();
         let phf_path = dir.file(PHF_FILE);
         let phf_bytes = std::fs::read(&phf_path).map_err(StoreError::missing_or_io(
             &phf_path,
@@ -269,7 +300,49 @@ impl MmapTable {
         check_header(&map, layout, manifest.records, &records_path)?;
         map.advise(Advice::Random)
             .map_err(StoreError::io(&records_path))?;
+        let keys_path = dir.file(KEYS_FILE);
+        let keys_bytes = std::fs::metadata(&keys_path)
+            .map_err(StoreError::missing_or_io(
+                &keys_path,
+                "the keys file is gone; restore it or start a new run directory",
+            ))?
+            .len();
+        if keys_bytes != manifest.records * KEY_BYTES {
+            return Err(StoreError::Corrupt {
+                path: keys_path,
+                reason: format!(
+                    "it is {keys_bytes} bytes, but {} keys need {}; it was truncated or overwritten",
+                    manifest.records,
+                    manifest.records * KEY_BYTES
+                ),
+            });
+        }
+        // The journal puts back what changed after the checkpoint, so the
+        // files are checked as the checkpoint left them.
         let (undo, _rolled_back) = open_undo(&dir, &map, expected, manifest.checkpoints)?;
+        let verification = match (verify, manifest.checksums.is_empty()) {
+            (_, true) => Verification {
+                checked: Vec::new(),
+                not_checked: Some(
+                    "the manifest predates checksums; the next checkpoint records them".to_owned(),
+                ),
+                seconds: timer.seconds(),
+            },
+            (Verify::LengthsOnly, false) => Verification {
+                checked: Vec::new(),
+                not_checked: Some("lengths only, as asked (--skip-checksums)".to_owned()),
+                seconds: timer.seconds(),
+            },
+            (Verify::Full, false) => {
+                progress("verifying the store's checksums");
+                let checked = verify_files(&dir, &map, &manifest.checksums)?;
+                Verification {
+                    checked,
+                    not_checked: None,
+                    seconds: timer.seconds(),
+                }
+            }
+        };
         Ok(MmapTable {
             dir,
             layout,
@@ -279,6 +352,7 @@ impl MmapTable {
             map,
             stripes: (0..STRIPES).map(|_| Mutex::new(())).collect(),
             undo,
+            verification,
         })
     }
 
@@ -389,6 +463,40 @@ fn read_mapped(map: &MmapRaw, offset: u64, out: &mut [u8]) {
 
 /// Opens the records file's undo journal, first rolling the records back
 /// to checkpoint `epoch` if a killed process left changes after it.
+/// The checksum of the records file through its map. Call with no update
+/// in flight: at a checkpoint, or before the table is shared.
+fn records_checksum(map: &MmapRaw) -> Checksum {
+    // SAFETY: the map is live for the borrow, and no thread writes it while
+    // it is read: callers hold the checkpoint's no-update contract or the
+    // only reference to the table.
+    #[allow(unsafe_code)]
+    let bytes = unsafe { std::slice::from_raw_parts(map.as_ptr(), map.len()) };
+    Checksum {
+        what: RECORDS_FILE.to_owned(),
+        bytes: bytes.len() as u64,
+        crc32: crc32_parallel(bytes),
+    }
+}
+
+/// Checks every file the manifest lists against what is on disk now.
+fn verify_files(
+    dir: &StoreDir,
+    map: &MmapRaw,
+    recorded: &[Checksum],
+) -> Result<Vec<String>, StoreError> {
+    let mut checked = Vec::new();
+    for expected in recorded {
+        let found = if expected.what == RECORDS_FILE {
+            records_checksum(map)
+        } else {
+            checksum_file(dir.path(), &expected.what)?
+        };
+        expect(expected, &found, dir.path())?;
+        checked.push(format!("{} ({} bytes)", expected.what, expected.bytes));
+    }
+    Ok(checked)
+}
+
 fn open_undo(
     dir: &StoreDir,
     map: &MmapRaw,
@@ -694,12 +802,26 @@ impl DurableTable for MmapTable {
         self.map
             .flush()
             .map_err(StoreError::io(self.dir.file(RECORDS_FILE)))?;
-        self.manifest.commit(&self.dir, state, |_| {})?;
+        let records = records_checksum(&self.map);
+        self.manifest.commit(&self.dir, state, |manifest| {
+            match manifest
+                .checksums
+                .iter_mut()
+                .find(|checksum| checksum.what == RECORDS_FILE)
+            {
+                Some(stored) => *stored = records,
+                None => manifest.checksums.push(records),
+            }
+        })?;
         self.undo.reset(self.manifest.get().checkpoints)
     }
 
     fn committed_state(&self) -> ClientState {
         self.manifest.get().state
+    }
+
+    fn verification(&self) -> Verification {
+        self.verification.clone()
     }
 
     fn disk_bytes(&self) -> u64 {

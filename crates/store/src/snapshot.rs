@@ -12,6 +12,7 @@ use crate::layout::RecordLayout;
 use crate::memory::MemoryTable;
 use crate::record::Record;
 use crate::table::{Key, SlotId, Table};
+use crate::verify::{Timer, Verification};
 
 /// The snapshot of checkpoint `checkpoint`. Each checkpoint writes a new
 /// file and removes the old one only after the manifest names the new one,
@@ -29,6 +30,7 @@ pub struct SnapshotTable {
     layout: RecordLayout,
     manifest: Committed,
     table: MemoryTable,
+    verification: Verification,
 }
 
 impl SnapshotTable {
@@ -42,12 +44,13 @@ impl SnapshotTable {
         let dir = StoreDir::lock(path)?;
         let wanted = Manifest::new(Backend::Memory, layout, fingerprint);
         let table = MemoryTable::with_layout(layout);
-        let manifest = match dir.read_manifest()? {
-            None => wanted,
+        let timer = Timer::start();
+        let (manifest, checked) = match dir.read_manifest()? {
+            None => (wanted, Vec::new()),
             Some(stored) => {
                 stored.check_compatible(&wanted, path)?;
-                load(&dir, &stored, layout, &table)?;
-                stored
+                let checked = load(&dir, &stored, layout, &table)?;
+                (stored, checked)
             }
         };
         Ok(SnapshotTable {
@@ -55,6 +58,11 @@ impl SnapshotTable {
             layout,
             manifest: Committed::new(manifest),
             table,
+            verification: Verification {
+                checked,
+                not_checked: None,
+                seconds: timer.seconds(),
+            },
         })
     }
 }
@@ -63,12 +71,14 @@ fn entry_bytes(layout: RecordLayout) -> usize {
     16 + layout.bytes() as usize
 }
 
+/// Loads the snapshot the manifest names into `table`, after checking its
+/// length and CRC; returns what it checked.
 fn load(
     dir: &StoreDir,
     manifest: &Manifest,
     layout: RecordLayout,
     table: &MemoryTable,
-) -> Result<(), StoreError> {
+) -> Result<Vec<String>, StoreError> {
     let path = dir.file(&snapshot_file(manifest.checkpoints));
     let bytes = std::fs::read(&path).map_err(StoreError::missing_or_io(
         &path,
@@ -114,7 +124,11 @@ fn load(
         }
         table.update(slot, &mut |stored| *stored = record)?;
     }
-    Ok(())
+    Ok(vec![format!(
+        "{} ({} bytes)",
+        snapshot_file(manifest.checkpoints),
+        bytes.len()
+    )])
 }
 
 impl Table for SnapshotTable {
@@ -186,6 +200,10 @@ impl DurableTable for SnapshotTable {
 
     fn committed_state(&self) -> ClientState {
         self.manifest.get().state
+    }
+
+    fn verification(&self) -> Verification {
+        self.verification.clone()
     }
 
     fn disk_bytes(&self) -> u64 {

@@ -85,6 +85,9 @@ enum Command {
         /// matching on the regrets as they stand, the last iterate).
         #[arg(long, value_enum, default_value = "average")]
         strategy: euchre_bots::policy_file::Strategy,
+        /// Check only the store files' lengths, not their checksums.
+        #[arg(long)]
+        skip_checksums: bool,
     },
     /// Where a run stands: iterations, checkpoints, store size.
     Status {
@@ -94,6 +97,9 @@ enum Command {
         /// (equal across backends for equal training).
         #[arg(long)]
         digest: bool,
+        /// Check only the store files' lengths, not their checksums.
+        #[arg(long)]
+        skip_checksums: bool,
     },
     /// Count every infostate of a phase, and what storing them would take.
     Enumerate {
@@ -401,8 +407,13 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             run_dir,
             out,
             strategy,
-        } => commands::export::run(&run_dir, out, strategy),
-        Command::Status { run_dir, digest } => commands::status::run(&run_dir, digest),
+            skip_checksums,
+        } => commands::export::run(&run_dir, out, strategy, verify(skip_checksums)),
+        Command::Status {
+            run_dir,
+            digest,
+            skip_checksums,
+        } => commands::status::run(&run_dir, digest, verify(skip_checksums)),
         Command::Enumerate {
             phase,
             abstraction,
@@ -440,6 +451,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Play(args) => play_command(args),
         Command::Replay => commands::replay::run(std::io::stdin().lock(), std::io::stdout().lock()),
         Command::Bench { target } => bench_command(target),
+    }
+}
+
+fn verify(skip_checksums: bool) -> store::Verify {
+    if skip_checksums {
+        store::Verify::LengthsOnly
+    } else {
+        store::Verify::Full
     }
 }
 

@@ -887,7 +887,7 @@ fn status_before_the_first_checkpoint_says_none_yet() {
     .unwrap();
     // Opening builds the store and saves the settings; nothing is trained.
     drop(Session::open(Path::new(&run), &identity, &settings, &mut ()).unwrap());
-    let status = trainer::training::status::RunStatus::read(Path::new(&run), false)
+    let status = trainer::training::status::RunStatus::read(Path::new(&run), false, None)
         .unwrap()
         .to_string();
     assert!(status.contains("checkpoint none yet"), "{status}");

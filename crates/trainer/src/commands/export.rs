@@ -9,8 +9,13 @@ use crate::training::export::{ExportReport, export};
 
 /// `trainer export`: write the run's strategy to a policy file and say
 /// what it holds.
-pub fn run(dir: &Path, out: Option<PathBuf>, strategy: Strategy) -> anyhow::Result<()> {
-    print_report(&export(dir, out, strategy)?);
+pub fn run(
+    dir: &Path,
+    out: Option<PathBuf>,
+    strategy: Strategy,
+    verify: store::Verify,
+) -> anyhow::Result<()> {
+    print_report(&export(dir, out, strategy, verify)?);
     Ok(())
 }
 

@@ -2,12 +2,23 @@
 
 use std::path::Path;
 
-use crate::training::status::RunStatus;
+use store::Verify;
+
+use crate::training::status::{RunStatus, StoreCheck};
 
 /// `trainer status`: where a run stands, without disturbing a trainer
-/// that may be working in it. `digest` also reads every record (this
-/// needs the run's lock) and prints a digest of them.
-pub fn run(dir: &Path, digest: bool) -> anyhow::Result<()> {
-    print!("{}", RunStatus::read(dir, digest)?);
+/// that may be working in it. When none is, the store is opened and
+/// checked against its last checkpoint (as `verify` says); `digest` also
+/// reads every record and prints a digest of them. A damaged store is
+/// printed, then is the command's error.
+pub fn run(dir: &Path, digest: bool, verify: Verify) -> anyhow::Result<()> {
+    let status = RunStatus::read(dir, digest, Some(verify))?;
+    print!("{status}");
+    if let StoreCheck::Damaged(_) = status.store_check {
+        anyhow::bail!(
+            "the store in {} is damaged (above); restore its files from a backup, or start a new run directory",
+            dir.display()
+        );
+    }
     Ok(())
 }

@@ -126,7 +126,7 @@ fn run_session(dir: &Path, identity: &Identity, session: &SessionSettings) -> an
     watcher.finish();
     print_summary(&summary);
     if session.export {
-        print_report(&export(dir, None, Strategy::Average)?);
+        print_report(&export(dir, None, Strategy::Average, session.verify)?);
     }
     Ok(())
 }

@@ -450,6 +450,10 @@ pub struct SessionSettings {
     /// Regret-based pruning; `None` explores every action.
     #[serde(default)]
     pub pruning: Option<PruningSettings>,
+    /// How much opening the store checks: this session's choice
+    /// (`--skip-checksums`), never saved with the run.
+    #[serde(skip)]
+    pub verify: store::Verify,
 }
 
 /// Regret-based pruning as a run keeps it between sessions (see
@@ -682,6 +686,7 @@ fn session_of(
             Some(regret) => PruningSettings::from_flags(regret, options.prune_after)?,
             None => None,
         },
+        verify: options.verify(),
     })
 }
 
@@ -710,6 +715,7 @@ impl SessionSettings {
             self.pruning = PruningSettings::from_flags(regret, flags.prune_after)?;
         }
         self.curve = curve_flags.or(self.curve.take().into()).settings();
+        self.verify = flags.verify();
         Ok(self)
     }
 }

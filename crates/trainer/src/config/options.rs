@@ -130,6 +130,12 @@ pub struct SessionOptions {
     /// The run's iteration from which --prune applies (default 0).
     #[arg(long, value_name = "ITERATION", requires = "prune")]
     pub prune_after: Option<u64>,
+    /// Check only the store files' lengths when opening it, not their
+    /// checksums (reading a full-play store whole takes seconds). Damage
+    /// that keeps a file's length then goes unseen. This session only.
+    #[arg(long, num_args = 0, default_missing_value = "true")]
+    #[serde(skip)]
+    pub skip_checksums: Option<bool>,
 }
 
 /// A learning curve: the `--eval-*` flags and a profile's `[eval]` table.
@@ -220,6 +226,16 @@ impl SessionOptions {
             export: self.export.or(base.export),
             prune: self.prune.or(base.prune),
             prune_after: self.prune_after.or(base.prune_after),
+            skip_checksums: self.skip_checksums.or(base.skip_checksums),
+        }
+    }
+
+    /// How much opening the store checks.
+    pub fn verify(&self) -> store::Verify {
+        if self.skip_checksums == Some(true) {
+            store::Verify::LengthsOnly
+        } else {
+            store::Verify::Full
         }
     }
 

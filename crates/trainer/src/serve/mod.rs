@@ -580,7 +580,7 @@ async fn runs(State(state): Shared) -> Response {
     let sections = tokio::task::spawn_blocking(move || {
         dirs.iter()
             .map(|dir| {
-                let status = RunStatus::read(dir, false)
+                let status = RunStatus::read(dir, false, None)
                     .map(|status| status.to_string())
                     .map_err(|error| error_chain(&error));
                 let has_curve = dir.join(crate::training::curve::CURVE_PLOT).is_file();

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use store::{DurableTable, LmdbTable, MmapTable, RecordLayout, SnapshotTable, StoreError};
+use store::{DurableTable, LmdbTable, MmapTable, RecordLayout, SnapshotTable, StoreError, Verify};
 
 use crate::config::Identity;
 use crate::training::universe::PhaseUniverse;
@@ -22,12 +22,16 @@ pub fn layout(identity: &Identity) -> Result<RecordLayout, StoreError> {
 }
 
 /// Opens or creates the store in `dir`. `progress` hears of slow steps,
-/// such as building a perfect hash.
+/// such as building a perfect hash. An existing store is checked against
+/// its last checkpoint's lengths and checksums as `verify` says (the
+/// memory and LMDB stores always check in full: they read every record
+/// to load anyway).
 pub fn open(
     identity: &Identity,
     dir: &Path,
     lmdb_cache_records: usize,
     progress: &mut dyn FnMut(&str),
+    verify: Verify,
 ) -> Result<Box<dyn DurableTable>, StoreError> {
     let layout = layout(identity)?;
     let fingerprint = identity.phase.fingerprint(identity.rules);
@@ -41,12 +45,13 @@ pub fn open(
         )?),
         Backend::Mmap => {
             let (rules, phase) = (identity.rules, identity.phase);
-            Box::new(MmapTable::open_with(
+            Box::new(MmapTable::open_verified(
                 dir,
                 layout,
                 fingerprint,
                 || PhaseUniverse::new(rules, phase),
                 progress,
+                verify,
             )?)
         }
     })

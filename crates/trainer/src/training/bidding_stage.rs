@@ -132,7 +132,7 @@ pub fn ensure_bids(
             of: stage.iterations,
         });
     }
-    let export = export(&stage_dir, None, Strategy::Average)?;
+    let export = export(&stage_dir, None, Strategy::Average, session.verify)?;
     let blueprint =
         BiddingBlueprint::load(&stage_dir.join(POLICY_FILE), identity.rules, stage.choice)
             .map_err(TrainingError::Blueprint)?;

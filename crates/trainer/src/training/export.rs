@@ -9,7 +9,7 @@ use euchre_bots::blueprint::{BiddingBlueprint, BlueprintSource};
 use euchre_bots::local_best_response::{self, LocalBestResponse};
 use euchre_bots::phase::RECORD_WIDTH;
 use euchre_bots::policy_file::{self, PolicyFile, PolicyMeta, Strategy};
-use store::Manifest;
+use store::{Manifest, Verify};
 
 use crate::format::thousands;
 use crate::report::{BiddingReport, Summary};
@@ -48,6 +48,7 @@ pub fn export(
     dir: &Path,
     out: Option<PathBuf>,
     strategy: Strategy,
+    verify: Verify,
 ) -> Result<ExportReport, TrainingError> {
     let saved = read_settings(dir)?.ok_or_else(|| TrainingError::NoRun {
         dir: dir.to_path_buf(),
@@ -77,6 +78,7 @@ pub fn export(
         &store_dir,
         backend::READ_CACHE_RECORDS,
         &mut |_| {},
+        verify,
     )?;
     let progress = Progress::committed(&table.committed_state(), dir)?;
     let meta = PolicyMeta {

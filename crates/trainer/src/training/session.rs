@@ -189,12 +189,14 @@ impl Session {
                 info!("store: {stage}");
                 watcher.stage(stage);
             },
+            settings.verify,
         )
         .map_err(|source| TrainingError::OpenStore {
             store: identity.store,
             dir: run_dir.clone(),
             source,
         })?;
+        info!("store: {}", table.verification());
         // Saved only once the store has opened, so that a run that never
         // started leaves no settings to trip over.
         run.save(identity, settings)?;

@@ -6,7 +6,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use store::{Manifest, Record};
+use store::{DurableTable, Manifest, Record, Verification, Verify};
 
 use crate::config::{Bids, Identity};
 use crate::format::{bytes, thousands};
@@ -37,6 +37,22 @@ pub struct RunStatus {
     pub trainer: Option<String>,
     /// Records trained and their digest, when asked for.
     pub digest: Option<RecordsDigest>,
+    /// Whether the store's files are the ones its last checkpoint wrote.
+    pub store_check: StoreCheck,
+}
+
+/// What checking the store against its last checkpoint found.
+#[derive(Debug)]
+pub enum StoreCheck {
+    /// Not asked for (the runs page, which refreshes every 30 seconds).
+    NotAsked,
+    /// No checkpoint to check against yet.
+    NothingYet,
+    /// A trainer holds the run; it checked the store when it opened it.
+    Busy,
+    Verified(Verification),
+    /// The store would not open: the whole error, causes included.
+    Damaged(String),
 }
 
 /// Where a run's bids come from, and for a staged run how far its stage is.
@@ -76,9 +92,14 @@ pub struct RecordsDigest {
 }
 
 impl RunStatus {
-    /// Reads the status of the run in `dir`. `digest` also reads every
-    /// record, which needs the run's lock.
-    pub fn read(dir: &Path, digest: bool) -> Result<RunStatus, TrainingError> {
+    /// Reads the status of the run in `dir`. With `check`, a run no trainer
+    /// holds has its store opened and checked (as `check` says), and with
+    /// `digest` every record is read too; both need the run's lock.
+    pub fn read(
+        dir: &Path,
+        digest: bool,
+        check: Option<Verify>,
+    ) -> Result<RunStatus, TrainingError> {
         let saved = read_settings(dir)?.ok_or_else(|| TrainingError::NoRun {
             dir: dir.to_path_buf(),
         })?;
@@ -130,11 +151,33 @@ impl RunStatus {
         let policy = std::fs::metadata(&policy_path)
             .ok()
             .map(|meta| (policy_path, meta.len()));
-        let trainer = RunDir::lock(dir).err().map(|error| format!("{error}"));
-        let digest = if digest {
-            Some(records_digest(dir, &identity)?)
-        } else {
-            None
+        let (trainer, store_check, digest) = match RunDir::lock(dir) {
+            Err(error) => (Some(error.to_string()), StoreCheck::Busy, None),
+            Ok(_) if checkpoint.is_none() => (None, StoreCheck::NothingYet, None),
+            Ok(run) => match (check, digest) {
+                (None, false) => (None, StoreCheck::NotAsked, None),
+                (check, digest) => {
+                    let opened = backend::open(
+                        &identity,
+                        &run.file(STORE_DIR),
+                        backend::READ_CACHE_RECORDS,
+                        &mut |_| {},
+                        check.unwrap_or_default(),
+                    );
+                    match opened {
+                        Ok(table) => {
+                            let digest = if digest {
+                                Some(records_digest(table.as_ref())?)
+                            } else {
+                                None
+                            };
+                            (None, StoreCheck::Verified(table.verification()), digest)
+                        }
+                        Err(error) if digest => return Err(error.into()),
+                        Err(error) => (None, StoreCheck::Damaged(error_chain(&error)), None),
+                    }
+                }
+            },
         };
         Ok(RunStatus {
             dir: dir.to_path_buf(),
@@ -149,20 +192,14 @@ impl RunStatus {
             policy,
             trainer,
             digest,
+            store_check,
         })
     }
 }
 
 /// Untouched records (all zero, as an mmap store preallocates them) are
 /// skipped, so backends that only hold touched keys compare equal.
-fn records_digest(dir: &Path, identity: &Identity) -> Result<RecordsDigest, TrainingError> {
-    let run = RunDir::lock(dir)?;
-    let table = backend::open(
-        identity,
-        &run.file(STORE_DIR),
-        backend::READ_CACHE_RECORDS,
-        &mut |_| {},
-    )?;
+fn records_digest(table: &dyn DurableTable) -> Result<RecordsDigest, TrainingError> {
     let mut records = Vec::new();
     table.for_each(&mut |key, record| {
         if *record != Record::default() {
@@ -237,6 +274,15 @@ impl fmt::Display for RunStatus {
             None => writeln!(out, "trainer    none running")?,
             Some(holder) => writeln!(out, "trainer    {holder}")?,
         }
+        match &self.store_check {
+            StoreCheck::NotAsked | StoreCheck::NothingYet => {}
+            StoreCheck::Busy => writeln!(
+                out,
+                "check      not now: the trainer holds the store (it checked it when it opened it)"
+            )?,
+            StoreCheck::Verified(verification) => writeln!(out, "check      {verification}")?,
+            StoreCheck::Damaged(error) => writeln!(out, "check      DAMAGED: {error}")?,
+        }
         if let Some(digest) = &self.digest {
             writeln!(
                 out,
@@ -281,6 +327,18 @@ impl CheckpointStatus {
             bytes(self.disk_bytes)
         )
     }
+}
+
+/// An error and every cause under it, on one line.
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        text.push_str(": ");
+        text.push_str(&inner.to_string());
+        cause = inner.source();
+    }
+    text
 }
 
 fn human_age(seconds: u64) -> String {
