@@ -308,7 +308,7 @@ impl LmdbTable {
             .find(|checksum| checksum.what == RECORDS_CHECKSUM)
         {
             Some(recorded) => {
-                expect(recorded, &found, &env_path)?;
+                expect(recorded, &found, &env_path.join(DATA_FILE))?;
                 Verification {
                     checked: vec![format!("{} records", stored.records)],
                     not_checked: None,

@@ -491,7 +491,7 @@ fn verify_files(
         } else {
             checksum_file(dir.path(), &expected.what)?
         };
-        expect(expected, &found, dir.path())?;
+        expect(expected, &found, &dir.file(&expected.what))?;
         checked.push(format!("{} ({} bytes)", expected.what, expected.bytes));
     }
     Ok(checked)

@@ -124,9 +124,9 @@ pub(crate) fn checksum_file(dir: &Path, name: &str) -> Result<Checksum, StoreErr
 }
 
 /// Checks `found` against the checksum a checkpoint recorded, naming the
-/// file and what to do when they differ.
-pub(crate) fn expect(recorded: &Checksum, found: &Checksum, dir: &Path) -> Result<(), StoreError> {
-    let path = dir.join(&recorded.what);
+/// file at `path` and what to do when they differ.
+pub(crate) fn expect(recorded: &Checksum, found: &Checksum, path: &Path) -> Result<(), StoreError> {
+    let path = path.to_path_buf();
     if found.bytes != recorded.bytes {
         return Err(StoreError::Corrupt {
             path,

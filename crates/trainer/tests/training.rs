@@ -313,6 +313,35 @@ fn a_second_trainer_on_one_directory_is_refused_with_the_pid() {
     assert!(error.contains("another trainer"), "{error}");
 }
 
+/// The locks are held on the run and store directories themselves, so
+/// deleting the lock files while a trainer runs lets no second one in: the
+/// mmap records of two trainers once ended up mixed that way.
+#[test]
+fn deleting_the_lock_files_lets_no_second_trainer_in() {
+    let temp = TempDir::new("locks-deleted");
+    let run = temp.run("run");
+    let mut first = spawn_endless_run(&run);
+    for lock in ["run.lock", "store/store.lock"] {
+        std::fs::remove_file(Path::new(&run).join(lock)).ok();
+    }
+    let output = trainer(&[
+        "train",
+        "--phase",
+        "bidding",
+        "--store",
+        "memory",
+        "--run-dir",
+        &run,
+        "--iterations",
+        "10",
+    ]);
+    first.kill().ok();
+    first.wait().ok();
+    let error = text(&output.stderr);
+    assert!(!output.status.success(), "{}", text(&output.stdout));
+    assert!(error.contains("another trainer"), "{error}");
+}
+
 #[test]
 fn bad_requests_are_explained() {
     let temp = TempDir::new("bad");
