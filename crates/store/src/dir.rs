@@ -2,7 +2,7 @@
 //! the files in it are, written atomically so that a crash leaves either
 //! the old manifest or the new one, never half of either.
 
-use std::fs::{File, TryLockError};
+use std::fs::{File, OpenOptions, TryLockError};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
@@ -287,6 +287,21 @@ impl StoreDir {
             reason: error.to_string(),
         })?;
         write_atomically(&self.file(MANIFEST_FILE), &text)
+    }
+}
+
+/// Whether files can be created in `dir`: false on a read-only mount or a
+/// directory this process may not write, where the reading commands open
+/// stores read-only. Found by creating and removing a probe file, which
+/// (unlike permission bits) also sees read-only mounts.
+pub fn is_writable(dir: &Path) -> bool {
+    let probe = dir.join(format!(".write-probe-{}", std::process::id()));
+    match OpenOptions::new().write(true).create_new(true).open(&probe) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            true
+        }
+        Err(_) => false,
     }
 }
 

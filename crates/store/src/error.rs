@@ -14,6 +14,11 @@ pub enum StoreError {
     )]
     NoSuchSlot { slot: u64, records: u64 },
     #[error(
+        "the store in {} was opened to read only (its directory is read-only); it takes no updates or checkpoints",
+        path.display()
+    )]
+    ReadOnly { path: PathBuf },
+    #[error(
         "the table is full: it holds {capacity} records; raise the capacity or use a backend that grows"
     )]
     Full { capacity: u64 },

@@ -45,7 +45,7 @@ mod verify;
 pub use client_state::ClientState;
 pub use dir::{
     Backend, FORMAT_VERSION, Fingerprint, MANIFEST_FILE, Manifest, StoreDir, UnknownBackend,
-    classify_write_error, write_atomically,
+    classify_write_error, is_writable, write_atomically,
 };
 pub use durable::DurableTable;
 pub use error::StoreError;

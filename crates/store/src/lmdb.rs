@@ -104,6 +104,8 @@ pub struct LmdbTable {
     cache: Box<[Mutex<HashMap<u64, Record, FxBuildHasher>>]>,
     shard_capacity: usize,
     verification: Verification,
+    /// Opened read-only: updates and checkpoints are refused.
+    read_only: bool,
 }
 
 impl std::fmt::Debug for LmdbTable {
@@ -299,7 +301,15 @@ impl LmdbTable {
             cache: (0..CACHE_SHARDS).map(|_| Mutex::default()).collect(),
             shard_capacity: (cache_records / CACHE_SHARDS).max(1),
             verification: Verification::default(),
+            read_only: false,
         };
+        table.verified(&env_path, &timer)
+    }
+
+    /// Loads the index and checks the records against the last
+    /// checkpoint's count and checksum.
+    fn verified(self, env_path: &Path, timer: &Timer) -> Result<LmdbTable, StoreError> {
+        let table = self;
         let found = table.load_index()?;
         let stored = table.manifest.get();
         let verification = match stored
@@ -338,6 +348,87 @@ impl LmdbTable {
             verification,
             ..table
         })
+    }
+
+    /// Opens an existing store to read it only, as export and status do on
+    /// a read-only run directory: LMDB's own lock is off (the directory
+    /// lock already excludes every other process) and nothing is written.
+    /// A store whose last session ended without a checkpoint holds changes
+    /// past it that only a writable open can roll back, so it is refused.
+    pub fn open_read_only(
+        path: &Path,
+        layout: RecordLayout,
+        fingerprint: Fingerprint,
+    ) -> Result<LmdbTable, StoreError> {
+        let dir = StoreDir::lock(path)?;
+        let wanted = Manifest::new(Backend::Lmdb, layout, fingerprint);
+        let manifest = dir.read_manifest()?.ok_or_else(|| StoreError::Missing {
+            path: dir.file(crate::dir::MANIFEST_FILE),
+            hint: "there is no store here to read".to_owned(),
+        })?;
+        manifest.check_compatible(&wanted, path)?;
+        let env_path: PathBuf = dir.file(LMDB_DIR);
+        let timer = Timer::start();
+        check_data_file(&env_path.join(DATA_FILE), &manifest)?;
+        let map_bytes = std::fs::metadata(env_path.join(DATA_FILE))
+            .map_or(INITIAL_MAP_BYTES, |meta| meta.len() as usize)
+            .max(INITIAL_MAP_BYTES)
+            .next_multiple_of(1 << 20);
+        // SAFETY: as in `open_with_map_size`; `NO_LOCK` is safe because the
+        // directory lock keeps every other process out of this env.
+        #[allow(unsafe_code)]
+        let env = unsafe {
+            EnvOpenOptions::new()
+                .map_size(map_bytes)
+                .max_dbs(2)
+                .flags(EnvFlags::READ_ONLY | EnvFlags::NO_LOCK)
+                .open(&env_path)
+        }
+        .map_err(lmdb_error(&env_path))?;
+        let transaction = env.read_txn().map_err(lmdb_error(&env_path))?;
+        let missing = |name: &str| StoreError::Corrupt {
+            path: env_path.join(DATA_FILE),
+            reason: format!("it has no '{name}' database"),
+        };
+        let db: Database<Bytes, Bytes> = env
+            .open_database(&transaction, Some("records"))
+            .map_err(lmdb_error(&env_path))?
+            .ok_or_else(|| missing("records"))?;
+        let undo: Database<Bytes, Bytes> = env
+            .open_database(&transaction, Some("undo"))
+            .map_err(lmdb_error(&env_path))?
+            .ok_or_else(|| missing("undo"))?;
+        let tag = undo
+            .get(&transaction, EPOCH_KEY)
+            .map_err(lmdb_error(&env_path))?
+            .map(<[u8]>::to_vec);
+        let pending = undo.len(&transaction).map_err(lmdb_error(&env_path))?;
+        if tag.as_deref() == Some(&manifest.checkpoints.to_le_bytes()[..]) && pending > 1 {
+            return Err(StoreError::Corrupt {
+                path: env_path.join(DATA_FILE),
+                reason: "the last session ended without a checkpoint, so it holds changes past it; open the run once with write access (trainer status) to roll them back".to_owned(),
+            });
+        }
+        // Committing (not dropping) the read transaction keeps the database
+        // handles it opened; an aborted one would close them.
+        transaction.commit().map_err(lmdb_error(&env_path))?;
+        let table = LmdbTable {
+            dir,
+            layout,
+            manifest: Committed::new(manifest),
+            env,
+            db,
+            undo,
+            gate: RwLock::new(()),
+            index: KeyIndex::new(MAX_SLOTS),
+            keys: ChunkedArena::new(),
+            in_database: ChunkedArena::new(),
+            cache: (0..CACHE_SHARDS).map(|_| Mutex::default()).collect(),
+            shard_capacity: 1,
+            verification: Verification::default(),
+            read_only: true,
+        };
+        table.verified(&env_path, &timer)
     }
 
     /// Gives every stored key a slot, so that slot ids stay dense and
@@ -531,6 +622,11 @@ impl Table for LmdbTable {
     /// A failed flush keeps its records cached (none is lost) and returns
     /// the error; the caller stops, and a later checkpoint retries them.
     fn update(&self, slot: SlotId, change: &mut dyn FnMut(&mut Record)) -> Result<(), StoreError> {
+        if self.read_only {
+            return Err(StoreError::ReadOnly {
+                path: self.dir.path().to_path_buf(),
+            });
+        }
         let mut shard = self
             .shard(slot)
             .lock()
@@ -563,6 +659,11 @@ impl Table for LmdbTable {
 
 impl DurableTable for LmdbTable {
     fn checkpoint(&self, state: &ClientState) -> Result<(), StoreError> {
+        if self.read_only {
+            return Err(StoreError::ReadOnly {
+                path: self.dir.path().to_path_buf(),
+            });
+        }
         let mut guards: Vec<_> = self
             .cache
             .iter()

@@ -29,7 +29,8 @@ use memmap2::{Advice, MmapOptions, MmapRaw};
 
 use crate::client_state::ClientState;
 use crate::dir::{
-    Backend, Committed, Fingerprint, Manifest, StoreDir, classify_write_error, write_atomically,
+    Backend, Committed, Fingerprint, MANIFEST_FILE, Manifest, StoreDir, classify_write_error,
+    write_atomically,
 };
 use crate::durable::DurableTable;
 use crate::error::StoreError;
@@ -64,7 +65,8 @@ pub struct MmapTable {
     map: MmapRaw,
     records: u64,
     stripes: Box<[Mutex<()>]>,
-    undo: UndoJournal,
+    /// `None` when opened read-only: updates and checkpoints are refused.
+    undo: Option<UndoJournal>,
     verification: Verification,
 }
 
@@ -182,7 +184,7 @@ impl MmapTable {
         match dir.read_manifest()? {
             Some(stored) => {
                 stored.check_compatible(&wanted, path)?;
-                Self::reopen(dir, layout, stored, verify, progress)
+                Self::reopen(dir, layout, stored, verify, progress, Access::ReadWrite)
             }
             None => {
                 progress("listing the key universe");
@@ -247,9 +249,30 @@ impl MmapTable {
             map,
             records: count,
             stripes: (0..STRIPES).map(|_| Mutex::new(())).collect(),
-            undo,
+            undo: Some(undo),
             verification: Verification::default(),
         })
+    }
+
+    /// Opens an existing store to read it only, as export and status do on
+    /// a read-only run directory: the records file is mapped privately, so
+    /// the undo journal of a session that ended without a checkpoint is
+    /// applied to this process's copy and the file is never written.
+    /// Updates and checkpoints are refused.
+    pub fn open_read_only(
+        path: &Path,
+        layout: RecordLayout,
+        fingerprint: Fingerprint,
+        verify: Verify,
+    ) -> Result<MmapTable, StoreError> {
+        let dir = StoreDir::lock(path)?;
+        let wanted = Manifest::new(Backend::Mmap, layout, fingerprint);
+        let stored = dir.read_manifest()?.ok_or_else(|| StoreError::Missing {
+            path: dir.file(MANIFEST_FILE),
+            hint: "there is no store here to read".to_owned(),
+        })?;
+        stored.check_compatible(&wanted, path)?;
+        Self::reopen(dir, layout, stored, verify, &mut |_| {}, Access::ReadOnly)
     }
 
     fn reopen(
@@ -258,6 +281,7 @@ impl MmapTable {
         manifest: Manifest,
         verify: Verify,
         progress: &mut dyn FnMut(&str),
+        access: Access,
     ) -> Result<MmapTable, StoreError> {
         let timer = Timer::start();
         let phf_path = dir.file(PHF_FILE);
@@ -274,7 +298,7 @@ impl MmapTable {
         let records_path = dir.file(RECORDS_FILE);
         let file = OpenOptions::new()
             .read(true)
-            .write(true)
+            .write(access == Access::ReadWrite)
             .open(&records_path)
             .map_err(StoreError::missing_or_io(
                 &records_path,
@@ -294,9 +318,18 @@ impl MmapTable {
                 ),
             });
         }
-        let map = MmapOptions::new()
-            .map_raw(&file)
-            .map_err(StoreError::io(&records_path))?;
+        let map = match access {
+            Access::ReadWrite => MmapOptions::new().map_raw(&file),
+            // Copy-on-write: the journal's pages land in this process only.
+            Access::ReadOnly => {
+                // SAFETY: a private map; the directory lock keeps writers
+                // of the file away while it is mapped.
+                #[allow(unsafe_code)]
+                let copy = unsafe { MmapOptions::new().map_copy(&file) };
+                copy.map(MmapRaw::from)
+            }
+        }
+        .map_err(StoreError::io(&records_path))?;
         check_header(&map, layout, manifest.records, &records_path)?;
         map.advise(Advice::Random)
             .map_err(StoreError::io(&records_path))?;
@@ -319,7 +352,18 @@ impl MmapTable {
         }
         // The journal puts back what changed after the checkpoint, so the
         // files are checked as the checkpoint left them.
-        let (undo, _rolled_back) = open_undo(&dir, &map, expected, manifest.checkpoints)?;
+        let undo = match access {
+            Access::ReadWrite => Some(open_undo(&dir, &map, expected, manifest.checkpoints)?.0),
+            Access::ReadOnly => {
+                UndoJournal::replay(
+                    &dir.file(UNDO_FILE),
+                    expected,
+                    manifest.checkpoints,
+                    &mut |page, bytes| restore_page(&map, page, bytes),
+                )?;
+                None
+            }
+        };
         let verification = match (verify, manifest.checksums.is_empty()) {
             (_, true) => Verification {
                 checked: Vec::new(),
@@ -497,6 +541,27 @@ fn verify_files(
     Ok(checked)
 }
 
+/// Whether a store may be written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Access {
+    ReadWrite,
+    ReadOnly,
+}
+
+/// Puts one journalled page back into the map.
+fn restore_page(map: &MmapRaw, page: u64, bytes: &[u8]) {
+    // SAFETY: the journal only holds pages within the file, and no other
+    // thread has the table yet.
+    #[allow(unsafe_code)]
+    unsafe {
+        std::ptr::copy_nonoverlapping(
+            bytes.as_ptr(),
+            map.as_mut_ptr().add((page * PAGE) as usize),
+            bytes.len(),
+        );
+    }
+}
+
 fn open_undo(
     dir: &StoreDir,
     map: &MmapRaw,
@@ -508,18 +573,7 @@ fn open_undo(
         &dir.file(UNDO_FILE),
         file_bytes,
         epoch,
-        &mut |page, bytes| {
-            // SAFETY: the journal only holds pages within the file, and no
-            // other thread has the table yet.
-            #[allow(unsafe_code)]
-            unsafe {
-                std::ptr::copy_nonoverlapping(
-                    bytes.as_ptr(),
-                    map.as_mut_ptr().add((page * PAGE) as usize),
-                    bytes.len(),
-                );
-            }
-        },
+        &mut |page, bytes| restore_page(map, page, bytes),
         &mut || map.flush().map_err(StoreError::io(&records_path)),
     )
 }
@@ -753,7 +807,10 @@ impl Table for MmapTable {
         // journal cannot take them (a full disk) the change is refused, and
         // every later checkpoint fails, so the store reopens at its last
         // checkpoint instead of committing a run with holes in it.
-        self.undo.protect(offset, length, &|page, out| {
+        let undo = self.undo.as_ref().ok_or_else(|| StoreError::ReadOnly {
+            path: self.dir.path().to_path_buf(),
+        })?;
+        undo.protect(offset, length, &|page, out| {
             self.read_page(page, out);
         })?;
         let stripe = self.stripe(slot);
@@ -798,7 +855,10 @@ impl Table for MmapTable {
 impl DurableTable for MmapTable {
     /// Call between batches, with no update in flight.
     fn checkpoint(&self, state: &ClientState) -> Result<(), StoreError> {
-        self.undo.check()?;
+        let undo = self.undo.as_ref().ok_or_else(|| StoreError::ReadOnly {
+            path: self.dir.path().to_path_buf(),
+        })?;
+        undo.check()?;
         self.map
             .flush()
             .map_err(StoreError::io(self.dir.file(RECORDS_FILE)))?;
@@ -813,7 +873,7 @@ impl DurableTable for MmapTable {
                 None => manifest.checksums.push(records),
             }
         })?;
-        self.undo.reset(self.manifest.get().checkpoints)
+        undo.reset(self.manifest.get().checkpoints)
     }
 
     fn committed_state(&self) -> ClientState {

@@ -73,44 +73,9 @@ impl UndoJournal {
         restore: &mut dyn FnMut(u64, &[u8]),
         flush: &mut dyn FnMut() -> Result<(), StoreError>,
     ) -> Result<(UndoJournal, u64), StoreError> {
-        let mut rolled_back = 0;
-        // No journal is nothing to roll back; a journal that exists but
-        // cannot be opened is an error, since skipping it would reopen the
-        // store with changes made after its checkpoint.
-        let existing = match File::open(path) {
-            Ok(file) => Some(file),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
-            Err(source) => {
-                return Err(StoreError::Io {
-                    path: path.to_path_buf(),
-                    source,
-                });
-            }
-        };
-        if let Some(mut file) = existing {
-            let mut header = [0u8; HEADER as usize];
-            if file.read_exact(&mut header).is_ok()
-                && &header[..8] == MAGIC
-                && u64::from_le_bytes(word(&header[8..])) == epoch
-            {
-                let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
-                let mut entry = vec![0u8; ENTRY as usize];
-                // Read whole entries to the end; skip torn or unused ones.
-                while reader.read_exact(&mut entry).is_ok() {
-                    let page = u64::from_le_bytes(word(&entry[..8]));
-                    let crc = u32::from_le_bytes(word(&entry[8..12]));
-                    let length = page_length(page, data_len);
-                    let bytes = &entry[12..];
-                    if length == 0 || crc32fast::hash(bytes) != crc {
-                        continue;
-                    }
-                    restore(page, &bytes[..length]);
-                    rolled_back += 1;
-                }
-                if rolled_back > 0 {
-                    flush()?;
-                }
-            }
+        let rolled_back = Self::replay(path, data_len, epoch, restore)?;
+        if rolled_back > 0 {
+            flush()?;
         }
         let file = OpenOptions::new()
             .read(true)
@@ -130,6 +95,53 @@ impl UndoJournal {
         };
         journal.reset(epoch)?;
         Ok((journal, rolled_back))
+    }
+
+    /// Hands every page the journal at `path` saved for checkpoint `epoch`
+    /// to `restore`, without changing the journal: what reopening rolls
+    /// back, and what a read-only reader applies to a private copy of the
+    /// map. Returns how many pages it restored.
+    pub(crate) fn replay(
+        path: &Path,
+        data_len: u64,
+        epoch: u64,
+        restore: &mut dyn FnMut(u64, &[u8]),
+    ) -> Result<u64, StoreError> {
+        let mut rolled_back = 0;
+        // No journal is nothing to roll back; a journal that exists but
+        // cannot be opened is an error, since skipping it would reopen the
+        // store with changes made after its checkpoint.
+        let mut file = match File::open(path) {
+            Ok(file) => file,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+            Err(source) => {
+                return Err(StoreError::Io {
+                    path: path.to_path_buf(),
+                    source,
+                });
+            }
+        };
+        let mut header = [0u8; HEADER as usize];
+        if file.read_exact(&mut header).is_ok()
+            && &header[..8] == MAGIC
+            && u64::from_le_bytes(word(&header[8..])) == epoch
+        {
+            let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
+            let mut entry = vec![0u8; ENTRY as usize];
+            // Read whole entries to the end; skip torn or unused ones.
+            while reader.read_exact(&mut entry).is_ok() {
+                let page = u64::from_le_bytes(word(&entry[..8]));
+                let crc = u32::from_le_bytes(word(&entry[8..12]));
+                let length = page_length(page, data_len);
+                let bytes = &entry[12..];
+                if length == 0 || crc32fast::hash(bytes) != crc {
+                    continue;
+                }
+                restore(page, &bytes[..length]);
+                rolled_back += 1;
+            }
+        }
+        Ok(rolled_back)
     }
 
     /// Fails if an append has failed since the journal opened: some

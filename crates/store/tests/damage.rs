@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use store::{
     ClientState, DurableTable, Fingerprint, Key, LmdbTable, MmapTable, RECORDS_FILE,
-    RecordEncoding, RecordLayout, SnapshotTable, StoreError, Verify,
+    RecordEncoding, RecordLayout, SnapshotTable, StoreError, Table, Verify,
 };
 
 struct TempDir(PathBuf);
@@ -241,4 +241,53 @@ fn deleting_the_lock_file_does_not_let_a_second_writer_in() {
     assert!(matches!(error, StoreError::Locked { .. }), "{error}");
     drop(first);
     SnapshotTable::open(&dir.0, layout(), fingerprint()).unwrap();
+}
+
+/// A session that ended without a checkpoint left newer records in the
+/// file and their old bytes in the journal. Opened read-only, the store
+/// replays the journal into a private copy: it reads and verifies as the
+/// checkpoint left it, and its files are not written.
+#[test]
+fn mmap_opened_read_only_reads_the_checkpoint_and_writes_nothing() {
+    let dir = TempDir::new("mmap-read-only");
+    let table = open_mmap(&dir.0, Verify::Full).unwrap();
+    fill(&table);
+    let first = table.slot(keys()[7]).unwrap();
+    let checkpointed = table.read(first).unwrap();
+    table
+        .update(first, &mut |record| record.regrets[0] = -99.0)
+        .unwrap();
+    drop(table); // no checkpoint: as if killed
+    let files = |dir: &Path| -> Vec<(String, Vec<u8>)> {
+        let mut files: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .filter(|entry| !entry.file_name().to_string_lossy().ends_with(".lock"))
+            .map(|entry| {
+                (
+                    entry.file_name().to_string_lossy().into_owned(),
+                    std::fs::read(entry.path()).unwrap(),
+                )
+            })
+            .collect();
+        files.sort();
+        files
+    };
+    let before = files(&dir.0);
+    let reader = MmapTable::open_read_only(&dir.0, layout(), fingerprint(), Verify::Full).unwrap();
+    assert!(reader.verification().not_checked.is_none());
+    let slot = reader.slot(keys()[7]).unwrap();
+    assert_eq!(reader.read(slot).unwrap(), checkpointed);
+    assert!(matches!(
+        reader.update(slot, &mut |_| {}),
+        Err(StoreError::ReadOnly { .. })
+    ));
+    assert!(matches!(
+        reader.checkpoint(&ClientState::NONE),
+        Err(StoreError::ReadOnly { .. })
+    ));
+    drop(reader);
+    assert!(before == files(&dir.0), "a read-only open wrote");
+    let reader = LmdbTable::open_read_only(&dir.0, layout(), fingerprint());
+    assert!(reader.is_err(), "an mmap store is not an LMDB one");
 }

@@ -13,6 +13,27 @@ use store::Backend;
 /// export): reads go to the map, so a small cache is enough.
 pub const READ_CACHE_RECORDS: usize = 1 << 16;
 
+/// Opens an existing store only to read it, as export and status do:
+/// writable when its directory is (so a session that ended without a
+/// checkpoint is rolled back for good), read-only otherwise, as on a
+/// read-only mount or a backup, where nothing is written.
+pub fn open_to_read(
+    identity: &Identity,
+    dir: &Path,
+    verify: Verify,
+) -> Result<Box<dyn DurableTable>, StoreError> {
+    if store::is_writable(dir) {
+        return open(identity, dir, READ_CACHE_RECORDS, &mut |_| {}, verify);
+    }
+    let layout = layout(identity)?;
+    let fingerprint = identity.phase.fingerprint(identity.rules);
+    Ok(match identity.store {
+        Backend::Memory => Box::new(SnapshotTable::open(dir, layout, fingerprint)?),
+        Backend::Lmdb => Box::new(LmdbTable::open_read_only(dir, layout, fingerprint)?),
+        Backend::Mmap => Box::new(MmapTable::open_read_only(dir, layout, fingerprint, verify)?),
+    })
+}
+
 /// The record layout every phase uses: seven actions, in the run's encoding.
 pub fn layout(identity: &Identity) -> Result<RecordLayout, StoreError> {
     Ok(RecordLayout::new(

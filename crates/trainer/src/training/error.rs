@@ -36,6 +36,11 @@ pub enum TrainingError {
         stage_dir.display()
     )]
     BidsStillTraining { dir: PathBuf, stage_dir: PathBuf },
+    #[error(
+        "{} is read-only, so the policy cannot be written into it; pass --out FILE to write it elsewhere",
+        dir.display()
+    )]
+    ReadOnlyRunDir { dir: PathBuf },
     #[error("writing the policy file")]
     WritePolicy(#[source] PolicyFileError),
     #[error("reading back the exported policy {}", path.display())]

@@ -73,13 +73,7 @@ pub fn export(
         .map(|source| BiddingBlueprint::reopen(source, saved.identity.rules))
         .transpose()
         .map_err(TrainingError::Blueprint)?;
-    let table = backend::open(
-        &saved.identity,
-        &store_dir,
-        backend::READ_CACHE_RECORDS,
-        &mut |_| {},
-        verify,
-    )?;
+    let table = backend::open_to_read(&saved.identity, &store_dir, verify)?;
     let progress = Progress::committed(&table.committed_state(), dir)?;
     let meta = PolicyMeta {
         phase: saved.identity.phase,
@@ -89,6 +83,11 @@ pub fn export(
         strategy,
         bidding_from: saved.identity.bids.blueprint().cloned(),
     };
+    if out.is_none() && !store::is_writable(dir) {
+        return Err(TrainingError::ReadOnlyRunDir {
+            dir: dir.to_path_buf(),
+        });
+    }
     let path = out.unwrap_or_else(|| run.file(POLICY_FILE));
     // The current strategy is summarised on the export's own pass.
     let mut current = BiddingReport::default();
@@ -117,7 +116,10 @@ pub fn export(
         response,
         thousands(progress.iterations)
     );
-    store::write_atomically(&dir.join(LBR_FILE), record.as_bytes())?;
+    // Only `status` reads it back; a read-only run directory goes without.
+    if store::is_writable(dir) {
+        store::write_atomically(&dir.join(LBR_FILE), record.as_bytes())?;
+    }
     Ok(ExportReport {
         file_bytes: std::fs::metadata(&path).map_or(0, |m| m.len()),
         path,

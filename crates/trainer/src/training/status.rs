@@ -157,11 +157,9 @@ impl RunStatus {
             Ok(run) => match (check, digest) {
                 (None, false) => (None, StoreCheck::NotAsked, None),
                 (check, digest) => {
-                    let opened = backend::open(
+                    let opened = backend::open_to_read(
                         &identity,
                         &run.file(STORE_DIR),
-                        backend::READ_CACHE_RECORDS,
-                        &mut |_| {},
                         check.unwrap_or_default(),
                     );
                     match opened {
