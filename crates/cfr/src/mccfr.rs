@@ -220,26 +220,25 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
                     });
                 }
                 let slot = self.table.slot(state.info_key())?;
+                if player != self.traverser {
+                    self.stats.strategy_updates += 1;
+                    return self.sample(state, slot, width);
+                }
                 let record = self.table.read(slot)?;
                 let mut regrets = [0.0; MAX_ACTIONS];
                 let mut strategy = [0.0; MAX_ACTIONS];
                 self.discounter
                     .current_regrets(&record, self.now, &mut regrets[..width]);
                 regret_matching(&regrets[..width], &mut strategy[..width]);
-                if player == self.traverser {
-                    self.stats.regret_updates += 1;
-                    let prune_below = self.prune_below.filter(|_| state.prunable());
-                    self.explore(
-                        state,
-                        slot,
-                        &strategy[..width],
-                        &regrets[..width],
-                        prune_below,
-                    )
-                } else {
-                    self.stats.strategy_updates += 1;
-                    self.sample(state, slot, &strategy[..width])
-                }
+                self.stats.regret_updates += 1;
+                let prune_below = self.prune_below.filter(|_| state.prunable());
+                self.explore(
+                    state,
+                    slot,
+                    &strategy[..width],
+                    &regrets[..width],
+                    prune_below,
+                )
             }
         }
     }
@@ -289,20 +288,29 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
         Ok(expected)
     }
 
+    /// Another player's decision: its current strategy joins the strategy
+    /// sum, and one action is sampled from it. The strategy is computed
+    /// inside the record's one update, from the record as it was, so the
+    /// record is read once, not once to read and again to update.
     fn sample<G: Game>(
         &mut self,
         state: &G,
         slot: store::SlotId,
-        strategy: &[f64],
+        width: usize,
     ) -> Result<f64, CfrError> {
         let (discounter, now) = (self.discounter, self.now);
+        let mut strategy = [0.0; MAX_ACTIONS];
         self.table.update(slot, &mut |record| {
+            let mut regrets = [0.0; MAX_ACTIONS];
+            discounter.current_regrets(record, now, &mut regrets[..width]);
+            regret_matching(&regrets[..width], &mut strategy[..width]);
             discounter.catch_up(record, now);
-            for (action, probability) in strategy.iter().enumerate() {
+            for (action, probability) in strategy[..width].iter().enumerate() {
                 record.strategy_sum[action] =
                     (f64::from(record.strategy_sum[action]) + probability) as f32;
             }
         })?;
+        let strategy = &strategy[..width];
         let mut remaining = self.rng.random::<f64>();
         let mut choice = strategy.len() - 1;
         for (action, probability) in strategy.iter().enumerate() {
