@@ -125,6 +125,7 @@ pub(crate) fn checksum_file(dir: &Path, name: &str) -> Result<Checksum, StoreErr
 
 /// Checks `found` against the checksum a checkpoint recorded, naming the
 /// file at `path` and what to do when they differ.
+#[cfg(any(feature = "lmdb", feature = "mmap"))]
 pub(crate) fn expect(recorded: &Checksum, found: &Checksum, path: &Path) -> Result<(), StoreError> {
     let path = path.to_path_buf();
     if found.bytes != recorded.bytes {
