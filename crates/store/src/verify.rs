@@ -3,11 +3,13 @@
 //! CRC-32. A reopen checks them before anything reads a record, so damaged
 //! data is refused with the file named, never trained on or exported.
 
+#[cfg(any(feature = "lmdb", feature = "mmap"))]
 use std::path::Path;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
+#[cfg(any(feature = "lmdb", feature = "mmap"))]
 use crate::error::StoreError;
 
 /// One checked thing: a file of the store, or the records of a database.
