@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use cfr::mccfr::ExternalSampling;
+use cfr::mccfr::{BatchStats, ExternalSampling};
 use store::DurableTable;
 use tracing::info;
 
@@ -247,112 +247,13 @@ impl Session {
         watcher: &mut dyn Watcher,
     ) -> Result<Summary, TrainingError> {
         let threads = crate::config::worker_threads(self.settings.threads);
-        let mut root = EuchreGame::root(
-            self.identity.rules,
-            self.identity.phase,
-            self.identity.solver.leaves,
-        );
-        if let Some(blueprint) = &self.fixed_bids {
-            root = root.with_fixed_bids(blueprint);
-        }
-        let solver = ExternalSampling::new(
-            root,
-            self.table.as_ref(),
-            self.identity.solver.schedule(),
-            self.identity.seed,
-            threads,
-        )?
-        .with_pruning(self.settings.pruning.map(|pruning| pruning.solver()))?;
-        if let Some(pruning) = &self.settings.pruning {
-            info!("pruning: {pruning}");
-        }
-        let mut pruned_actions = 0u64;
         let start_total = self.progress.iterations;
-        watcher.started(budget.length(start_total));
         let started = Instant::now();
-        let checkpoint_every = self.settings.checkpoint_every_iterations;
-        let checkpoint_minutes =
-            Duration::from_secs_f64(self.settings.checkpoint_every_minutes * 60.0);
-        let mut train_seconds = 0.0;
-        let mut next_point = self
-            .settings
-            .curve
-            .as_ref()
-            .map(|curve| curve.next_point(self.progress.train_seconds));
-        let mut batch = 1u64;
-        let mut done = 0u64;
-        let mut ending = Ending::Budget;
-        loop {
-            if watcher.should_stop() {
-                ending = Ending::Interrupted;
-                break;
-            }
-            let remaining = budget.remaining(done, self.progress.iterations, train_seconds);
-            if remaining == 0 {
-                break;
-            }
-            // Never cross a checkpoint boundary inside a batch.
-            let to_checkpoint = checkpoint_every
-                - (self.progress.iterations - self.last_checkpoint.1) % checkpoint_every;
-            let count = batch
-                .min(remaining)
-                .min(to_checkpoint)
-                .min(self.settings.batch);
-            let batch_started = Instant::now();
-            let stats = solver.run(self.progress.iterations + 1, count)?;
-            let took = batch_started.elapsed();
-            // Aim for about half a second per batch: responsive to Ctrl-C
-            // and cheap to account for.
-            if took < Duration::from_millis(250) {
-                batch = (batch * 2).min(self.settings.batch);
-            } else if took > Duration::from_secs(1) && batch > 1 {
-                batch /= 2;
-            }
-            done += count;
-            train_seconds += took.as_secs_f64();
-            self.progress.iterations += count;
-            self.progress.regret_updates += stats.regret_updates;
-            self.progress.strategy_updates += stats.strategy_updates;
-            pruned_actions += stats.pruned_actions;
-            self.progress.train_seconds += took.as_secs_f64();
-            watcher.batch(done, self.table.as_ref());
-            let due = self.progress.iterations - self.last_checkpoint.1 >= checkpoint_every
-                || self.last_checkpoint.0.elapsed() >= checkpoint_minutes;
-            if due {
-                commit(self.table.as_ref(), &mut self.progress)?;
-                self.last_checkpoint = (Instant::now(), self.progress.iterations);
-            }
-            if let (Some(curve), Some(at)) = (&self.settings.curve, next_point)
-                && self.progress.train_seconds >= at
-            {
-                let meta = PolicyMeta {
-                    phase: self.identity.phase,
-                    rules: self.identity.rules,
-                    iterations: self.progress.iterations,
-                    leaves: self.identity.solver.leaves,
-                    strategy: euchre_bots::policy_file::Strategy::Average,
-                    bidding_from: self.identity.bids.blueprint().cloned(),
-                };
-                let point = curve::measure(
-                    self.table.as_ref(),
-                    &meta,
-                    self.fixed_bids.as_ref(),
-                    self.progress.train_seconds,
-                    curve,
-                    threads,
-                    self.run.path(),
-                )?;
-                curve::record(self.run.path(), &point)?;
-                info!("curve: {point}");
-                watcher.point(&point);
-                next_point = Some(curve.next_point(self.progress.train_seconds));
-            }
-        }
-        drop(solver);
+        let (this_session, ending) = self.train_batches(budget, threads, watcher)?;
         if self.settings.pruning.is_some() {
             info!(
                 "pruning skipped {} actions this session",
-                thousands(pruned_actions)
+                thousands(this_session.pruned_actions)
             );
         }
         // A new run always gets a first checkpoint, so that it can be
@@ -362,17 +263,109 @@ impl Session {
         {
             self.checkpoint()?;
         }
+        Ok(self.summary(start_total, &this_session, started, ending))
+    }
+
+    /// Runs batches until the budget is spent or the watcher asks to stop,
+    /// checkpointing and measuring curve points on the way.
+    fn train_batches(
+        &mut self,
+        budget: Budget,
+        threads: usize,
+        watcher: &mut dyn Watcher,
+    ) -> Result<(SessionCounts, Ending), TrainingError> {
+        let Session {
+            run,
+            identity,
+            settings,
+            table,
+            fixed_bids,
+            progress,
+            last_checkpoint,
+            ..
+        } = self;
+        let solver = solver(
+            identity,
+            settings,
+            table.as_ref(),
+            fixed_bids.as_ref(),
+            threads,
+        )?;
+        watcher.started(budget.length(progress.iterations));
+        let mut this_session = SessionCounts::default();
+        let mut batch = BatchSize::new(settings.batch);
+        let mut next_point = settings
+            .curve
+            .as_ref()
+            .map(|curve| curve.next_point(progress.train_seconds));
+        let ending = loop {
+            if watcher.should_stop() {
+                break Ending::Interrupted;
+            }
+            let remaining = budget.remaining(
+                this_session.iterations,
+                progress.iterations,
+                this_session.train_seconds,
+            );
+            if remaining == 0 {
+                break Ending::Budget;
+            }
+            // Never cross a checkpoint boundary inside a batch.
+            let every = settings.checkpoint_every_iterations;
+            let to_checkpoint = every - (progress.iterations - last_checkpoint.1) % every;
+            let count = batch.next().min(remaining).min(to_checkpoint);
+            let batch_started = Instant::now();
+            let stats = solver.run(progress.iterations + 1, count)?;
+            let took = batch_started.elapsed();
+            batch.adapt(took);
+            this_session.add(count, &stats, took);
+            progress.add(count, &stats, took);
+            watcher.batch(this_session.iterations, table.as_ref());
+            let minutes = Duration::from_secs_f64(settings.checkpoint_every_minutes * 60.0);
+            if progress.iterations - last_checkpoint.1 >= every
+                || last_checkpoint.0.elapsed() >= minutes
+            {
+                commit(table.as_ref(), progress)?;
+                *last_checkpoint = (Instant::now(), progress.iterations);
+            }
+            if let (Some(curve), Some(at)) = (&settings.curve, next_point)
+                && progress.train_seconds >= at
+            {
+                let point = curve_point(
+                    identity,
+                    table.as_ref(),
+                    fixed_bids.as_ref(),
+                    progress,
+                    curve,
+                    threads,
+                    run.path(),
+                )?;
+                watcher.point(&point);
+                next_point = Some(curve.next_point(progress.train_seconds));
+            }
+        };
+        Ok((this_session, ending))
+    }
+
+    /// What the session did, logged and returned.
+    fn summary(
+        &self,
+        start_total: u64,
+        this_session: &SessionCounts,
+        started: Instant,
+        ending: Ending,
+    ) -> Summary {
         let summary = Summary {
             run_dir: self.run.path().to_path_buf(),
             resumed_from: start_total,
             progress: self.progress,
-            session_iterations: done,
+            session_iterations: this_session.iterations,
             session_seconds: started.elapsed().as_secs_f64(),
-            train_seconds,
+            train_seconds: this_session.train_seconds,
             infostates: self.table.len(),
             disk_bytes: self.table.disk_bytes(),
             ending,
-            pruned_actions,
+            pruned_actions: this_session.pruned_actions,
         };
         info!(
             "{} at iteration {}: {} this session in {:.1} s, {} infostates, store {} on disk",
@@ -381,12 +374,12 @@ impl Session {
                 Ending::Interrupted => "interrupted and checkpointed",
             },
             thousands(summary.progress.iterations),
-            thousands(done),
+            thousands(this_session.iterations),
             summary.session_seconds,
             thousands(summary.infostates),
             bytes(summary.disk_bytes)
         );
-        Ok(summary)
+        summary
     }
 
     /// Prunes (or not) from the next call of [`Session::train`] on.
@@ -399,6 +392,117 @@ impl Session {
         commit(self.table.as_ref(), &mut self.progress)?;
         self.last_checkpoint = (Instant::now(), self.progress.iterations);
         Ok(())
+    }
+}
+
+/// What one call of [`Session::train`] has done so far.
+#[derive(Debug, Default)]
+struct SessionCounts {
+    iterations: u64,
+    /// Time spent iterating only.
+    train_seconds: f64,
+    pruned_actions: u64,
+}
+
+impl SessionCounts {
+    fn add(&mut self, count: u64, stats: &BatchStats, took: Duration) {
+        self.iterations += count;
+        self.train_seconds += took.as_secs_f64();
+        self.pruned_actions += stats.pruned_actions;
+    }
+}
+
+impl Progress {
+    fn add(&mut self, count: u64, stats: &BatchStats, took: Duration) {
+        self.iterations += count;
+        self.regret_updates += stats.regret_updates;
+        self.strategy_updates += stats.strategy_updates;
+        self.train_seconds += took.as_secs_f64();
+    }
+}
+
+/// The solver over the run's game (with its fixed bids, if any) and
+/// store, on `threads` threads.
+fn solver<'t>(
+    identity: &Identity,
+    settings: &SessionSettings,
+    table: &'t dyn DurableTable,
+    fixed_bids: Option<&'t BiddingBlueprint>,
+    threads: usize,
+) -> Result<ExternalSampling<'t, EuchreGame<'t>, dyn DurableTable + 't>, TrainingError> {
+    let mut root = EuchreGame::root(identity.rules, identity.phase, identity.solver.leaves);
+    if let Some(blueprint) = fixed_bids {
+        root = root.with_fixed_bids(blueprint);
+    }
+    let solver = ExternalSampling::new(
+        root,
+        table,
+        identity.solver.schedule(),
+        identity.seed,
+        threads,
+    )?
+    .with_pruning(settings.pruning.map(|pruning| pruning.solver()))?;
+    if let Some(pruning) = &settings.pruning {
+        info!("pruning: {pruning}");
+    }
+    Ok(solver)
+}
+
+/// Exports the average strategy as it stands and plays it against the
+/// curve's opponent; the point is recorded in the run directory.
+fn curve_point(
+    identity: &Identity,
+    table: &dyn DurableTable,
+    fixed_bids: Option<&BiddingBlueprint>,
+    progress: &Progress,
+    curve: &crate::config::CurveSettings,
+    threads: usize,
+    run_dir: &Path,
+) -> Result<CurvePoint, TrainingError> {
+    let meta = PolicyMeta {
+        phase: identity.phase,
+        rules: identity.rules,
+        iterations: progress.iterations,
+        leaves: identity.solver.leaves,
+        strategy: euchre_bots::policy_file::Strategy::Average,
+        bidding_from: identity.bids.blueprint().cloned(),
+    };
+    let point = curve::measure(
+        table,
+        &meta,
+        fixed_bids,
+        progress.train_seconds,
+        curve,
+        threads,
+        run_dir,
+    )?;
+    curve::record(run_dir, &point)?;
+    info!("curve: {point}");
+    Ok(point)
+}
+
+/// Iterations per batch, adapted to take about half a second: responsive
+/// to Ctrl-C and cheap to account for. Starts at one and doubles.
+struct BatchSize {
+    current: u64,
+    most: u64,
+}
+
+impl BatchSize {
+    fn new(most: u64) -> BatchSize {
+        BatchSize { current: 1, most }
+    }
+
+    fn next(&self) -> u64 {
+        self.current.min(self.most)
+    }
+
+    fn adapt(&mut self, took: Duration) {
+        if took < Duration::from_millis(250) {
+            self.current = (self.current * 2).min(self.most);
+        } else if took > Duration::from_secs(1) && self.current > 1 {
+            self.current /= 2;
+        }
     }
 }
 
