@@ -132,8 +132,8 @@ impl Manifest {
     }
 
     /// The manifest in the store directory `dir`, read without taking the
-    /// directory's lock (so a status report never disturbs a running
-    /// trainer); `None` for a directory never checkpointed.
+    /// directory's lock (so a report never disturbs a process that
+    /// writer); `None` for a directory never checkpointed.
     pub fn read(dir: &Path) -> Result<Option<Manifest>, StoreError> {
         let path = dir.join(MANIFEST_FILE);
         let text = match std::fs::read_to_string(&path) {
@@ -215,7 +215,7 @@ impl Manifest {
 
 /// An open, locked store directory. The lock is an OS lock (`flock`) on
 /// the directory itself, held through an open descriptor: it goes with the
-/// process however that ends, so a killed trainer leaves no stale lock, and
+/// process however that ends, so a killed process leaves no stale lock, and
 /// no file in the directory can be deleted to defeat it. A small file beside
 /// it names the holder's pid, for the message a second process gets.
 #[derive(Debug)]

@@ -177,7 +177,7 @@ fn check_data_file(path: &Path, manifest: &Manifest) -> Result<(), StoreError> {
             return Err(StoreError::Missing {
                 path: path.to_path_buf(),
                 hint: format!(
-                    "the manifest lists {} records from checkpoint {}; restore the file or start a new run directory",
+                    "the manifest lists {} records from checkpoint {}; restore the file or start a new store directory",
                     manifest.records, manifest.checkpoints
                 ),
             });
@@ -351,7 +351,7 @@ impl LmdbTable {
     }
 
     /// Opens an existing store to read it only, as export and status do on
-    /// a read-only run directory: LMDB's own lock is off (the directory
+    /// a read-only directory: LMDB's own lock is off (the directory
     /// lock already excludes every other process) and nothing is written.
     /// A store whose last session ended without a checkpoint holds changes
     /// past it that only a writable open can roll back, so it is refused.
@@ -406,7 +406,7 @@ impl LmdbTable {
         if tag.as_deref() == Some(&manifest.checkpoints.to_le_bytes()[..]) && pending > 1 {
             return Err(StoreError::Corrupt {
                 path: env_path.join(DATA_FILE),
-                reason: "the last session ended without a checkpoint, so it holds changes past it; open the run once with write access (trainer status) to roll them back".to_owned(),
+                reason: "the last session ended without a checkpoint, so it holds changes past it; open the store once with write access to roll them back".to_owned(),
             });
         }
         // Committing (not dropping) the read transaction keeps the database

@@ -255,7 +255,7 @@ impl MmapTable {
     }
 
     /// Opens an existing store to read it only, as export and status do on
-    /// a read-only run directory: the records file is mapped privately, so
+    /// a read-only directory: the records file is mapped privately, so
     /// the undo journal of a session that ended without a checkpoint is
     /// applied to this process's copy and the file is never written.
     /// Updates and checkpoints are refused.
@@ -288,7 +288,7 @@ impl MmapTable {
         let phf_bytes = std::fs::read(&phf_path).map_err(StoreError::missing_or_io(
             &phf_path,
             "the perfect hash is never rebuilt over existing records (slots would move); \
-             restore the file or start a new run directory",
+             restore the file or start a new store directory",
         ))?;
         let phf: Mphf<Key> =
             postcard::from_bytes(&phf_bytes).map_err(|error| StoreError::Corrupt {
@@ -302,7 +302,7 @@ impl MmapTable {
             .open(&records_path)
             .map_err(StoreError::missing_or_io(
                 &records_path,
-                "the records file is gone; restore it or start a new run directory",
+                "the records file is gone; restore it or start a new store directory",
             ))?;
         let expected = HEADER_BYTES + manifest.records * layout.bytes();
         let actual = file
@@ -337,7 +337,7 @@ impl MmapTable {
         let keys_bytes = std::fs::metadata(&keys_path)
             .map_err(StoreError::missing_or_io(
                 &keys_path,
-                "the keys file is gone; restore it or start a new run directory",
+                "the keys file is gone; restore it or start a new store directory",
             ))?
             .len();
         if keys_bytes != manifest.records * KEY_BYTES {
@@ -835,7 +835,7 @@ impl Table for MmapTable {
         let path = self.dir.file(KEYS_FILE);
         let file = File::open(&path).map_err(StoreError::missing_or_io(
             &path,
-            "the keys file is needed to export; restore it or start a new run directory",
+            "the keys file is needed to export; restore it or start a new store directory",
         ))?;
         let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
         let mut entry = [0u8; 16];

@@ -83,7 +83,7 @@ fn load(
     let bytes = std::fs::read(&path).map_err(StoreError::missing_or_io(
         &path,
         &format!(
-            "the manifest lists {} records but their snapshot is gone; restore it or start a new run directory",
+            "the manifest lists {} records but their snapshot is gone; restore it or start a new store directory",
             manifest.records
         ),
     ))?;
