@@ -132,8 +132,8 @@ impl Manifest {
     }
 
     /// The manifest in the store directory `dir`, read without taking the
-    /// directory's lock (so a report never disturbs a process that
-    /// writer); `None` for a directory never checkpointed.
+    /// directory's lock (so a report never disturbs the process that
+    /// writes it); `None` for a directory never checkpointed.
     pub fn read(dir: &Path) -> Result<Option<Manifest>, StoreError> {
         let path = dir.join(MANIFEST_FILE);
         let text = match std::fs::read_to_string(&path) {
