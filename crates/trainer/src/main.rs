@@ -78,7 +78,7 @@ enum Command {
     Export {
         #[arg(long)]
         run_dir: PathBuf,
-        /// Where to write it (default <run-dir>/policy.bin).
+        /// Where to write it (default RUN_DIR/policy.bin).
         #[arg(long)]
         out: Option<PathBuf>,
         /// average (CFR's guarantees are about it) or current (regret

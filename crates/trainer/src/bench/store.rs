@@ -283,43 +283,66 @@ pub fn run(
         );
         return Ok(());
     }
-    let mut rows = Vec::new();
-    for backend in Subject::ALL {
-        let run_dir = dir.join(backend.name());
-        std::fs::remove_dir_all(&run_dir).ok();
-        eprintln!(
-            "measuring {} on {} keys ...",
-            backend.label(),
-            thousands(keys)
-        );
-        let mut command = Command::new(trainer);
-        command
-            .args(["bench", "store", "--keys", &keys.to_string(), "--dir"])
-            .arg(&run_dir);
-        command.args(["--only", backend.name()]);
-        if let Some(threads) = threads {
-            command.args(["--threads", &threads.to_string()]);
-        }
-        let output = command.output().context("cannot run the benchmark child")?;
-        std::fs::remove_dir_all(&run_dir).ok();
-        if !output.status.success() {
-            bail!(
-                "{} failed: {}",
-                backend.label(),
-                String::from_utf8_lossy(&output.stderr)
-            );
-        }
-        let text = String::from_utf8_lossy(&output.stdout);
-        let fields: Vec<f64> = text
-            .lines()
-            .find_map(|line| line.strip_prefix("RESULT "))
-            .context("the benchmark child printed no result")?
-            .split_whitespace()
-            .map(|value| value.parse().unwrap_or(0.0))
-            .collect();
-        anyhow::ensure!(fields.len() == 6, "malformed benchmark result: {text}");
-        rows.push((backend, fields));
+    let rows = Subject::ALL
+        .into_iter()
+        .map(|backend| {
+            Ok((
+                backend,
+                measure_in_child(backend, keys, threads, dir, trainer)?,
+            ))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    print_table(keys, &rows);
+    Ok(())
+}
+
+/// Measures one subject in a child process of its own, so that each
+/// peak RSS is its own, and returns the six figures the child printed.
+fn measure_in_child(
+    backend: Subject,
+    keys: u64,
+    threads: Option<usize>,
+    dir: &Path,
+    trainer: &Path,
+) -> anyhow::Result<Vec<f64>> {
+    let run_dir = dir.join(backend.name());
+    std::fs::remove_dir_all(&run_dir).ok();
+    eprintln!(
+        "measuring {} on {} keys ...",
+        backend.label(),
+        thousands(keys)
+    );
+    let mut command = Command::new(trainer);
+    command
+        .args(["bench", "store", "--keys", &keys.to_string(), "--dir"])
+        .arg(&run_dir);
+    command.args(["--only", backend.name()]);
+    if let Some(threads) = threads {
+        command.args(["--threads", &threads.to_string()]);
     }
+    let output = command.output().context("cannot run the benchmark child")?;
+    std::fs::remove_dir_all(&run_dir).ok();
+    if !output.status.success() {
+        bail!(
+            "{} failed: {}",
+            backend.label(),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    let fields: Vec<f64> = text
+        .lines()
+        .find_map(|line| line.strip_prefix("RESULT "))
+        .context("the benchmark child printed no result")?
+        .split_whitespace()
+        .map(|value| value.parse().unwrap_or(0.0))
+        .collect();
+    anyhow::ensure!(fields.len() == 6, "malformed benchmark result: {text}");
+    Ok(fields)
+}
+
+/// The table, each time as a ratio of the first row's (the baseline).
+fn print_table(keys: u64, rows: &[(Subject, Vec<f64>)]) {
     let baseline = rows[0].1[0];
     println!(
         "{} keys (action sequences of 6-19 over 32 actions), records of {} actions ({} B), {} threads",
@@ -339,7 +362,14 @@ pub fn run(
         "disk",
         "phf"
     );
-    for (backend, f) in &rows {
+    let size = |value: f64| {
+        if value > 0.0 {
+            bytes(value as u64)
+        } else {
+            "-".into()
+        }
+    };
+    for (backend, f) in rows {
         println!(
             "{:<26} {:>9.2} {:>10.2}x {:>10.2} {:>14} {:>14} {:>11} {:>10}",
             backend.label(),
@@ -348,16 +378,8 @@ pub fn run(
             f[1],
             bytes(f[2] as u64),
             bytes(f[3] as u64),
-            if f[4] > 0.0 {
-                bytes(f[4] as u64)
-            } else {
-                "-".into()
-            },
-            if f[5] > 0.0 {
-                bytes(f[5] as u64)
-            } else {
-                "-".into()
-            },
+            size(f[4]),
+            size(f[5]),
         );
     }
     println!(
@@ -369,5 +391,4 @@ pub fn run(
     println!(
         "file RSS is mmap page cache, which the kernel reclaims under pressure; see the memcap run in docs/architecture.md."
     );
-    Ok(())
 }

@@ -24,7 +24,7 @@ use super::{BidsName, ConfigError, DurationError, EncodingName, parse_duration};
 /// a profile. Every field is optional; the flags win.
 #[derive(Clone, Debug, Default, clap::Args, Deserialize)]
 pub struct RunOptions {
-    /// The run directory (default runs/<phase>-<store>).
+    /// The run directory (default runs/PHASE-STORE).
     #[arg(long = "run-dir", value_name = "RUN_DIR")]
     pub dir: Option<PathBuf>,
     /// bidding, play-N (the solver owns the first N cards, 1 to 19; the rest
@@ -66,7 +66,7 @@ pub struct RunOptions {
     pub fixed_bids: Option<BidChoice>,
     /// Card-play phases without --bidding-from: staged (full play's
     /// default: a bidding run of --bidding-iterations first, in
-    /// <run-dir>/bidding, then card play under its bids, held fixed as
+    /// RUN_DIR/bidding, then card play under its bids, held fixed as
     /// --fixed-bids says; one command, and the same command resumes either
     /// stage) or trained (bids trained along with card play; play-N's
     /// default). Fixed when a run starts.
