@@ -16,6 +16,8 @@ pub enum CfrError {
     Schedule(String),
     #[error("invalid pruning: {0}")]
     Pruning(String),
+    #[error("invalid warm start: {0}")]
+    WarmStart(String),
     #[error("could not start the thread pool: {0}")]
     ThreadPool(String),
     #[error(

@@ -56,6 +56,17 @@ pub trait Game: Clone + Send + Sync {
     fn prunable(&self) -> bool {
         true
     }
+
+    /// An action a trusted player (a rule-based bot, say) would take here,
+    /// for a [`crate::WarmStart`] to seed a fresh infostate with. It may
+    /// read the whole state, but should depend only on what the actor
+    /// knows: states that share a key share the seed of whichever is
+    /// visited first. Only called at decisions, and only on an
+    /// infostate's first visit.
+    fn suggested_action(&self) -> Option<usize> {
+        None
+    }
+
     /// Samples a chance outcome, which [`Game::apply`] then takes. The
     /// default walks the cumulative distribution of a [`Node::Chance`]; a
     /// game with [`Node::SampledChance`] must provide its own.

@@ -9,6 +9,8 @@
 //!   response and exploitability in [`best_response`].
 //! - [`mccfr`]: external-sampling Monte Carlo CFR, parallel over rayon with no
 //!   global lock, reproducible with one thread and resumable mid-stream.
+//!   A [`WarmStart`] seeds each infostate's first visit with the game's
+//!   suggested action.
 //! - [`games`]: Kuhn poker and Leduc hold'em, the games with known values that
 //!   the tests hold the solvers to.
 
@@ -24,8 +26,10 @@ pub mod pruning;
 pub mod regret;
 pub mod rng;
 pub mod tree;
+pub mod warm_start;
 
 pub use discount::Schedule;
 pub use error::CfrError;
 pub use game::{Game, Node};
 pub use pruning::Pruning;
+pub use warm_start::WarmStart;

@@ -14,7 +14,8 @@
 //!
 //! With [`Pruning`] set, most iterations after a warm-up skip the
 //! traverser's actions whose regret is deeply negative (see
-//! [`crate::pruning`]).
+//! [`crate::pruning`]). With a [`WarmStart`], an infostate's first visit
+//! seeds it with the game's suggested action (see [`crate::warm_start`]).
 //!
 //! Parallelism: iterations run concurrently on a rayon pool, all threads
 //! sharing one table. There is no global lock. Each record update is atomic
@@ -30,7 +31,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
-use store::{MAX_ACTIONS, Table};
+use store::{MAX_ACTIONS, Record, Table};
 
 use crate::discount::{Discounter, Schedule};
 use crate::error::CfrError;
@@ -38,6 +39,7 @@ use crate::game::{Game, Node};
 use crate::pruning::Pruning;
 use crate::regret::{floor_regrets, regret_matching};
 use crate::rng::iteration_rng;
+use crate::warm_start::WarmStart;
 
 /// A configured solver over one game and one table.
 pub struct ExternalSampling<'t, G: Game, T: Table + ?Sized> {
@@ -47,6 +49,7 @@ pub struct ExternalSampling<'t, G: Game, T: Table + ?Sized> {
     seed: u64,
     pool: Option<rayon::ThreadPool>,
     pruning: Option<Pruning>,
+    warm_start: Option<WarmStart>,
 }
 
 impl<G: Game, T: Table + ?Sized> std::fmt::Debug for ExternalSampling<'_, G, T> {
@@ -103,6 +106,7 @@ impl<'t, G: Game, T: Table + ?Sized> ExternalSampling<'t, G, T> {
             seed,
             pool,
             pruning: None,
+            warm_start: None,
         })
     }
 
@@ -112,6 +116,16 @@ impl<'t, G: Game, T: Table + ?Sized> ExternalSampling<'t, G, T> {
             pruning.validate()?;
         }
         self.pruning = pruning;
+        Ok(self)
+    }
+
+    /// Seeds fresh infostates as `warm_start` says from now on (`None`:
+    /// they start at zero).
+    pub fn with_warm_start(mut self, warm_start: Option<WarmStart>) -> Result<Self, CfrError> {
+        if let Some(warm_start) = &warm_start {
+            warm_start.validate()?;
+        }
+        self.warm_start = warm_start;
         Ok(self)
     }
 
@@ -171,6 +185,7 @@ impl<'t, G: Game, T: Table + ?Sized> ExternalSampling<'t, G, T> {
             prune_below: self
                 .pruning
                 .and_then(|pruning| pruning.threshold_at(self.seed, iteration)),
+            warm_start: self.warm_start,
         };
         for traverser in 0..self.root.num_players() {
             walk.traverser = traverser;
@@ -193,6 +208,18 @@ struct Traversal<'a, T: Table + ?Sized> {
     traverser: usize,
     /// This iteration's pruning threshold, if it prunes.
     prune_below: Option<f64>,
+    warm_start: Option<WarmStart>,
+}
+
+/// Seeds `record` with the game's suggestion at `state` if `warm_start` is
+/// set and the record was never updated. The suggestion is asked for only
+/// then: most visits are not first visits.
+fn seed_if_fresh<G: Game>(warm_start: Option<WarmStart>, state: &G, record: &mut Record) {
+    if let Some(warm_start) = warm_start
+        && record.last_iteration == 0
+    {
+        warm_start.seed(record, state.suggested_action());
+    }
 }
 
 impl<T: Table + ?Sized> Traversal<'_, T> {
@@ -224,7 +251,10 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
                     self.stats.strategy_updates += 1;
                     return self.sample(state, slot, width);
                 }
-                let record = self.table.read(slot)?;
+                let mut record = self.table.read(slot)?;
+                // The same seed the update below applies, if no other
+                // thread has updated the record by then.
+                seed_if_fresh(self.warm_start, state, &mut record);
                 let mut regrets = [0.0; MAX_ACTIONS];
                 let mut strategy = [0.0; MAX_ACTIONS];
                 self.discounter
@@ -271,9 +301,10 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
             values[action] = self.visit(&next)?;
             expected += probability * values[action];
         }
-        let (discounter, now) = (self.discounter, self.now);
+        let (discounter, now, warm_start) = (self.discounter, self.now, self.warm_start);
         let floor = discounter.schedule().floor_regrets;
         self.table.update(slot, &mut |record| {
+            seed_if_fresh(warm_start, state, record);
             discounter.catch_up(record, now);
             for (action, value) in values[..strategy.len()].iter().enumerate() {
                 if walked[action] {
@@ -298,9 +329,10 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
         slot: store::SlotId,
         width: usize,
     ) -> Result<f64, CfrError> {
-        let (discounter, now) = (self.discounter, self.now);
+        let (discounter, now, warm_start) = (self.discounter, self.now, self.warm_start);
         let mut strategy = [0.0; MAX_ACTIONS];
         self.table.update(slot, &mut |record| {
+            seed_if_fresh(warm_start, state, record);
             let mut regrets = [0.0; MAX_ACTIONS];
             discounter.current_regrets(record, now, &mut regrets[..width]);
             regret_matching(&regrets[..width], &mut strategy[..width]);

@@ -17,6 +17,8 @@
 //! - With a fixed bidding blueprint ([`EuchreGame::with_fixed_bids`]),
 //!   every bidding decision is a chance node with the blueprint's
 //!   probabilities: the solver samples it and never stores it.
+//! - A warm start ([`cfr::WarmStart`]) seeds each fresh infostate with
+//!   the heuristic's move ([`Game::suggested_action`]).
 //! - Exact solvers cannot walk this tree (the deal is one outcome among
 //!   2^64); it is meant for sampling solvers such as external-sampling MCCFR.
 
@@ -30,8 +32,10 @@ use rand::{Rng, RngExt, SeedableRng};
 use store::MAX_ACTIONS;
 
 use euchre_bots::blueprint::{BiddingBlueprint, is_bidding_key};
+use euchre_bots::bots::heuristic;
 use euchre_bots::leaves::{Leaves, team_payoffs};
 use euchre_bots::phase::Phase;
+use euchre_bots::seen::Seen;
 
 /// Tricks played before the solver stops pruning: the fourth trick (the
 /// last with a choice) and the fifth are always walked in full.
@@ -174,6 +178,17 @@ impl Game for EuchreGame<'_> {
         })
     }
 
+    /// The heuristic's move: a warm start seeds a fresh infostate with it.
+    /// The heuristic reads only what the actor sees, so this depends on
+    /// nothing the key hides but the detail that rank compression drops
+    /// (which card exactly, who played it); the first state visited under a
+    /// key seeds it.
+    fn suggested_action(&self) -> Option<usize> {
+        let (state, decision) = (self.state.as_ref()?, self.decision?);
+        let chosen = heuristic::choose(&Seen::new(state, &[]));
+        decision.actions.iter().position(|&action| action == chosen)
+    }
+
     /// A deal is one of 2^64 seeds, drawn uniformly; a fixed bid is drawn
     /// from the blueprint.
     fn sample_chance<R: Rng + ?Sized>(&self, rng: &mut R) -> usize {
@@ -237,6 +252,39 @@ mod tests {
                 assert!(game.payoff(0).abs() <= 4.0);
             }
         }
+    }
+
+    /// The suggestion is the heuristic's own move at every decision of
+    /// every stage, so a warm-started table first plays as the heuristic.
+    #[test]
+    fn the_suggested_action_is_the_heuristics_move() {
+        use euchre_bots::bot::Bot as _;
+        use euchre_bots::bots::heuristic::Heuristic;
+        let mut checked = 0;
+        for seed in 0..200 {
+            let mut rng = SmallRng::seed_from_u64(seed);
+            let mut game = EuchreGame::root(Rules::default(), Phase::FullPlay, Leaves::OpenHand);
+            loop {
+                match game.node() {
+                    Node::Terminal => break,
+                    Node::Chance | Node::SampledChance => {
+                        let outcome = game.sample_chance(&mut rng);
+                        game.apply(outcome);
+                    }
+                    Node::Decision(_) => {
+                        let state = game.state.unwrap();
+                        let decision = game.decision.unwrap();
+                        let heuristic =
+                            Heuristic.act(&Seen::new(&state, &[]), &mut SmallRng::seed_from_u64(0));
+                        let suggested = game.suggested_action().unwrap();
+                        assert_eq!(decision.actions[suggested], heuristic, "seed {seed}");
+                        checked += 1;
+                        game.apply(rng.random_range(0..game.num_actions()));
+                    }
+                }
+            }
+        }
+        assert!(checked > 2000, "{checked} decisions");
     }
 
     /// A blueprint that always takes its first action, at every bidding key

@@ -46,22 +46,29 @@ impl Bot for Heuristic {
     }
 
     fn act(&self, seen: &Seen<'_>, _rng: &mut SmallRng) -> Action {
-        let legal = seen.legal();
-        let chosen = match seen.stage() {
-            Stage::BiddingRound1 => round1(seen),
-            Stage::BiddingRound2 => round2(seen),
-            Stage::DealerDiscard => {
-                let trump = seen.upcard().suit();
-                Action::Discard(discard(seen.hand(), trump))
-            }
-            Stage::DefendAlone => Action::Pass,
-            Stage::Play | Stage::Finished => Action::Play(play(seen)),
-        };
-        if legal.contains(chosen) {
-            chosen
-        } else {
-            legal[0]
+        choose(seen)
+    }
+}
+
+/// The heuristic's action at any decision: deterministic, and a function
+/// of what the seat sees now (it reads no history), so training can ask
+/// for it at a bare game state to warm-start a fresh infostate.
+pub fn choose(seen: &Seen<'_>) -> Action {
+    let legal = seen.legal();
+    let chosen = match seen.stage() {
+        Stage::BiddingRound1 => round1(seen),
+        Stage::BiddingRound2 => round2(seen),
+        Stage::DealerDiscard => {
+            let trump = seen.upcard().suit();
+            Action::Discard(discard(seen.hand(), trump))
         }
+        Stage::DefendAlone => Action::Pass,
+        Stage::Play | Stage::Finished => Action::Play(play(seen)),
+    };
+    if legal.contains(chosen) {
+        chosen
+    } else {
+        legal[0]
     }
 }
 

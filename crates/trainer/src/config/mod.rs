@@ -233,6 +233,10 @@ pub enum ConfigError {
         "--prune {regret}: give how far below zero an action's regret must fall to be skipped, as a positive number (--prune 20), or 0 to turn pruning off"
     )]
     Prune { regret: f64 },
+    #[error(
+        "--warm-start {weight}: give what the heuristic's move weighs on a fresh infostate as a positive number (--warm-start 1), or 0 to start infostates at zero"
+    )]
+    WarmStart { weight: f64 },
     #[error(transparent)]
     Duration(#[from] DurationError),
     #[error("--eval-hands {hands} must be an even number of at least 2: each deal is played twice")]
@@ -450,6 +454,10 @@ pub struct SessionSettings {
     /// Regret-based pruning; `None` explores every action.
     #[serde(default)]
     pub pruning: Option<PruningSettings>,
+    /// Fresh infostates seeded with the heuristic's move; `None` starts
+    /// them at zero.
+    #[serde(default)]
+    pub warm_start: Option<WarmStartSettings>,
     /// How much opening the store checks: this session's choice
     /// (`--skip-checksums`), never saved with the run.
     #[serde(skip)]
@@ -513,6 +521,47 @@ impl fmt::Display for PruningSettings {
     }
 }
 
+/// A warm start as a run keeps it between sessions (see
+/// [`cfr::warm_start`]): each infostate's first visit is seeded with the
+/// heuristic's move, worth `weight` (that much regret, in points, and that
+/// many visits in the average strategy). Like pruning, it changes what is
+/// computed but not what is stored, so a session may turn it on or off.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WarmStartSettings {
+    pub weight: f64,
+}
+
+impl WarmStartSettings {
+    /// `--warm-start WEIGHT`: 0 turns it off.
+    pub fn from_flag(weight: f64) -> Result<Option<WarmStartSettings>, ConfigError> {
+        if weight == 0.0 {
+            return Ok(None);
+        }
+        if !(weight > 0.0 && weight.is_finite()) {
+            return Err(ConfigError::WarmStart { weight });
+        }
+        Ok(Some(WarmStartSettings { weight }))
+    }
+
+    pub fn solver(&self) -> cfr::WarmStart {
+        cfr::WarmStart {
+            regret: self.weight,
+            strategy_weight: self.weight,
+        }
+    }
+}
+
+impl fmt::Display for WarmStartSettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "each fresh infostate starts from the heuristic's move, worth {} (regret in points, and visits in the average)",
+            self.weight
+        )
+    }
+}
+
 /// The budget of a bidding or play-N session when neither a profile nor a
 /// flag gives one: a short run that shows what the phase learns.
 pub const DEFAULT_ITERATIONS: u64 = 20_000;
@@ -554,7 +603,7 @@ pub fn resolve(
     } = profile;
     let options = flags.or(run);
     let identity = identity_of(&options, rules, solver, &store)?;
-    let curve = curve_flags.or(eval).settings();
+    let curve = curve_flags.or(eval).settings_for_new_run(identity.phase);
     let session = session_of(&options.session, identity.phase, &store, log, curve)?;
     if let Some(curve) = &session.curve {
         curve.validate(identity.rules)?;
@@ -686,6 +735,10 @@ fn session_of(
             Some(regret) => PruningSettings::from_flags(regret, options.prune_after)?,
             None => None,
         },
+        warm_start: match options.warm_start {
+            Some(weight) => WarmStartSettings::from_flag(weight)?,
+            None => None,
+        },
         verify: options.verify(),
     })
 }
@@ -693,7 +746,7 @@ fn session_of(
 impl SessionSettings {
     /// A resumed run's saved session with this command's flags over it:
     /// threads, a new budget (all three limits together), checkpoints,
-    /// export, pruning and the curve.
+    /// export, pruning, the warm start and the curve.
     pub fn with_flags(
         mut self,
         flags: &SessionOptions,
@@ -714,6 +767,9 @@ impl SessionSettings {
         if let Some(regret) = flags.prune {
             self.pruning = PruningSettings::from_flags(regret, flags.prune_after)?;
         }
+        if let Some(weight) = flags.warm_start {
+            self.warm_start = WarmStartSettings::from_flag(weight)?;
+        }
         self.curve = curve_flags.or(self.curve.take().into()).settings();
         self.verify = flags.verify();
         Ok(self)
@@ -724,17 +780,38 @@ impl SessionSettings {
 pub const DEFAULT_EVAL_HANDS: u64 = 2000;
 /// The learning curve's opponent unless a flag or profile says otherwise.
 pub const DEFAULT_EVAL_AGAINST: &str = "pimc:20";
+/// A full-play run's curve unless told otherwise: a point every half hour
+/// against the heuristic, which costs seconds where PIMC would cost
+/// minutes, so `trainer status` and the runs page show every long run's
+/// strength without taking its training time.
+pub const FULL_PLAY_EVAL_EVERY: Duration = Duration::from_secs(30 * 60);
+pub const FULL_PLAY_EVAL_AGAINST: &str = "heuristic";
+pub const FULL_PLAY_EVAL_HANDS: u64 = 4000;
 
 impl CurveOptions {
     /// The curve these options ask for: one exists when they give an
-    /// interval, and defaults fill the rest.
+    /// interval other than `off`, and defaults fill the rest.
     pub fn settings(self) -> Option<CurveSettings> {
+        self.settings_with(DEFAULT_EVAL_AGAINST, DEFAULT_EVAL_HANDS)
+    }
+
+    /// The curve of a new run of `phase`: full play measures one unless
+    /// the options turn it off (`--eval-every off`). A resumed run keeps
+    /// what it was started with ([`CurveOptions::settings`]).
+    pub fn settings_for_new_run(mut self, phase: Phase) -> Option<CurveSettings> {
+        if phase != Phase::FullPlay {
+            return self.settings();
+        }
+        self.every.get_or_insert(FULL_PLAY_EVAL_EVERY);
+        self.settings_with(FULL_PLAY_EVAL_AGAINST, FULL_PLAY_EVAL_HANDS)
+    }
+
+    fn settings_with(self, against: &str, hands: u64) -> Option<CurveSettings> {
+        let every = self.every.filter(|every| !every.is_zero())?;
         Some(CurveSettings {
-            every: self.every?,
-            against: self
-                .against
-                .unwrap_or_else(|| DEFAULT_EVAL_AGAINST.to_owned()),
-            hands: self.hands.unwrap_or(DEFAULT_EVAL_HANDS),
+            every,
+            against: self.against.unwrap_or_else(|| against.to_owned()),
+            hands: self.hands.unwrap_or(hands),
             seed: self.seed.unwrap_or(1),
         })
     }
@@ -1144,6 +1221,64 @@ mod tests {
             2,
             "the stage and its blueprint"
         );
+    }
+
+    #[test]
+    fn a_new_full_play_run_measures_a_curve_unless_told_not_to() {
+        let curve = |phase: Phase, every: Option<&str>| {
+            let every = every.map(|text| options::parse_curve_interval(text).unwrap());
+            resolve(
+                RunProfile::default(),
+                RunOptions {
+                    phase: Some(phase),
+                    ..RunOptions::default()
+                },
+                CurveOptions {
+                    every,
+                    ..CurveOptions::default()
+                },
+            )
+            .unwrap()
+            .1
+            .curve
+        };
+        let default = curve(Phase::FullPlay, None).unwrap();
+        assert_eq!(default.every, FULL_PLAY_EVAL_EVERY);
+        assert_eq!(default.against, "heuristic");
+        assert_eq!(default.hands, FULL_PLAY_EVAL_HANDS);
+        assert_eq!(
+            curve(Phase::FullPlay, Some("10m")).unwrap().every,
+            Duration::from_secs(600)
+        );
+        assert_eq!(curve(Phase::FullPlay, Some("off")), None);
+        assert_eq!(curve(Phase::Bidding, None), None);
+        assert_eq!(
+            curve(Phase::Bidding, Some("5m")).unwrap().against,
+            DEFAULT_EVAL_AGAINST
+        );
+    }
+
+    #[test]
+    fn a_warm_start_is_a_positive_weight_or_off() {
+        let warm = |weight| {
+            resolve_flags(
+                RunProfile::default(),
+                RunOptions {
+                    session: SessionOptions {
+                        warm_start: Some(weight),
+                        ..SessionOptions::default()
+                    },
+                    ..RunOptions::default()
+                },
+            )
+            .map(|(_, session, _)| session.warm_start)
+        };
+        assert_eq!(warm(2.0).unwrap(), Some(WarmStartSettings { weight: 2.0 }));
+        assert_eq!(warm(0.0).unwrap(), None);
+        for bad in [-1.0, f64::NAN, f64::INFINITY] {
+            let message = warm(bad).unwrap_err().to_string();
+            assert!(message.contains("--warm-start"), "{message}");
+        }
     }
 
     #[test]

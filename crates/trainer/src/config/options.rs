@@ -130,6 +130,13 @@ pub struct SessionOptions {
     /// The run's iteration from which --prune applies (default 0).
     #[arg(long, value_name = "ITERATION", requires = "prune")]
     pub prune_after: Option<u64>,
+    /// Warm start: each infostate's first visit starts from the
+    /// heuristic's move, worth WEIGHT (that much regret in points, and
+    /// that many visits in the average strategy), instead of from
+    /// uniform. Later visits wash it out. 0 turns it off. Kept for later
+    /// sessions of the run.
+    #[arg(long, value_name = "WEIGHT")]
+    pub warm_start: Option<f64>,
     /// Check only the store files' lengths when opening it, not their
     /// checksums (reading a full-play store whole takes seconds). Damage
     /// that keeps a file's length then goes unseen. This session only.
@@ -144,15 +151,18 @@ pub struct SessionOptions {
 pub struct CurveOptions {
     /// Measure a learning curve: a point every DURATION of training time,
     /// written to curve.csv and drawn in curve.svg in the run directory.
-    #[arg(long = "eval-every", value_name = "DURATION", value_parser = parse_duration_flag)]
-    #[serde(default, deserialize_with = "duration_text")]
+    /// A new full-play run measures one by default (every 30m against the
+    /// heuristic); off turns it off.
+    #[arg(long = "eval-every", value_name = "DURATION", value_parser = parse_curve_interval)]
+    #[serde(default, deserialize_with = "curve_interval_text")]
     pub every: Option<Duration>,
-    /// The curve's fixed opponent (default pimc:20). The policy's side plays
-    /// past its phase's horizon with the same bot, so only trained
-    /// decisions differ.
+    /// The curve's fixed opponent (default pimc:20; heuristic for full
+    /// play, whose budget goes to training). The policy's side plays past
+    /// its phase's horizon with the same bot, so only trained decisions
+    /// differ.
     #[arg(long = "eval-against", value_name = "BOT")]
     pub against: Option<String>,
-    /// Hands per curve point (default 2000; even).
+    /// Hands per curve point (default 2000; 4000 for full play; even).
     #[arg(long = "eval-hands", value_name = "N")]
     pub hands: Option<u64>,
     /// The seed of every point's deals.
@@ -226,6 +236,7 @@ impl SessionOptions {
             export: self.export.or(base.export),
             prune: self.prune.or(base.prune),
             prune_after: self.prune_after.or(base.prune_after),
+            warm_start: self.warm_start.or(base.warm_start),
             skip_checksums: self.skip_checksums.or(base.skip_checksums),
         }
     }
@@ -268,6 +279,24 @@ fn duration_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Du
 
 fn parse_duration_flag(text: &str) -> Result<Duration, DurationError> {
     parse_duration(text)
+}
+
+/// A curve's interval: a duration, or `off` (held as zero) for no curve.
+pub(super) fn parse_curve_interval(text: &str) -> Result<Duration, DurationError> {
+    if text.trim() == "off" {
+        Ok(Duration::ZERO)
+    } else {
+        parse_duration(text)
+    }
+}
+
+fn curve_interval_text<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Duration>, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    parse_curve_interval(&text)
+        .map(Some)
+        .map_err(serde::de::Error::custom)
 }
 
 fn parse_phase(text: &str) -> Result<Phase, UnknownPhase> {

@@ -110,6 +110,8 @@ pub fn ensure_bids(
         export: false,
         curve: None,
         pruning: None,
+        // The blueprint trains as it always has: from zero.
+        warm_start: None,
         ..session.clone()
     };
     tracing::info!(

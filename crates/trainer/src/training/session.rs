@@ -441,9 +441,13 @@ fn solver<'t>(
         identity.seed,
         threads,
     )?
-    .with_pruning(settings.pruning.map(|pruning| pruning.solver()))?;
+    .with_pruning(settings.pruning.map(|pruning| pruning.solver()))?
+    .with_warm_start(settings.warm_start.map(|warm_start| warm_start.solver()))?;
     if let Some(pruning) = &settings.pruning {
         info!("pruning: {pruning}");
+    }
+    if let Some(warm_start) = &settings.warm_start {
+        info!("warm start: {warm_start}");
     }
     Ok(solver)
 }

@@ -1,0 +1,168 @@
+//! Warm starts: a good suggestion makes the first iterations' average
+//! strategy better, a bad one still converges, and a seed of nothing is
+//! the plain run bit for bit.
+
+use cfr::best_response::exploitability;
+use cfr::games::kuhn::{Kuhn, equilibrium};
+use cfr::games::leduc::Leduc;
+use cfr::mccfr::ExternalSampling;
+use cfr::policy::AveragePolicy;
+use cfr::tree::Tree;
+use cfr::{Game, Node, Schedule, WarmStart};
+use rand::Rng;
+use store::{Key, MemoryTable, Record, Table};
+
+/// `G`, suggesting at every decision what `suggest` says of the state.
+#[derive(Clone)]
+struct Suggesting<G> {
+    game: G,
+    suggest: fn(&G) -> usize,
+}
+
+impl<G: Game> Game for Suggesting<G> {
+    fn num_players(&self) -> usize {
+        self.game.num_players()
+    }
+    fn node(&self) -> Node {
+        self.game.node()
+    }
+    fn num_actions(&self) -> usize {
+        self.game.num_actions()
+    }
+    fn chance_probability(&self, outcome: usize) -> f64 {
+        self.game.chance_probability(outcome)
+    }
+    fn apply(&mut self, action: usize) {
+        self.game.apply(action);
+    }
+    fn info_key(&self) -> u128 {
+        self.game.info_key()
+    }
+    fn payoff(&self, player: usize) -> f64 {
+        self.game.payoff(player)
+    }
+    fn sample_chance<R: Rng + ?Sized>(&self, rng: &mut R) -> usize {
+        self.game.sample_chance(rng)
+    }
+    fn suggested_action(&self) -> Option<usize> {
+        Some((self.suggest)(&self.game))
+    }
+}
+
+/// The most likely action of Kuhn's pure-as-can-be equilibrium (alpha 0).
+fn kuhn_equilibrium_move(game: &Kuhn) -> usize {
+    let mut strategy = [0.0; 2];
+    equilibrium(0.0, game.info_key(), &mut strategy);
+    usize::from(strategy[1] > strategy[0])
+}
+
+fn train<G: Game>(
+    root: G,
+    warm_start: Option<WarmStart>,
+    seed: u64,
+    iterations: u64,
+) -> MemoryTable {
+    let table = MemoryTable::new();
+    ExternalSampling::new(root, &table, Schedule::VANILLA, seed, 1)
+        .unwrap()
+        .with_warm_start(warm_start)
+        .unwrap()
+        .run(1, iterations)
+        .unwrap();
+    table
+}
+
+fn records(table: &MemoryTable) -> Vec<(Key, Record)> {
+    let mut rows = Vec::new();
+    table
+        .for_each(&mut |key, record: &Record| rows.push((key, *record)))
+        .unwrap();
+    rows.sort_by_key(|(key, _)| *key);
+    rows
+}
+
+/// Early on, most of an average strategy is its first visits; a seed
+/// from a good player is worth many of them. (Measured: after 10
+/// iterations, 1.33 summed over the seeds against 2.56 cold.)
+#[test]
+fn a_good_suggestion_makes_the_early_average_less_exploitable() {
+    let tree = Tree::build(&Kuhn::new()).unwrap();
+    let warm = WarmStart {
+        regret: 1.0,
+        strategy_weight: 2.0,
+    };
+    let suggesting = Suggesting {
+        game: Kuhn::new(),
+        suggest: kuhn_equilibrium_move,
+    };
+    let (mut cold_total, mut warm_total) = (0.0, 0.0);
+    for seed in 1..=8 {
+        let cold = train(Kuhn::new(), None, seed, 10);
+        let seeded = train(suggesting.clone(), Some(warm), seed, 10);
+        cold_total += exploitability(&tree, &AveragePolicy::load(&cold).unwrap()).unwrap();
+        warm_total += exploitability(&tree, &AveragePolicy::load(&seeded).unwrap()).unwrap();
+    }
+    assert!(
+        warm_total < 0.7 * cold_total,
+        "warm {warm_total}, cold {cold_total} (summed over 8 seeds)"
+    );
+}
+
+/// A seed is one bounded addition to the first visit: a suggestion that
+/// always folds, weighted heavily, still washes out.
+#[test]
+fn a_bad_suggestion_still_converges() {
+    let tree = Tree::build(&Leduc::new()).unwrap();
+    let always_first = Suggesting {
+        game: Leduc::new(),
+        suggest: |_| 0,
+    };
+    let warm = WarmStart {
+        regret: 20.0,
+        strategy_weight: 20.0,
+    };
+    let table = train(always_first, Some(warm), 42, 100_000);
+    let seeded = exploitability(&tree, &AveragePolicy::load(&table).unwrap()).unwrap();
+    // OpenSpiel's external sampling reaches 0.065 after 100k iterations.
+    assert!(seeded <= 0.07, "warm-started Leduc at {seeded}");
+}
+
+#[test]
+fn a_seed_of_nothing_is_the_plain_run_bit_for_bit() {
+    let nothing = WarmStart {
+        regret: 0.0,
+        strategy_weight: 0.0,
+    };
+    let suggesting = Suggesting {
+        game: Leduc::new(),
+        suggest: |_| 1,
+    };
+    let plain = records(&train(Leduc::new(), None, 7, 2_000));
+    let seeded = records(&train(suggesting, Some(nothing), 7, 2_000));
+    assert_eq!(plain.len(), seeded.len());
+    for ((key, a), (other, b)) in plain.iter().zip(&seeded) {
+        assert_eq!(key, other);
+        assert_eq!(
+            (
+                a.regrets.map(f32::to_bits),
+                a.strategy_sum.map(f32::to_bits)
+            ),
+            (
+                b.regrets.map(f32::to_bits),
+                b.strategy_sum.map(f32::to_bits)
+            ),
+            "{key:?}"
+        );
+    }
+}
+
+#[test]
+fn a_bad_warm_start_is_refused() {
+    let table = MemoryTable::new();
+    let solver = ExternalSampling::new(Kuhn::new(), &table, Schedule::VANILLA, 1, 1).unwrap();
+    let refused = solver.with_warm_start(Some(WarmStart {
+        regret: -1.0,
+        strategy_weight: 1.0,
+    }));
+    assert!(refused.is_err());
+}
