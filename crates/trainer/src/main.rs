@@ -145,6 +145,27 @@ enum Command {
         #[arg(long, value_enum, default_value = "heuristic")]
         unseen: Unseen,
     },
+    /// How exploitable a policy file is, with no opponent: what a player
+    /// who knows the policy wins by deviating at one decision (a sampled
+    /// local best response), at round-1 bids and, for full play, at one
+    /// card play. About zero at an equilibrium; it falls as training
+    /// converges. The same seed gives the same figures on any thread count.
+    Exploit {
+        /// The exported policy, for example runs/full-play-mmap/policy.bin.
+        #[arg(long)]
+        policy: PathBuf,
+        /// Deals to sample, one deviation each.
+        #[arg(long, default_value_t = 4000)]
+        deals: u64,
+        /// Samples of the hidden cards behind each choice.
+        #[arg(long, default_value_t = 32)]
+        worlds: usize,
+        /// Worker threads (default: every core).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// Play south in the terminal against three bots, to 10 points.
     Play(PlayArgs),
     /// Replay hands given as JSON lines on stdin; print one JSON line per hand.
@@ -441,6 +462,19 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             threads,
             rules: config::load_rules(config.as_deref())?,
             unseen,
+        }),
+        Command::Exploit {
+            policy,
+            deals,
+            worlds,
+            threads,
+            seed,
+        } => commands::exploit::run(&commands::exploit::ExploitRequest {
+            policy: &policy,
+            deals,
+            worlds,
+            seed,
+            threads,
         }),
         Command::Act {
             bot,

@@ -240,6 +240,34 @@ fn eval_explains_bad_bots_and_hand_counts() {
 }
 
 #[test]
+fn exploit_explains_a_missing_or_foreign_file_and_too_few_deals() {
+    let stderr = refused(&trainer(
+        &["exploit", "--policy", "/nonexistent/policy.bin"],
+        "",
+    ));
+    assert!(stderr.contains("/nonexistent/policy.bin"), "{stderr}");
+    let foreign = std::env::temp_dir().join(format!("exploit-foreign-{}.bin", std::process::id()));
+    std::fs::write(&foreign, b"not a policy file at all").unwrap();
+    let stderr = refused(&trainer(
+        &["exploit", "--policy", foreign.to_str().unwrap()],
+        "",
+    ));
+    std::fs::remove_file(&foreign).ok();
+    assert!(stderr.contains("reading the policy"), "{stderr}");
+    let stderr = refused(&trainer(
+        &[
+            "exploit",
+            "--policy",
+            "/nonexistent/policy.bin",
+            "--deals",
+            "1",
+        ],
+        "",
+    ));
+    assert!(stderr.contains("--deals 1"), "{stderr}");
+}
+
+#[test]
 fn play_asks_again_on_bad_input_and_ends_cleanly_at_end_of_input() {
     // Nonsense, an out-of-range number, then a valid first move every time.
     let mut input = String::from("hello\n99\n\n");

@@ -1032,11 +1032,36 @@ fn full_play_trains_its_bids_first_and_the_same_command_resumes_either_stage() {
         stdout.contains("stage 2 of 2: card play under the bids of"),
         "{stdout}"
     );
+    // The export measures card play as well as the bids, and status says
+    // both.
+    assert!(
+        stdout.contains("local best response (one card play, 32 worlds each"),
+        "{stdout}"
+    );
     let status = ok(&trainer(&["status", "--run-dir", &run2]));
     assert!(
         status.contains("bids       trained in the run's bidding stage, then fixed")
             && status.contains("checkpoint iteration 200"),
         "{status}"
+    );
+    assert!(
+        status.contains("round-1 bids) at iteration 200")
+            && status.contains("card plays) at iteration 200"),
+        "{status}"
+    );
+    // Any exported file can be measured after the fact.
+    let measured = ok(&trainer(&[
+        "exploit",
+        "--policy",
+        &format!("{run2}/policy.bin"),
+        "--deals",
+        "200",
+        "--worlds",
+        "4",
+    ]));
+    assert!(
+        measured.contains("(200 deals,") && measured.contains("card plays)"),
+        "{measured}"
     );
     let stage_policy =
         PolicyFile::load(format!("{run2}/bidding/policy.bin").as_ref()).expect("the bids");

@@ -35,6 +35,12 @@ pub(crate) fn print_report(report: &ExportReport) {
         "local best response (round-1 bids, {} worlds each, {:.1} s): {}",
         report.lbr_worlds, report.lbr_seconds, report.local_best_response
     );
+    if let Some(card_play) = &report.card_play_response {
+        println!(
+            "local best response (one card play, {} worlds each, the policy playing the rest, {:.1} s): {}",
+            card_play.worlds, card_play.seconds, card_play.response
+        );
+    }
     println!("What the bot learned: the chance of ordering the upcard up in round 1, by seat.");
     println!(
         "Averages over the same random deals for every run, each hand counted as often as it is dealt."

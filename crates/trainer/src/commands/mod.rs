@@ -4,6 +4,7 @@
 
 pub mod enumerate;
 pub mod eval;
+pub mod exploit;
 pub mod export;
 pub mod play;
 pub mod replay;

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use euchre_bots::blueprint::{BiddingBlueprint, BlueprintSource};
 use euchre_bots::local_best_response::{self, LocalBestResponse};
-use euchre_bots::phase::RECORD_WIDTH;
+use euchre_bots::phase::{Phase, RECORD_WIDTH};
 use euchre_bots::policy_file::{self, PolicyFile, PolicyMeta, Strategy};
 use store::{Manifest, Verify};
 
@@ -22,6 +22,9 @@ use crate::training::run_dir::{POLICY_FILE, Progress, RunDir, STORE_DIR, read_se
 pub const LBR_FILE: &str = "local-best-response.txt";
 const LBR_DEALS: u64 = 4000;
 const LBR_WORLDS: usize = 16;
+/// Card play's estimate averages sampled continuations, so it needs more
+/// worlds per choice than the bids' open-handed one.
+const CARD_PLAY_LBR_WORLDS: usize = 32;
 
 /// What an export wrote and measured.
 #[derive(Debug)]
@@ -34,12 +37,22 @@ pub struct ExportReport {
     pub local_best_response: LocalBestResponse,
     pub lbr_worlds: usize,
     pub lbr_seconds: f64,
+    /// Full play's: one card-play decision may deviate.
+    pub card_play_response: Option<TimedResponse>,
     /// The exported (average or current) policy's round-1 ordering rates.
     pub exported_bids: Summary,
     /// The current strategy's, for a run that trained its own bids; `None`
     /// when they came from a blueprint, named in `fixed_bids`.
     pub current_bids: Option<Summary>,
     pub fixed_bids: Option<BlueprintSource>,
+}
+
+/// An estimate with what it took.
+#[derive(Clone, Copy, Debug)]
+pub struct TimedResponse {
+    pub response: LocalBestResponse,
+    pub worlds: usize,
+    pub seconds: f64,
 }
 
 /// Writes the strategy of the run in `dir` to `out` (by default the run's
@@ -109,13 +122,35 @@ pub fn export(
     let policy = read_back(&path, &meta, written)?;
     let started = Instant::now();
     let response =
-        local_best_response::estimate(&policy, saved.identity.rules, LBR_DEALS, LBR_WORLDS, 1);
+        local_best_response::of_bids(&policy, saved.identity.rules, LBR_DEALS, LBR_WORLDS, 1);
     let lbr_seconds = started.elapsed().as_secs_f64();
-    let record = format!(
+    let card_play_response = (saved.identity.phase == Phase::FullPlay).then(|| {
+        let started = Instant::now();
+        let response = local_best_response::of_card_play(
+            &policy,
+            saved.identity.rules,
+            LBR_DEALS,
+            CARD_PLAY_LBR_WORLDS,
+            1,
+        );
+        TimedResponse {
+            response,
+            worlds: CARD_PLAY_LBR_WORLDS,
+            seconds: started.elapsed().as_secs_f64(),
+        }
+    });
+    let mut record = format!(
         "{} at iteration {}\n",
         response,
         thousands(progress.iterations)
     );
+    if let Some(card_play) = &card_play_response {
+        record.push_str(&format!(
+            "{} at iteration {}\n",
+            card_play.response,
+            thousands(progress.iterations)
+        ));
+    }
     // Only `status` reads it back; a read-only run directory goes without.
     if store::is_writable(dir) {
         store::write_atomically(&dir.join(LBR_FILE), record.as_bytes())?;
@@ -129,6 +164,7 @@ pub fn export(
         local_best_response: response,
         lbr_worlds: LBR_WORLDS,
         lbr_seconds,
+        card_play_response,
         exported_bids: BiddingReport::from_policy(&policy).summarise(),
         current_bids: saved
             .identity

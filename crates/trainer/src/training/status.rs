@@ -262,8 +262,10 @@ impl fmt::Display for RunStatus {
                 curve::CURVE_PLOT
             )?;
         }
-        if let Some(response) = &self.local_best_response {
-            writeln!(out, "local best response {response}")?;
+        if let Some(responses) = &self.local_best_response {
+            for response in responses.lines() {
+                writeln!(out, "local best response {response}")?;
+            }
         }
         if let Some((path, size)) = &self.policy {
             writeln!(out, "policy     {} ({})", path.display(), bytes(*size))?;

@@ -1,5 +1,4 @@
-//! A sampled local best response for the bidding policy (after Lisý and
-//! Bowling 2017): a convergence number that needs no opponent bot.
+//! The local best response at round-1 bids.
 //!
 //! For each sampled deal one seat, the responder, may deviate at its
 //! round-1 bid; everyone else, and the responder at every later decision,
@@ -21,39 +20,19 @@
 
 use std::cell::RefCell;
 
-use euchre_game::engine::action::{Action, ActionList};
+use euchre_game::engine::action::Action;
 use euchre_game::engine::card::CardSet;
 use euchre_game::engine::double_dummy::DoubleDummy;
 use euchre_game::engine::rules::Rules;
 use euchre_game::engine::seat::{Seat, Team};
 use euchre_game::engine::state::{Deal, GameState, Stage, score};
-use euchre_game::keys::decision;
+use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
-use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
 
+use super::{DecisionKind, LocalBestResponse, policy_action, policy_probabilities};
 use crate::policy_file::PolicyFile;
-
-/// The estimate: mean gain per hand with its 95% interval over deals.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct LocalBestResponse {
-    pub gain: f64,
-    pub interval: f64,
-    pub deals: u64,
-    /// Deals where the responder's round-1 turn came.
-    pub decisions: u64,
-}
-
-impl std::fmt::Display for LocalBestResponse {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{:+.3} ± {:.3} points per hand ({} deals, {} round-1 bids)",
-            self.gain, self.interval, self.deals, self.decisions
-        )
-    }
-}
 
 thread_local! {
     static SOLVER: RefCell<DoubleDummy> = RefCell::new(DoubleDummy::new());
@@ -62,7 +41,7 @@ thread_local! {
 /// Estimates the local best response of `policy` over `deals` deals with
 /// `worlds` samples of the hidden cards each, on rayon's current pool. The
 /// same seed gives the same estimate on any number of threads.
-pub fn estimate(
+pub fn of_bids(
     policy: &PolicyFile,
     rules: Rules,
     deals: u64,
@@ -77,17 +56,7 @@ pub fn estimate(
             deal_gain(policy, rules, responder, worlds, &mut rng)
         })
         .collect();
-    let decisions = gains.iter().flatten().count() as u64;
-    let values: Vec<f64> = gains.iter().map(|gain| gain.unwrap_or(0.0)).collect();
-    let n = values.len().max(1) as f64;
-    let mean = values.iter().sum::<f64>() / n;
-    let variance = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
-    LocalBestResponse {
-        gain: mean,
-        interval: 1.96 * (variance / n).sqrt(),
-        deals,
-        decisions,
-    }
+    LocalBestResponse::from_gains(&gains, DecisionKind::RoundOneBid)
 }
 
 /// The responder's gain on one random deal; `None` if its round-1 turn
@@ -225,41 +194,6 @@ fn rollout(
     f64::from(score(state.contract(), state.lone_defender().is_some(), tricks).payoff(team))
 }
 
-/// The policy's probabilities at `state` in the canonical action order it
-/// returns (a `Copy` list: rollouts call this at every decision, so it
-/// allocates nothing); `None` for a key the policy never trained.
-fn policy_probabilities(
-    policy: &PolicyFile,
-    state: &GameState,
-    out: &mut [f64; Action::MAX_LEGAL],
-) -> Option<ActionList> {
-    let decision = decision(state)?;
-    let width = decision.actions.len();
-    policy
-        .probabilities(decision.key.0, &mut out[..width])
-        .then_some(decision.actions)
-}
-
-/// An action drawn from the policy (uniform on an untrained key).
-fn policy_action(policy: &PolicyFile, state: &GameState, rng: &mut SmallRng) -> Action {
-    let legal = state.legal_actions();
-    if legal.len() == 1 {
-        return legal[0];
-    }
-    let mut probabilities = [0.0f64; Action::MAX_LEGAL];
-    let Some(order) = policy_probabilities(policy, state, &mut probabilities) else {
-        return legal[rng.random_range(0..legal.len())];
-    };
-    let mut draw = rng.random::<f64>();
-    for (action, &p) in order.iter().zip(&probabilities) {
-        if draw < p {
-            return *action;
-        }
-        draw -= p;
-    }
-    order.iter().last().copied().unwrap_or(legal[0])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -296,7 +230,7 @@ mod tests {
     #[test]
     fn a_random_bidder_is_clearly_exploitable_and_the_estimate_is_reproducible() {
         let policy = untrained_policy();
-        let estimate = estimate(&policy, Rules::default(), 400, 4, 9);
+        let estimate = of_bids(&policy, Rules::default(), 400, 4, 9);
         assert!(
             estimate.gain - estimate.interval > 0.1,
             "uniform bids lose to a best response: {estimate}"
@@ -306,7 +240,7 @@ mod tests {
             .num_threads(1)
             .build()
             .unwrap();
-        let again = pool.install(|| super::estimate(&policy, Rules::default(), 400, 4, 9));
+        let again = pool.install(|| of_bids(&policy, Rules::default(), 400, 4, 9));
         assert_eq!(again, estimate, "the same seed gives the same estimate");
     }
 }
