@@ -133,8 +133,9 @@ pub struct SessionOptions {
     /// Warm start: each infostate's first visit starts from the
     /// heuristic's move, worth WEIGHT (that much regret in points, and
     /// that many visits in the average strategy), instead of from
-    /// uniform. Later visits wash it out. 0 turns it off. Kept for later
-    /// sessions of the run.
+    /// uniform. Later visits wash it out. Full play's default is 1; the
+    /// other phases start cold. 0 turns it off. Kept for later sessions of
+    /// the run.
     #[arg(long, value_name = "WEIGHT")]
     pub warm_start: Option<f64>,
     /// Check only the store files' lengths when opening it, not their
