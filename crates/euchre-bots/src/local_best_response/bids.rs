@@ -29,14 +29,19 @@ use euchre_game::engine::state::{Deal, GameState, Stage, score};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
-use rayon::prelude::*;
 
-use super::{DecisionKind, LocalBestResponse, policy_action, policy_probabilities};
+use super::{
+    DecisionKind, LocalBestResponse, over_deals, policy_action, policy_mix_value,
+    policy_probabilities,
+};
 use crate::policy_file::PolicyFile;
 
 thread_local! {
     static SOLVER: RefCell<DoubleDummy> = RefCell::new(DoubleDummy::new());
 }
+
+/// Spreads deal indices over the seed; each estimate keeps its own stream.
+const DEAL_STREAM: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// Estimates the local best response of `policy` over `deals` deals with
 /// `worlds` samples of the hidden cards each, on rayon's current pool. The
@@ -48,15 +53,13 @@ pub fn of_bids(
     worlds: usize,
     seed: u64,
 ) -> LocalBestResponse {
-    let gains: Vec<Option<f64>> = (0..deals)
-        .into_par_iter()
-        .map(|index| {
-            let mut rng = SmallRng::seed_from_u64(seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-            let responder = Seat::from_index((index % 4) as u8);
-            deal_gain(policy, rules, responder, worlds, &mut rng)
-        })
-        .collect();
-    LocalBestResponse::from_gains(&gains, DecisionKind::RoundOneBid)
+    over_deals(
+        deals,
+        seed,
+        DEAL_STREAM,
+        DecisionKind::RoundOneBid,
+        |responder, rng| deal_gain(policy, rules, responder, worlds, rng),
+    )
 }
 
 /// The responder's gain on one random deal; `None` if its round-1 turn
@@ -109,19 +112,7 @@ fn deal_gain(
         .iter()
         .map(|&action| rollout(policy, state, action, team, &mut stream.clone()))
         .collect();
-    let mut probabilities = [0.0f64; Action::MAX_LEGAL];
-    let policy_value = match policy_probabilities(policy, &state, &mut probabilities) {
-        Some(order) => order
-            .iter()
-            .zip(&probabilities)
-            .map(|(action, p)| {
-                let index = legal.iter().position(|a| a == action).unwrap_or(0);
-                p * values[index]
-            })
-            .sum(),
-        None => values.iter().sum::<f64>() / values.len() as f64,
-    };
-    Some(values[best] - policy_value)
+    Some(values[best] - policy_mix_value(policy, &state, &legal, &values))
 }
 
 /// A deal of the cards hidden from `responder` at its round-1 turn, and

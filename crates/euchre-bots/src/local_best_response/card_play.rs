@@ -24,9 +24,10 @@ use euchre_game::engine::seat::{Seat, Team};
 use euchre_game::engine::state::{Deal, GameState, Stage};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
-use rayon::prelude::*;
 
-use super::{DecisionKind, LocalBestResponse, policy_action, policy_probabilities, probability_of};
+use super::{
+    DecisionKind, LocalBestResponse, over_deals, policy_action, policy_mix_value, probability_of,
+};
 use crate::bots::pimc::{replay, sample_hidden};
 use crate::policy_file::PolicyFile;
 use crate::seen::Seen;
@@ -36,6 +37,9 @@ use crate::seen::Seen;
 const ATTEMPTS_PER_WORLD: usize = 4;
 /// Continuations averaged on the true deal, where the gain is scored.
 const TRUE_DEAL_ROLLOUTS: usize = 4;
+
+/// Spreads deal indices over the seed; each estimate keeps its own stream.
+const DEAL_STREAM: u64 = 0xD1B5_4A32_D192_ED03;
 
 /// Estimates the card-play local best response of a full-play `policy`
 /// over `deals` deals with `worlds` weighted samples of the hidden cards
@@ -48,15 +52,13 @@ pub fn of_card_play(
     worlds: usize,
     seed: u64,
 ) -> LocalBestResponse {
-    let gains: Vec<Option<f64>> = (0..deals)
-        .into_par_iter()
-        .map(|index| {
-            let mut rng = SmallRng::seed_from_u64(seed ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03));
-            let responder = Seat::from_index((index % 4) as u8);
-            deal_gain(policy, rules, responder, worlds, &mut rng)
-        })
-        .collect();
-    LocalBestResponse::from_gains(&gains, DecisionKind::CardPlay)
+    over_deals(
+        deals,
+        seed,
+        DEAL_STREAM,
+        DecisionKind::CardPlay,
+        |responder, rng| deal_gain(policy, rules, responder, worlds, rng),
+    )
 }
 
 /// The responder's gain on one random deal; `None` if it never had a card
@@ -131,19 +133,7 @@ fn deal_gain(
                 / TRUE_DEAL_ROLLOUTS as f64;
         }
     }
-    let mut probabilities = [0.0f64; Action::MAX_LEGAL];
-    let policy_value = match policy_probabilities(policy, &state, &mut probabilities) {
-        Some(order) => order
-            .iter()
-            .zip(&probabilities)
-            .map(|(action, p)| {
-                let index = legal.iter().position(|a| a == action).unwrap_or(0);
-                p * values[index]
-            })
-            .sum(),
-        None => values.iter().sum::<f64>() / values.len() as f64,
-    };
-    Some(values[best] - policy_value)
+    Some(values[best] - policy_mix_value(policy, &state, &legal, &values))
 }
 
 /// `team`'s points at the end of the hand after `action` in `state`, with

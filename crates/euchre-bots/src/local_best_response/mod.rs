@@ -24,10 +24,12 @@ pub use bids::of_bids;
 pub use card_play::of_card_play;
 
 use euchre_game::engine::action::{Action, ActionList};
+use euchre_game::engine::seat::Seat;
 use euchre_game::engine::state::GameState;
 use euchre_game::keys::decision;
-use rand::RngExt;
 use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+use rayon::prelude::*;
 
 use crate::policy_file::PolicyFile;
 
@@ -141,5 +143,49 @@ fn probability_of(policy: &PolicyFile, state: &GameState, action: Action) -> f64
             .position(|&candidate| candidate == action)
             .map_or(0.0, |index| probabilities[index]),
         None => 1.0 / legal.len() as f64,
+    }
+}
+
+/// One gain per deal, on rayon's current pool: deal `index` draws from its
+/// own stream (`seed ^ index * stream`), and the seats take turns as the
+/// responder, so the same seed gives the same estimate on any number of
+/// threads.
+fn over_deals(
+    deals: u64,
+    seed: u64,
+    stream: u64,
+    kind: DecisionKind,
+    gain: impl Fn(Seat, &mut SmallRng) -> Option<f64> + Sync,
+) -> LocalBestResponse {
+    let gains: Vec<Option<f64>> = (0..deals)
+        .into_par_iter()
+        .map(|index| {
+            let mut rng = SmallRng::seed_from_u64(seed ^ index.wrapping_mul(stream));
+            gain(Seat::from_index((index % 4) as u8), &mut rng)
+        })
+        .collect();
+    LocalBestResponse::from_gains(&gains, kind)
+}
+
+/// The value of the policy's own mixed choice at `state`, given each legal
+/// action's value (`values[i]` for `legal[i]`); an untrained key mixes
+/// uniformly.
+fn policy_mix_value(
+    policy: &PolicyFile,
+    state: &GameState,
+    legal: &ActionList,
+    values: &[f64],
+) -> f64 {
+    let mut probabilities = [0.0f64; Action::MAX_LEGAL];
+    match policy_probabilities(policy, state, &mut probabilities) {
+        Some(order) => order
+            .iter()
+            .zip(&probabilities)
+            .map(|(action, p)| {
+                let index = legal.iter().position(|a| a == action).unwrap_or(0);
+                p * values[index]
+            })
+            .sum(),
+        None => values.iter().sum::<f64>() / values.len() as f64,
     }
 }
