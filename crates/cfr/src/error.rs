@@ -20,6 +20,10 @@ pub enum CfrError {
     WarmStart(String),
     #[error("could not start the thread pool: {0}")]
     ThreadPool(String),
+    #[error(transparent)]
+    Collective(#[from] crate::distributed::CollectiveError),
+    #[error("replicas cannot be kept identical: {0}")]
+    Replica(String),
     #[error(
         "exploitability is defined here for two-player zero-sum games; this game has {0} players"
     )]

@@ -11,11 +11,14 @@
 //!   global lock, reproducible with one thread and resumable mid-stream.
 //!   A [`WarmStart`] seeds each infostate's first visit with the game's
 //!   suggested action.
+//! - [`distributed`]: one MCCFR run over many processes, each with a full
+//!   replica, kept identical by summing their regret deltas at each sync.
 //! - [`games`]: Kuhn poker and Leduc hold'em, the games with known values that
 //!   the tests hold the solvers to.
 
 pub mod best_response;
 pub mod discount;
+pub mod distributed;
 pub mod error;
 pub mod exact;
 pub mod game;

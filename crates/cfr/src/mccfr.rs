@@ -34,6 +34,7 @@ use rayon::prelude::*;
 use store::{MAX_ACTIONS, Record, Table};
 
 use crate::discount::{Discounter, Schedule};
+use crate::distributed::EpochShare;
 use crate::error::CfrError;
 use crate::game::{Game, Node};
 use crate::pruning::Pruning;
@@ -138,11 +139,22 @@ impl<'t, G: Game, T: Table + ?Sized> ExternalSampling<'t, G, T> {
     /// Runs iterations `first ..= first + count - 1` (numbered from 1).
     /// A run resumed after iteration `n` calls this with `first = n + 1`.
     pub fn run(&self, first: u64, count: u64) -> Result<BatchStats, CfrError> {
+        self.run_share(EpochShare {
+            first,
+            count,
+            stride: 1,
+        })
+    }
+
+    /// Runs one rank's share of an epoch: `share.count` iterations from
+    /// `share.first`, `share.stride` apart (see [`EpochShare`]).
+    pub fn run_share(&self, share: EpochShare) -> Result<BatchStats, CfrError> {
         let regret_updates = AtomicU64::new(0);
         let strategy_updates = AtomicU64::new(0);
         let pruned_actions = AtomicU64::new(0);
-        let last = first.saturating_add(count);
-        if last > u64::from(u32::MAX) {
+        if let Some(last) = share.last()
+            && last >= u64::from(u32::MAX)
+        {
             return Err(CfrError::Schedule(format!(
                 "iteration {last} is past the record format's limit of {}",
                 u32::MAX
@@ -155,9 +167,18 @@ impl<'t, G: Game, T: Table + ?Sized> ExternalSampling<'t, G, T> {
             pruned_actions.fetch_add(done.pruned_actions, Ordering::Relaxed);
             Ok(())
         };
+        let EpochShare {
+            first,
+            count,
+            stride,
+        } = share;
         match &self.pool {
-            None => (first..last).try_for_each(one)?,
-            Some(pool) => pool.install(|| (first..last).into_par_iter().try_for_each(one))?,
+            None => share.iterations().try_for_each(one)?,
+            Some(pool) => pool.install(|| {
+                (0..count)
+                    .into_par_iter()
+                    .try_for_each(|i| one(first + i * stride))
+            })?,
         }
         Ok(BatchStats {
             iterations: count,
@@ -165,6 +186,11 @@ impl<'t, G: Game, T: Table + ?Sized> ExternalSampling<'t, G, T> {
             strategy_updates: strategy_updates.into_inner(),
             pruned_actions: pruned_actions.into_inner(),
         })
+    }
+
+    /// The schedule's discounting, for a replicated table's syncs.
+    pub fn discounter(&self) -> &Discounter {
+        &self.discounter
     }
 
     /// One iteration: a traversal for each player.

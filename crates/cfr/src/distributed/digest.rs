@@ -1,0 +1,41 @@
+//! A digest of a replica that does not depend on slot order, so replicas
+//! on different backends (an mmap file on rank 0, memory elsewhere) that
+//! hold the same records have the same digest.
+
+use store::{Record, StoreError, Table};
+
+/// Sums a 64-bit hash of each trained record (key, values and last
+/// iteration, by their bits). Records never updated are skipped: a
+/// fixed-universe backend holds every key from the start, a growable one
+/// only those it has seen.
+pub fn replica_digest(table: &dyn Table) -> Result<(u64, u64), StoreError> {
+    let width = table.max_actions();
+    let mut digest = 0u64;
+    let mut records = 0u64;
+    table.for_each(&mut |key, record| {
+        if record.last_iteration != 0 {
+            digest = digest.wrapping_add(record_hash(key, record, width));
+            records += 1;
+        }
+    })?;
+    Ok((digest, records))
+}
+
+fn record_hash(key: u128, record: &Record, width: usize) -> u64 {
+    let mut hash = mix(key as u64 ^ mix((key >> 64) as u64));
+    let values = record.regrets[..width]
+        .iter()
+        .chain(&record.strategy_sum[..width]);
+    for value in values {
+        hash = mix(hash ^ u64::from(value.to_bits()));
+    }
+    mix(hash ^ u64::from(record.last_iteration))
+}
+
+/// SplitMix64's finaliser: every input bit moves every output bit.
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}

@@ -1,0 +1,67 @@
+//! One MCCFR run spread over many processes, each holding a full replica.
+//!
+//! Every process (a *rank*) trains its own share of the iterations on its
+//! own replica of the table. Its updates do not touch the replica at once:
+//! their additive part, the change in regrets and strategy sums, collects
+//! in a delta buffer ([`ReplicatedTable`]). At each sync the ranks exchange
+//! their deltas ([`Collective`]) and every rank applies the same sums, in
+//! the same order, after the same discounting, so the replicas stay
+//! identical bit for bit. An epoch of many ranks' sampled iterations is
+//! still an unbiased estimate of the regret update, which is all MCCFR
+//! needs (Gibson et al. 2012); the Pluribus blueprint applied its
+//! discounting at such syncs too.
+//!
+//! The transport is a trait, so this module is tested with ranks on
+//! threads ([`ThreadGroup`]); the trainer plugs in MPI.
+
+mod collective;
+mod digest;
+mod replica;
+mod replicate;
+mod thread_group;
+mod wire;
+
+pub use collective::{Collective, CollectiveError, Solo};
+pub use digest::replica_digest;
+pub use replica::{Reads, ReplicatedTable, SyncStats};
+pub use replicate::{ReplicationStats, replicate_from_root};
+pub use thread_group::ThreadGroup;
+
+/// The share of an epoch one rank trains: of the global iterations
+/// `first .. first + ranks * per_rank`, every `ranks`-th one from
+/// `first + rank`. The epoch is covered exactly once whatever the number of
+/// ranks, so a run resumed on another number of ranks continues the same
+/// numbering, and one rank's share is the whole epoch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EpochShare {
+    pub first: u64,
+    pub count: u64,
+    pub stride: u64,
+}
+
+impl EpochShare {
+    pub fn of(first: u64, per_rank: u64, rank: usize, ranks: usize) -> EpochShare {
+        EpochShare {
+            first: first + rank as u64,
+            count: per_rank,
+            stride: ranks as u64,
+        }
+    }
+
+    /// The iterations, in order.
+    pub fn iterations(&self) -> impl Iterator<Item = u64> + use<> {
+        let EpochShare {
+            first,
+            count,
+            stride,
+        } = *self;
+        (0..count).map(move |i| first + i * stride)
+    }
+
+    /// The highest iteration in the share, if any.
+    pub fn last(&self) -> Option<u64> {
+        self.count
+            .checked_sub(1)
+            .map(|i| self.first + i * self.stride)
+    }
+}
