@@ -36,7 +36,8 @@ fn train_rank(group: &ThreadGroup, table: &MemoryTable, plan: Plan, done: u64) -
         ExternalSampling::new(Leduc::new(), &replica, plan.schedule, plan.seed, 1).unwrap();
     let mut done = done;
     for _ in 0..plan.epochs {
-        let share = EpochShare::of(done + 1, plan.per_rank, group.rank(), group.size());
+        let epoch = plan.per_rank * group.size() as u64;
+        let share = EpochShare::of(done + 1, epoch, group.rank(), group.size());
         solver.run_share(share).unwrap();
         done += plan.per_rank * group.size() as u64;
         replica.sync(group, done as u32).unwrap();

@@ -394,9 +394,54 @@ fn stop_quietly_on_a_closed_stdout() {
 fn main() -> anyhow::Result<()> {
     stop_quietly_on_a_closed_stdout();
     let cli = Cli::parse();
-    match run(cli) {
+    #[cfg(feature = "mpi")]
+    let result = run_under_mpi(cli);
+    #[cfg(not(feature = "mpi"))]
+    let result = run(cli);
+    match result {
         Err(error) if is_closed_stdout(&error) => std::process::exit(141),
         result => result,
+    }
+}
+
+/// Under `mpirun` with more than one process, rank 0 runs the command and
+/// the others serve it (see `trainer::cluster`); alone, the command runs
+/// as without the feature.
+#[cfg(feature = "mpi")]
+fn run_under_mpi(cli: Cli) -> anyhow::Result<()> {
+    use cfr::distributed::Collective;
+    use trainer::cluster;
+
+    let Some((_universe, group)) = cluster::mpi::join() else {
+        anyhow::bail!("MPI did not start; run under mpirun, or build without --features mpi");
+    };
+    if group.size() == 1 {
+        return run(cli);
+    }
+    let arguments: Vec<String> = std::env::args().skip(1).collect();
+    let everyone = group.all_gather(&cluster::agreement(&arguments))?;
+    if let Err(reason) = cluster::check_agreement(&everyone) {
+        if group.is_root() {
+            anyhow::bail!(reason);
+        }
+        std::process::exit(1);
+    }
+    if group.is_root() {
+        let group = std::rc::Rc::new(group);
+        cluster::lead(group);
+        let result = run(cli);
+        cluster::dismiss(result.as_ref().err().map(|error| format!("{error:#}")))?;
+        return result;
+    }
+    // Only rank 0 decides when to stop, and checkpoints first: a follower
+    // that died on Ctrl-C would take the job down before the checkpoint.
+    ctrlc::set_handler(|| {})?;
+    let rank = group.rank();
+    match cluster::follower::serve(&group) {
+        Ok(None) => Ok(()),
+        // Rank 0 has reported its own failure; the job ends with it.
+        Ok(Some(_)) => std::process::exit(1),
+        Err(error) => Err(anyhow::Error::new(error).context(format!("rank {rank}"))),
     }
 }
 

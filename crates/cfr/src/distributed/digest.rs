@@ -8,7 +8,7 @@ use store::{Record, StoreError, Table};
 /// iteration, by their bits). Records never updated are skipped: a
 /// fixed-universe backend holds every key from the start, a growable one
 /// only those it has seen.
-pub fn replica_digest(table: &dyn Table) -> Result<(u64, u64), StoreError> {
+pub fn replica_digest<T: Table + ?Sized>(table: &T) -> Result<(u64, u64), StoreError> {
     let width = table.max_actions();
     let mut digest = 0u64;
     let mut records = 0u64;

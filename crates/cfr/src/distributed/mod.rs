@@ -27,11 +27,11 @@ pub use replica::{Reads, ReplicatedTable, SyncStats};
 pub use replicate::{ReplicationStats, replicate_from_root};
 pub use thread_group::ThreadGroup;
 
-/// The share of an epoch one rank trains: of the global iterations
-/// `first .. first + ranks * per_rank`, every `ranks`-th one from
-/// `first + rank`. The epoch is covered exactly once whatever the number of
-/// ranks, so a run resumed on another number of ranks continues the same
-/// numbering, and one rank's share is the whole epoch.
+/// The share of an epoch one rank trains: of the `total` global iterations
+/// from `first`, every `ranks`-th one from `first + rank`. The epoch is
+/// covered exactly once whatever the number of ranks, so a run resumed on
+/// another number of ranks continues the same numbering, and one rank's
+/// share is the whole epoch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EpochShare {
     pub first: u64,
@@ -40,11 +40,12 @@ pub struct EpochShare {
 }
 
 impl EpochShare {
-    pub fn of(first: u64, per_rank: u64, rank: usize, ranks: usize) -> EpochShare {
+    pub fn of(first: u64, total: u64, rank: usize, ranks: usize) -> EpochShare {
+        let (rank, ranks) = (rank as u64, ranks.max(1) as u64);
         EpochShare {
-            first: first + rank as u64,
-            count: per_rank,
-            stride: ranks as u64,
+            first: first + rank,
+            count: total.saturating_sub(rank).div_ceil(ranks),
+            stride: ranks,
         }
     }
 
@@ -63,5 +64,27 @@ impl EpochShare {
         self.count
             .checked_sub(1)
             .map(|i| self.first + i * self.stride)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::EpochShare;
+
+    #[test]
+    fn shares_cover_an_epoch_exactly_once() {
+        for ranks in 1..=5 {
+            for total in 0..=13 {
+                let mut seen: Vec<u64> = (0..ranks)
+                    .flat_map(|rank| EpochShare::of(101, total, rank, ranks).iterations())
+                    .collect();
+                seen.sort_unstable();
+                assert_eq!(
+                    seen,
+                    (101..101 + total).collect::<Vec<_>>(),
+                    "{ranks} ranks, {total}"
+                );
+            }
+        }
     }
 }

@@ -225,6 +225,8 @@ pub enum ConfigError {
     ZeroIterations,
     #[error("[run] batch must be at least 1")]
     ZeroBatch,
+    #[error("--sync-every 0 would sync without training: give a period such as 10s")]
+    ZeroSyncPeriod,
     #[error("[run] checkpoint_every_minutes must be a positive number of minutes, not {minutes}")]
     CheckpointMinutes { minutes: f64 },
     #[error("[log] level '{level}' is not one of error, warn, info, debug, trace")]
@@ -462,6 +464,10 @@ pub struct SessionSettings {
     /// (`--skip-checksums`), never saved with the run.
     #[serde(skip)]
     pub verify: store::Verify,
+    /// When the ranks sync under `mpirun`: this session's choice, never
+    /// saved (a run may resume on one machine or many).
+    #[serde(skip)]
+    pub sync: crate::cluster::SyncSettings,
 }
 
 /// Regret-based pruning as a run keeps it between sessions (see
@@ -754,6 +760,7 @@ fn session_of(
             None => WarmStartSettings::default_for(phase),
         },
         verify: options.verify(),
+        sync: options.cluster.settings()?,
     })
 }
 
@@ -786,6 +793,7 @@ impl SessionSettings {
         }
         self.curve = curve_flags.or(self.curve.take().into()).settings();
         self.verify = flags.verify();
+        self.sync = flags.cluster.settings()?;
         Ok(self)
     }
 }

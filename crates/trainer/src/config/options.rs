@@ -144,6 +144,50 @@ pub struct SessionOptions {
     #[arg(long, num_args = 0, default_missing_value = "true")]
     #[serde(skip)]
     pub skip_checksums: Option<bool>,
+    #[command(flatten)]
+    #[serde(skip)]
+    pub cluster: ClusterOptions,
+}
+
+/// How the ranks of a run under `mpirun` work together: flags of one
+/// session, never saved with the run (see docs/cluster.md).
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct ClusterOptions {
+    /// Under mpirun: sync the ranks' tables about every DURATION of
+    /// training (default 10s); epochs adapt their iterations to it.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_flag, conflicts_with = "sync_iterations")]
+    pub sync_every: Option<Duration>,
+    /// Under mpirun: sync every N iterations over all the ranks instead
+    /// of by time.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub sync_iterations: Option<u64>,
+    /// Under mpirun: what a rank's reads see between syncs. live: its own
+    /// updates at once; frozen: only the table of the last sync, so that an
+    /// epoch is one exact iteration over every rank's deals.
+    #[arg(long, value_enum, value_name = "READS")]
+    pub sync_reads: Option<crate::cluster::SyncReads>,
+    /// Under mpirun: after every sync, check that every rank's replica has
+    /// the same digest (reads every record; for tests and for doubt).
+    #[arg(long)]
+    pub sync_check: bool,
+}
+
+impl ClusterOptions {
+    pub fn settings(&self) -> Result<crate::cluster::SyncSettings, ConfigError> {
+        use crate::cluster::{SyncEvery, SyncSettings};
+        let defaults = SyncSettings::default();
+        let every = match (self.sync_iterations, self.sync_every) {
+            (Some(iterations), _) => SyncEvery::Iterations(iterations),
+            (None, Some(every)) if every.is_zero() => return Err(ConfigError::ZeroSyncPeriod),
+            (None, Some(every)) => SyncEvery::Time(every),
+            (None, None) => defaults.every,
+        };
+        Ok(SyncSettings {
+            every,
+            reads: self.sync_reads.unwrap_or(defaults.reads),
+            check: self.sync_check,
+        })
+    }
 }
 
 /// A learning curve: the `--eval-*` flags and a profile's `[eval]` table.
@@ -239,6 +283,7 @@ impl SessionOptions {
             prune_after: self.prune_after.or(base.prune_after),
             warm_start: self.warm_start.or(base.warm_start),
             skip_checksums: self.skip_checksums.or(base.skip_checksums),
+            cluster: self.cluster,
         }
     }
 

@@ -139,4 +139,8 @@ pub enum TrainingError {
     Signals(#[source] ctrlc::Error),
     #[error("cannot draw {}: {reason}", path.display())]
     Draw { path: PathBuf, reason: String },
+    #[error(transparent)]
+    Collective(#[from] cfr::distributed::CollectiveError),
+    #[error("{0}")]
+    Cluster(String),
 }

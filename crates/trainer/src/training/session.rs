@@ -267,7 +267,9 @@ impl Session {
     }
 
     /// Runs batches until the budget is spent or the watcher asks to stop,
-    /// checkpointing and measuring curve points on the way.
+    /// checkpointing and measuring curve points on the way. Alone, a batch
+    /// is a run of the solver; leading other ranks, it is an epoch that
+    /// ends with a sync (see [`crate::cluster`]).
     fn train_batches(
         &mut self,
         budget: Budget,
@@ -284,67 +286,34 @@ impl Session {
             last_checkpoint,
             ..
         } = self;
-        let solver = solver(
+        let table = table.as_ref();
+        let fixed_bids = fixed_bids.as_ref();
+        let looping = Looping {
+            run,
             identity,
             settings,
-            table.as_ref(),
-            fixed_bids.as_ref(),
+            table,
+            fixed_bids,
             threads,
-        )?;
-        watcher.started(budget.length(progress.iterations));
-        let mut this_session = SessionCounts::default();
-        let mut batch = BatchSize::new(settings.batch);
-        let mut next_point = settings
-            .curve
-            .as_ref()
-            .map(|curve| curve.next_point(progress.train_seconds));
-        let ending = loop {
-            if watcher.should_stop() {
-                break Ending::Interrupted;
-            }
-            let remaining = budget.remaining(
-                this_session.iterations,
-                progress.iterations,
-                this_session.train_seconds,
-            );
-            if remaining == 0 {
-                break Ending::Budget;
-            }
-            // Never cross a checkpoint boundary inside a batch.
-            let every = settings.checkpoint_every_iterations;
-            let to_checkpoint = every - (progress.iterations - last_checkpoint.1) % every;
-            let count = batch.next().min(remaining).min(to_checkpoint);
-            let batch_started = Instant::now();
-            let stats = solver.run(progress.iterations + 1, count)?;
-            let took = batch_started.elapsed();
-            batch.adapt(took);
-            this_session.add(count, &stats, took);
-            progress.add(count, &stats, took);
-            watcher.batch(this_session.iterations, table.as_ref());
-            let minutes = Duration::from_secs_f64(settings.checkpoint_every_minutes * 60.0);
-            if progress.iterations - last_checkpoint.1 >= every
-                || last_checkpoint.0.elapsed() >= minutes
-            {
-                commit(table.as_ref(), progress)?;
-                *last_checkpoint = (Instant::now(), progress.iterations);
-            }
-            if let (Some(curve), Some(at)) = (&settings.curve, next_point)
-                && progress.train_seconds >= at
-            {
-                let point = curve_point(
-                    identity,
-                    table.as_ref(),
-                    fixed_bids.as_ref(),
-                    progress,
-                    curve,
-                    threads,
-                    run.path(),
-                )?;
-                watcher.point(&point);
-                next_point = Some(curve.next_point(progress.train_seconds));
-            }
         };
-        Ok((this_session, ending))
+        match crate::cluster::leading() {
+            None => {
+                let solver = solver(identity, settings, table, fixed_bids, threads)?;
+                let mut steps = LocalSteps {
+                    solver: &solver,
+                    batch: BatchSize::new(settings.batch),
+                };
+                looping.run(budget, watcher, &mut steps, progress, last_checkpoint)
+            }
+            Some(group) => crate::cluster::leader::lead_session(
+                group.as_ref(),
+                &looping,
+                budget,
+                watcher,
+                progress,
+                last_checkpoint,
+            ),
+        }
     }
 
     /// What the session did, logged and returned.
@@ -397,7 +366,7 @@ impl Session {
 
 /// What one call of [`Session::train`] has done so far.
 #[derive(Debug, Default)]
-struct SessionCounts {
+pub(crate) struct SessionCounts {
     iterations: u64,
     /// Time spent iterating only.
     train_seconds: f64,
@@ -421,15 +390,129 @@ impl Progress {
     }
 }
 
+/// A source of iterations for the session's loop: the solver alone, or an
+/// epoch over many ranks.
+pub(crate) trait Steps {
+    /// The most iterations the next step would like to run.
+    fn preferred(&self) -> u64;
+
+    /// Runs iterations `first .. first + count` and says what they did.
+    fn run(&mut self, first: u64, count: u64) -> Result<BatchStats, TrainingError>;
+}
+
+/// The solver on this process alone, in batches of about half a second.
+struct LocalSteps<'s, 't> {
+    solver: &'s ExternalSampling<'t, EuchreGame<'t>, dyn DurableTable + 't>,
+    batch: BatchSize,
+}
+
+impl Steps for LocalSteps<'_, '_> {
+    fn preferred(&self) -> u64 {
+        self.batch.next()
+    }
+
+    fn run(&mut self, first: u64, count: u64) -> Result<BatchStats, TrainingError> {
+        let started = Instant::now();
+        let stats = self.solver.run(first, count)?;
+        self.batch.adapt(started.elapsed());
+        Ok(stats)
+    }
+}
+
+/// What the session's loop needs of an open session, borrowed apart from
+/// its progress so that a solver may borrow the table meanwhile.
+pub(crate) struct Looping<'a> {
+    pub(crate) run: &'a RunDir,
+    pub(crate) identity: &'a Identity,
+    pub(crate) settings: &'a SessionSettings,
+    pub(crate) table: &'a dyn DurableTable,
+    pub(crate) fixed_bids: Option<&'a BiddingBlueprint>,
+    pub(crate) threads: usize,
+}
+
+impl Looping<'_> {
+    /// Steps until the budget is spent or the watcher asks to stop,
+    /// checkpointing and measuring curve points on the way.
+    pub(crate) fn run(
+        &self,
+        budget: Budget,
+        watcher: &mut dyn Watcher,
+        steps: &mut dyn Steps,
+        progress: &mut Progress,
+        last_checkpoint: &mut (Instant, u64),
+    ) -> Result<(SessionCounts, Ending), TrainingError> {
+        let Looping {
+            run,
+            identity,
+            settings,
+            table,
+            fixed_bids,
+            threads,
+        } = *self;
+        watcher.started(budget.length(progress.iterations));
+        let mut this_session = SessionCounts::default();
+        let mut next_point = settings
+            .curve
+            .as_ref()
+            .map(|curve| curve.next_point(progress.train_seconds));
+        let ending = loop {
+            if watcher.should_stop() {
+                break Ending::Interrupted;
+            }
+            let remaining = budget.remaining(
+                this_session.iterations,
+                progress.iterations,
+                this_session.train_seconds,
+            );
+            if remaining == 0 {
+                break Ending::Budget;
+            }
+            // Never cross a checkpoint boundary inside a batch.
+            let every = settings.checkpoint_every_iterations;
+            let to_checkpoint = every - (progress.iterations - last_checkpoint.1) % every;
+            let count = steps.preferred().min(remaining).min(to_checkpoint);
+            let batch_started = Instant::now();
+            let stats = steps.run(progress.iterations + 1, count)?;
+            let took = batch_started.elapsed();
+            this_session.add(count, &stats, took);
+            progress.add(count, &stats, took);
+            watcher.batch(this_session.iterations, table);
+            let minutes = Duration::from_secs_f64(settings.checkpoint_every_minutes * 60.0);
+            if progress.iterations - last_checkpoint.1 >= every
+                || last_checkpoint.0.elapsed() >= minutes
+            {
+                commit(table, progress)?;
+                *last_checkpoint = (Instant::now(), progress.iterations);
+            }
+            if let (Some(curve), Some(at)) = (&settings.curve, next_point)
+                && progress.train_seconds >= at
+            {
+                let point = curve_point(
+                    identity,
+                    table,
+                    fixed_bids,
+                    progress,
+                    curve,
+                    threads,
+                    run.path(),
+                )?;
+                watcher.point(&point);
+                next_point = Some(curve.next_point(progress.train_seconds));
+            }
+        };
+        Ok((this_session, ending))
+    }
+}
+
 /// The solver over the run's game (with its fixed bids, if any) and
 /// store, on `threads` threads.
-fn solver<'t>(
+pub(crate) fn solver<'t, T: store::Table + ?Sized>(
     identity: &Identity,
     settings: &SessionSettings,
-    table: &'t dyn DurableTable,
+    table: &'t T,
     fixed_bids: Option<&'t BiddingBlueprint>,
     threads: usize,
-) -> Result<ExternalSampling<'t, EuchreGame<'t>, dyn DurableTable + 't>, TrainingError> {
+) -> Result<ExternalSampling<'t, EuchreGame<'t>, T>, TrainingError> {
     let mut root = EuchreGame::root(identity.rules, identity.phase, identity.solver.leaves);
     if let Some(blueprint) = fixed_bids {
         root = root.with_fixed_bids(blueprint);
@@ -510,7 +593,10 @@ impl BatchSize {
     }
 }
 
-fn commit(table: &dyn DurableTable, progress: &mut Progress) -> Result<(), TrainingError> {
+pub(crate) fn commit(
+    table: &dyn DurableTable,
+    progress: &mut Progress,
+) -> Result<(), TrainingError> {
     let started = Instant::now();
     progress.checkpoint_unix = unix_now();
     table

@@ -1,0 +1,74 @@
+//! One epoch, as every rank runs it: its share of the iterations, the
+//! sync, and the totals.
+
+use cfr::distributed::{Collective, EpochShare, ReplicatedTable, SyncStats, replica_digest};
+use cfr::mccfr::{BatchStats, ExternalSampling};
+use store::Table;
+
+use super::orders::sum_counters;
+use crate::game::EuchreGame;
+use crate::training::error::TrainingError;
+
+/// What an epoch did over all the ranks, and this rank's sync.
+pub(crate) struct EpochDone {
+    pub stats: BatchStats,
+    pub sync: SyncStats,
+    /// The replicas' digest and trained records, when asked to compare.
+    pub checked: Option<(u64, u64)>,
+}
+
+/// Trains this rank's share of `total` iterations from `first`, syncs, and
+/// sums the counts over the ranks; with `check`, compares every rank's
+/// replica digest and fails if any differs.
+pub(crate) fn train_epoch<T: Table + ?Sized>(
+    group: &dyn Collective,
+    solver: &ExternalSampling<'_, EuchreGame<'_>, ReplicatedTable<'_, T>>,
+    replica: &ReplicatedTable<'_, T>,
+    first: u64,
+    total: u64,
+    check: bool,
+) -> Result<EpochDone, TrainingError> {
+    let last = first + total.max(1) - 1;
+    let now = u32::try_from(last).map_err(|_| {
+        TrainingError::Cluster(format!(
+            "iteration {last} is past the record format's limit of {}",
+            u32::MAX
+        ))
+    })?;
+    let share = EpochShare::of(first, total, group.rank(), group.size());
+    let mine = solver.run_share(share)?;
+    let sync = replica.sync(group, now)?;
+    let [iterations, regret_updates, strategy_updates, pruned_actions] = sum_counters(
+        group,
+        [
+            mine.iterations,
+            mine.regret_updates,
+            mine.strategy_updates,
+            mine.pruned_actions,
+        ],
+    )?;
+    let checked = if check {
+        let (digest, records) = replica_digest(replica.base())?;
+        let mine = [digest.to_le_bytes(), records.to_le_bytes()].concat();
+        let everyone = group.all_gather(&mine)?;
+        if let Some(rank) = everyone.iter().position(|theirs| theirs != &mine) {
+            return Err(TrainingError::Cluster(format!(
+                "after the sync at iteration {last}, rank {rank}'s replica differs from rank {}'s: the ranks no longer train the same table; resume from the last checkpoint",
+                group.rank()
+            )));
+        }
+        Some((digest, records))
+    } else {
+        None
+    };
+    Ok(EpochDone {
+        stats: BatchStats {
+            iterations,
+            regret_updates,
+            strategy_updates,
+            pruned_actions,
+        },
+        sync,
+        checked,
+    })
+}

@@ -1,0 +1,222 @@
+//! Rank 0's side of a session: it tells the others what to train, trains
+//! its own share, and does everything that touches the run directory.
+
+use std::time::{Duration, Instant};
+
+use cfr::discount::Discounter;
+use cfr::distributed::{Collective, ReplicatedTable, SyncStats, replicate_from_root};
+use cfr::mccfr::{BatchStats, ExternalSampling};
+use store::DurableTable;
+use tracing::{debug, info};
+
+use super::epoch::train_epoch;
+use super::orders::{self, Begin, Order};
+use super::{SyncEvery, SyncSettings};
+use crate::format::{bytes, thousands};
+use crate::game::EuchreGame;
+use crate::training::error::TrainingError;
+use crate::training::run_dir::Progress;
+use crate::training::session::{self, Budget, Ending, Looping, SessionCounts, Steps, Watcher};
+
+/// Runs the session's loop with every rank training: the followers open
+/// replicas of the table, get rank 0's records, and train one epoch per
+/// step. Rank 0 checkpoints and measures between epochs, when the
+/// replicas are identical.
+pub(crate) fn lead_session(
+    group: &dyn Collective,
+    looping: &Looping<'_>,
+    budget: Budget,
+    watcher: &mut dyn Watcher,
+    progress: &mut Progress,
+    last_checkpoint: &mut (Instant, u64),
+) -> Result<(SessionCounts, Ending), TrainingError> {
+    let sync = looping.settings.sync;
+    let blueprint =
+        match looping.identity.bids.blueprint() {
+            Some(source) => Some(std::fs::read(&source.path).map_err(|source_error| {
+                TrainingError::Unreadable {
+                    path: source.path.clone(),
+                    source: source_error,
+                }
+            })?),
+            None => None,
+        };
+    orders::send(
+        group,
+        &Order::Begin(Box::new(Begin {
+            identity: looping.identity.clone(),
+            settings: looping.settings.clone(),
+            sync,
+            blueprint,
+        })),
+    )?;
+    if let Err((rank, reason)) = orders::all_ready(group, Ok(()))? {
+        return Err(TrainingError::Cluster(format!(
+            "rank {rank} cannot train this run: {reason}"
+        )));
+    }
+    let copied = replicate_from_root(looping.table, group)?;
+    info!(
+        "cluster: {} ranks × {} threads, {sync}; {} trained records ({}) copied to every rank in {:.1} s",
+        group.size(),
+        looping.threads,
+        thousands(copied.records),
+        bytes(copied.bytes),
+        copied.seconds
+    );
+    let replica = ReplicatedTable::new(
+        looping.table,
+        Discounter::new(looping.identity.solver.schedule())?,
+        sync.reads.into(),
+    );
+    let solver = session::solver(
+        looping.identity,
+        looping.settings,
+        &replica,
+        looping.fixed_bids,
+        looping.threads,
+    )?;
+    let mut steps = Epochs {
+        group,
+        replica: &replica,
+        solver: &solver,
+        sizing: EpochSizing::new(sync, group.size()),
+        costs: SyncCosts::default(),
+    };
+    let result = looping.run(budget, watcher, &mut steps, progress, last_checkpoint);
+    if result.is_ok() {
+        orders::send(group, &Order::End)?;
+        steps.costs.log(group.size());
+    }
+    result
+}
+
+/// Epochs as the session loop's steps.
+struct Epochs<'a, 't> {
+    group: &'a dyn Collective,
+    replica: &'a ReplicatedTable<'t, dyn DurableTable + 't>,
+    solver: &'a ExternalSampling<'t, EuchreGame<'t>, ReplicatedTable<'t, dyn DurableTable + 't>>,
+    sizing: EpochSizing,
+    costs: SyncCosts,
+}
+
+impl Steps for Epochs<'_, '_> {
+    fn preferred(&self) -> u64 {
+        self.sizing.next()
+    }
+
+    fn run(&mut self, first: u64, count: u64) -> Result<BatchStats, TrainingError> {
+        let started = Instant::now();
+        orders::send(
+            self.group,
+            &Order::Epoch {
+                first,
+                total: count,
+            },
+        )?;
+        let check = self.sizing.settings.check;
+        let done = train_epoch(self.group, self.solver, self.replica, first, count, check)?;
+        let took = started.elapsed();
+        self.sizing.adapt(count, took);
+        self.costs.add(&done.sync, took);
+        debug!(
+            "epoch of {} iterations from {}: {:.2} s, sync sent {} records ({}) and received {} in {:.3} s + {:.3} s to apply {} records",
+            thousands(count),
+            thousands(first),
+            took.as_secs_f64(),
+            thousands(done.sync.records_sent),
+            bytes(done.sync.bytes_sent),
+            bytes(done.sync.bytes_received),
+            done.sync.exchange_seconds,
+            done.sync.apply_seconds,
+            thousands(done.sync.records_applied)
+        );
+        if let Some((digest, records)) = done.checked {
+            info!(
+                "sync at iteration {}: every replica has digest {digest:016x} over {} trained records",
+                thousands(first + count - 1),
+                thousands(records)
+            );
+        }
+        Ok(done.stats)
+    }
+}
+
+/// Iterations per epoch: fixed, or adapted so an epoch takes about the
+/// sync period.
+struct EpochSizing {
+    settings: SyncSettings,
+    ranks: u64,
+    current: u64,
+}
+
+impl EpochSizing {
+    fn new(settings: SyncSettings, ranks: usize) -> EpochSizing {
+        EpochSizing {
+            settings,
+            ranks: ranks as u64,
+            current: ranks as u64,
+        }
+    }
+
+    fn next(&self) -> u64 {
+        match self.settings.every {
+            SyncEvery::Iterations(iterations) => iterations.max(1),
+            SyncEvery::Time(_) => self.current,
+        }
+    }
+
+    /// Scales the next epoch toward the period by the last one's rate,
+    /// at most fourfold at a time.
+    fn adapt(&mut self, count: u64, took: Duration) {
+        if let SyncEvery::Time(period) = self.settings.every {
+            let scale = period.as_secs_f64() / took.as_secs_f64().max(1e-6);
+            let next = (count as f64 * scale.clamp(0.5, 4.0)) as u64;
+            self.current = next.max(self.ranks);
+        }
+    }
+}
+
+/// Rank 0's sums of what the syncs cost, for the session's summary.
+#[derive(Default)]
+struct SyncCosts {
+    syncs: u64,
+    records_sent: u64,
+    bytes_sent: u64,
+    bytes_received: u64,
+    records_applied: u64,
+    exchange_seconds: f64,
+    apply_seconds: f64,
+    epoch_seconds: f64,
+}
+
+impl SyncCosts {
+    fn add(&mut self, sync: &SyncStats, took: Duration) {
+        self.syncs += 1;
+        self.records_sent += sync.records_sent;
+        self.bytes_sent += sync.bytes_sent;
+        self.bytes_received += sync.bytes_received;
+        self.records_applied += sync.records_applied;
+        self.exchange_seconds += sync.exchange_seconds;
+        self.apply_seconds += sync.apply_seconds;
+        self.epoch_seconds += took.as_secs_f64();
+    }
+
+    fn log(&self, ranks: usize) {
+        if self.syncs == 0 {
+            return;
+        }
+        let n = self.syncs as f64;
+        let share = 100.0 * (self.exchange_seconds + self.apply_seconds) / self.epoch_seconds;
+        info!(
+            "cluster: {} syncs over {ranks} ranks; per sync rank 0 sent {} records ({}), received {}, applied {} records; exchange {:.3} s, apply {:.3} s; syncs took {share:.1}% of the epochs' time",
+            thousands(self.syncs),
+            thousands((self.records_sent as f64 / n) as u64),
+            bytes((self.bytes_sent as f64 / n) as u64),
+            bytes((self.bytes_received as f64 / n) as u64),
+            thousands((self.records_applied as f64 / n) as u64),
+            self.exchange_seconds / n,
+            self.apply_seconds / n,
+        );
+    }
+}

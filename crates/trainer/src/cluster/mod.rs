@@ -1,0 +1,94 @@
+//! Training over many processes: rank 0 runs the command as on one
+//! machine and owns the run directory; every other rank serves it, holding
+//! a replica of the table in memory and training its share of each epoch
+//! (see [`cfr::distributed`] for how the replicas stay identical).
+//!
+//! The transport is MPI (feature `mpi`, [`mpi`]). Without it, or run
+//! without `mpirun`, a process is alone and trains as it always did.
+
+mod epoch;
+pub mod follower;
+pub mod leader;
+#[cfg(feature = "mpi")]
+pub mod mpi;
+mod orders;
+mod sync_settings;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use cfr::distributed::Collective;
+
+pub use sync_settings::{DEFAULT_SYNC_EVERY, SyncEvery, SyncReads, SyncSettings};
+
+thread_local! {
+    /// The group this process leads, when it is rank 0 of several. The
+    /// transport is used only from the thread that runs the command.
+    static LEADING: RefCell<Option<Rc<dyn Collective>>> = const { RefCell::new(None) };
+}
+
+/// Makes the sessions of this thread train on `group`, as its rank 0.
+pub fn lead(group: Rc<dyn Collective>) {
+    LEADING.with(|leading| *leading.borrow_mut() = Some(group));
+}
+
+/// The group the current thread leads, if it leads more than itself.
+pub(crate) fn leading() -> Option<Rc<dyn Collective>> {
+    LEADING
+        .with(|leading| leading.borrow().clone())
+        .filter(|group| group.size() > 1)
+}
+
+/// Tells every follower the command is over (`error`: why, if it failed),
+/// so they exit too. Nothing to do when this process leads nobody.
+pub fn dismiss(error: Option<String>) -> Result<(), cfr::distributed::CollectiveError> {
+    match leading() {
+        Some(group) => orders::send(group.as_ref(), &orders::Order::Quit { error }),
+        None => Ok(()),
+    }
+}
+
+/// What every rank must agree on before any trains: the same trainer build
+/// and the same command line.
+pub fn agreement(arguments: &[String]) -> Vec<u8> {
+    let mut text = format!("trainer {}", env!("CARGO_PKG_VERSION"));
+    for argument in arguments {
+        text.push('\0');
+        text.push_str(argument);
+    }
+    text.into_bytes()
+}
+
+/// Checks that every rank sent the same [`agreement`]; the error names the
+/// first rank that differs and how.
+pub fn check_agreement(everyone: &[Vec<u8>]) -> Result<(), String> {
+    let Some(root) = everyone.first() else {
+        return Ok(());
+    };
+    for (rank, theirs) in everyone.iter().enumerate().skip(1) {
+        if theirs != root {
+            let show = |bytes: &[u8]| String::from_utf8_lossy(bytes).replace('\0', " ");
+            return Err(format!(
+                "rank {rank} was started differently from rank 0 (`{}` against `{}`): start every rank with the same trainer build and arguments",
+                show(theirs),
+                show(root)
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranks_started_differently_are_named() {
+        let same = agreement(&["train".into(), "--phase".into(), "bidding".into()]);
+        let other = agreement(&["train".into(), "--phase".into(), "full-play".into()]);
+        assert!(check_agreement(&[same.clone(), same.clone()]).is_ok());
+        let error = check_agreement(&[same.clone(), same, other]).unwrap_err();
+        assert!(error.contains("rank 2"), "{error}");
+        assert!(error.contains("full-play"), "{error}");
+    }
+}

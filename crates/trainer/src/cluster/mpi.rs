@@ -1,0 +1,123 @@
+//! The MPI transport (Open MPI through rsmpi). Collectives are called only
+//! from the thread that runs the command; the solver's worker threads never
+//! touch MPI. MPI's default error handler aborts the whole job when a peer
+//! dies, so a failed rank stops every rank (and `mpirun` says which).
+
+use cfr::distributed::{Collective, CollectiveError};
+use mpi::Count;
+use mpi::collective::SystemOperation;
+use mpi::datatype::PartitionMut;
+use mpi::environment::Universe;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::{Communicator, CommunicatorCollectives, Root};
+
+/// Elements of one MPI call: MPI counts and displacements are `int`.
+const MOST_PER_CALL: usize = 1 << 30;
+
+/// This process's place in `MPI_COMM_WORLD`.
+pub struct MpiGroup {
+    world: SimpleCommunicator,
+    rank: usize,
+    size: usize,
+}
+
+impl std::fmt::Debug for MpiGroup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MpiGroup")
+            .field("rank", &self.rank)
+            .field("size", &self.size)
+            .finish()
+    }
+}
+
+/// Starts MPI. The universe finalises MPI when dropped: keep it for the
+/// life of the process. `None` if MPI could not start.
+pub fn join() -> Option<(Universe, MpiGroup)> {
+    let (universe, _) = mpi::initialize_with_threading(mpi::Threading::Funneled)?;
+    let world = universe.world();
+    let (rank, size) = (world.rank() as usize, world.size() as usize);
+    Some((universe, MpiGroup { world, rank, size }))
+}
+
+impl MpiGroup {
+    /// Elements per call such that the whole gather's displacements fit in
+    /// an `int`.
+    fn per_call(&self) -> usize {
+        (MOST_PER_CALL / self.size.max(1)).max(1)
+    }
+}
+
+impl Collective for MpiGroup {
+    fn rank(&self) -> usize {
+        self.rank
+    }
+
+    fn size(&self) -> usize {
+        self.size
+    }
+
+    fn all_gather(&self, mine: &[u8]) -> Result<Vec<Vec<u8>>, CollectiveError> {
+        let mut lengths = vec![0u64; self.size];
+        self.world
+            .all_gather_into(&(mine.len() as u64), &mut lengths[..]);
+        let per_call = self.per_call();
+        let longest = lengths.iter().copied().max().unwrap_or(0) as usize;
+        let mut everyone: Vec<Vec<u8>> = lengths
+            .iter()
+            .map(|&length| Vec::with_capacity(length as usize))
+            .collect();
+        for round in 0..longest.div_ceil(per_call) {
+            let piece = |length: usize| {
+                let start = (round * per_call).min(length);
+                start..((round + 1) * per_call).min(length)
+            };
+            let counts: Vec<Count> = lengths
+                .iter()
+                .map(|&length| piece(length as usize).len() as Count)
+                .collect();
+            let displacements: Vec<Count> = counts
+                .iter()
+                .scan(0, |at, &count| {
+                    let here = *at;
+                    *at += count;
+                    Some(here)
+                })
+                .collect();
+            let total = counts.iter().map(|&c| c as usize).sum();
+            let mut received = vec![0u8; total];
+            {
+                let mut partition =
+                    PartitionMut::new(&mut received[..], &counts[..], &displacements[..]);
+                self.world
+                    .all_gather_varcount_into(&mine[piece(mine.len())], &mut partition);
+            }
+            for (rank, theirs) in everyone.iter_mut().enumerate() {
+                let start = displacements[rank] as usize;
+                theirs.extend_from_slice(&received[start..start + counts[rank] as usize]);
+            }
+        }
+        Ok(everyone)
+    }
+
+    fn broadcast(&self, root: usize, bytes: &mut Vec<u8>) -> Result<(), CollectiveError> {
+        let sender = self.world.process_at_rank(root as i32);
+        let mut length = bytes.len() as u64;
+        sender.broadcast_into(&mut length);
+        bytes.resize(length as usize, 0);
+        for piece in bytes.chunks_mut(MOST_PER_CALL) {
+            sender.broadcast_into(piece);
+        }
+        Ok(())
+    }
+
+    fn all_reduce_sum(&self, values: &mut [f32]) -> Result<(), CollectiveError> {
+        let mut sums = vec![0f32; values.len().min(MOST_PER_CALL)];
+        for piece in values.chunks_mut(MOST_PER_CALL) {
+            let sums = &mut sums[..piece.len()];
+            self.world
+                .all_reduce_into(&*piece, sums, SystemOperation::sum());
+            piece.copy_from_slice(sums);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,83 @@
+//! When the ranks sync and what their reads see: settings of one session
+//! (a run may resume on one machine or on many), given as flags.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// What a rank's reads see between syncs (see [`cfr::distributed::Reads`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum SyncReads {
+    /// Its own updates at once, the others' at each sync.
+    #[default]
+    Live,
+    /// Only the table as of the last sync: an epoch is one exact iteration.
+    Frozen,
+}
+
+impl From<SyncReads> for cfr::distributed::Reads {
+    fn from(reads: SyncReads) -> Self {
+        match reads {
+            SyncReads::Live => cfr::distributed::Reads::Live,
+            SyncReads::Frozen => cfr::distributed::Reads::Frozen,
+        }
+    }
+}
+
+/// How long an epoch between two syncs is.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SyncEvery {
+    /// About this much wall time: the epoch's iterations adapt to it.
+    Time(Duration),
+    /// Exactly this many iterations over all the ranks: reproducible.
+    Iterations(u64),
+}
+
+/// The cluster settings of a session.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SyncSettings {
+    pub every: SyncEvery,
+    pub reads: SyncReads,
+    /// After every sync, compare every rank's replica digest (reads every
+    /// record: for tests and for doubt, not for speed).
+    pub check: bool,
+}
+
+/// The sync period unless told otherwise: long enough that a sync's cost
+/// is small beside the epoch, short enough that the ranks' strategies do
+/// not drift apart for long.
+pub const DEFAULT_SYNC_EVERY: Duration = Duration::from_secs(10);
+
+impl Default for SyncSettings {
+    fn default() -> Self {
+        SyncSettings {
+            every: SyncEvery::Time(DEFAULT_SYNC_EVERY),
+            reads: SyncReads::Live,
+            check: false,
+        }
+    }
+}
+
+impl std::fmt::Display for SyncSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.every {
+            SyncEvery::Time(every) => write!(f, "sync every {:.1} s", every.as_secs_f64())?,
+            SyncEvery::Iterations(n) => write!(f, "sync every {n} iterations")?,
+        }
+        write!(
+            f,
+            ", {} reads{}",
+            match self.reads {
+                SyncReads::Live => "live",
+                SyncReads::Frozen => "frozen",
+            },
+            if self.check {
+                ", replicas compared after each sync"
+            } else {
+                ""
+            }
+        )
+    }
+}
