@@ -421,10 +421,8 @@ fn run_under_mpi(cli: Cli) -> anyhow::Result<()> {
     let arguments: Vec<String> = std::env::args().skip(1).collect();
     let everyone = group.all_gather(&cluster::agreement(&arguments))?;
     if let Err(reason) = cluster::check_agreement(&everyone) {
-        if group.is_root() {
-            anyhow::bail!(reason);
-        }
-        std::process::exit(1);
+        // Every rank says it: the first to exit ends the job.
+        anyhow::bail!(reason);
     }
     if group.is_root() {
         let group = std::rc::Rc::new(group);
@@ -438,9 +436,9 @@ fn run_under_mpi(cli: Cli) -> anyhow::Result<()> {
     ctrlc::set_handler(|| {})?;
     let rank = group.rank();
     match cluster::follower::serve(&group) {
-        Ok(None) => Ok(()),
-        // Rank 0 has reported its own failure; the job ends with it.
-        Ok(Some(_)) => std::process::exit(1),
+        // Rank 0 reports its own failure and ends the job with it; a
+        // follower that failed first would cut that report short.
+        Ok(_) => Ok(()),
         Err(error) => Err(anyhow::Error::new(error).context(format!("rank {rank}"))),
     }
 }

@@ -1,0 +1,305 @@
+//! The trainer over MPI on loopback: `mpirun -np N trainer …`, ranks
+//! oversubscribed on this machine's cores. Built only with `--features
+//! mpi`; `./test` installs Open MPI and runs these.
+#![cfg(feature = "mpi")]
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use support::{TempDir, bidding_policy, ok, refused, text, trainer};
+
+/// `mpirun` with the settings a test machine needs: root allowed (CI runs
+/// as root), more ranks than cores, and idle ranks yielding their core.
+fn mpirun(ranks: usize) -> Command {
+    let mut command = Command::new("mpirun");
+    command
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_mpi_yield_when_idle", "1")
+        .env("RUST_BACKTRACE", "0")
+        .args(["--oversubscribe", "-np", &ranks.to_string()])
+        .arg(env!("CARGO_BIN_EXE_trainer"))
+        .stdin(Stdio::null());
+    command
+}
+
+fn run_on(ranks: usize, args: &[&str]) -> Output {
+    mpirun(ranks)
+        .args(args)
+        .output()
+        .expect("mpirun runs (install Open MPI: ./test does)")
+}
+
+fn both(output: &Output) -> String {
+    format!("{}{}", text(&output.stdout), text(&output.stderr))
+}
+
+fn bidding_args<'a>(run: &'a str, iterations: &'a str) -> Vec<&'a str> {
+    vec![
+        "train",
+        "--phase",
+        "bidding",
+        "--store",
+        "memory",
+        "--threads",
+        "1",
+        "--iterations",
+        iterations,
+        "--run-dir",
+        run,
+    ]
+}
+
+/// The digests rank 0 logged, one per sync, each one the same on every
+/// rank (the run fails otherwise).
+fn synced_digests(log: &str) -> Vec<String> {
+    log.lines()
+        .filter(|line| line.contains("every replica has digest"))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn replicas_are_identical_after_every_sync_on_2_and_3_ranks() {
+    let temp = TempDir::new("cluster-digests");
+    for (ranks, reads) in [(2, "live"), (3, "live"), (3, "frozen")] {
+        let run = temp.path(&format!("{ranks}-{reads}")).display().to_string();
+        let mut args = bidding_args(&run, "3000");
+        args.extend([
+            "--sync-iterations",
+            "500",
+            "--sync-check",
+            "--sync-reads",
+            reads,
+        ]);
+        let output = run_on(ranks, &args);
+        let log = both(&output);
+        assert!(output.status.success(), "{ranks} ranks, {reads}:\n{log}");
+        let digests = synced_digests(&log);
+        assert_eq!(
+            digests.len(),
+            6,
+            "one checked sync per 500 iterations:\n{log}"
+        );
+        assert!(log.contains(&format!("{ranks} ranks")), "{log}");
+        // Rank 0's store holds what every replica held at the last sync.
+        let status = ok(&trainer(&["status", "--run-dir", &run]));
+        assert!(status.contains("iteration 3,000"), "{status}");
+    }
+}
+
+/// The local best response of the bids after 40,000 iterations, from the
+/// `--export` report: `(value, 95% half-width)`.
+fn bidding_lbr(output: &Output) -> (f64, f64) {
+    let stdout = ok(output);
+    let line = stdout
+        .lines()
+        .find(|line| line.starts_with("local best response"))
+        .unwrap_or_else(|| panic!("no local best response in:\n{stdout}"));
+    let figures = line.split("): ").nth(1).unwrap();
+    let mut parts = figures.split_whitespace();
+    let value: f64 = parts.next().unwrap().parse().unwrap();
+    assert_eq!(parts.next(), Some("±"), "{line}");
+    let half_width: f64 = parts.next().unwrap().parse().unwrap();
+    (value, half_width)
+}
+
+/// Two ranks at an equal total of iterations must leave the bids no more
+/// exploitable than one process, within the estimates' own noise (both
+/// are measured on the same 4,000 deals, so the bound is the two 95%
+/// half-widths combined).
+#[test]
+fn two_ranks_bid_no_worse_than_one_process_at_equal_iterations() {
+    let temp = TempDir::new("cluster-lbr");
+    let alone = temp.path("alone").display().to_string();
+    let pair = temp.path("pair").display().to_string();
+    let mut args = bidding_args(&alone, "40000");
+    args.push("--export");
+    let (one, one_noise) = bidding_lbr(&trainer(&args));
+    let mut args = bidding_args(&pair, "40000");
+    args.extend(["--export", "--sync-every", "2s"]);
+    let (two, two_noise) = bidding_lbr(&run_on(2, &args));
+    let noise = one_noise.hypot(two_noise);
+    eprintln!(
+        "local best response: one process {one:+.3} ± {one_noise:.3}, two ranks {two:+.3} ± {two_noise:.3}"
+    );
+    assert!(
+        two <= one + noise,
+        "two ranks {two:+.3} against one process {one:+.3} (noise {noise:.3})"
+    );
+}
+
+fn checkpointed_iterations(run: &str) -> u64 {
+    let status = ok(&trainer(&["status", "--run-dir", run]));
+    let line = status
+        .lines()
+        .find(|line| line.starts_with("checkpoint"))
+        .unwrap_or_else(|| panic!("{status}"));
+    line.split_whitespace()
+        .nth(2)
+        .unwrap()
+        .replace(',', "")
+        .parse()
+        .unwrap()
+}
+
+/// The trainer processes mpirun started, with their ranks.
+fn ranks_of(mpirun: &Child) -> Vec<(u32, usize)> {
+    let children = std::fs::read_to_string(format!("/proc/{0}/task/{0}/children", mpirun.id()))
+        .unwrap_or_default();
+    children
+        .split_whitespace()
+        .filter_map(|pid| {
+            let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+            let rank = environ
+                .split(|&byte| byte == 0)
+                .find_map(|entry| entry.strip_prefix(b"OMPI_COMM_WORLD_RANK="))?;
+            Some((pid.parse().ok()?, text(rank).parse().ok()?))
+        })
+        .collect()
+}
+
+#[test]
+fn a_job_with_a_killed_rank_stops_and_resumes_on_any_number_of_ranks() {
+    let temp = TempDir::new("cluster-kill");
+    let run = temp.path("run").display().to_string();
+    let mut args = bidding_args(&run, "100000000");
+    args.extend(["--checkpoint-every", "2000", "--sync-iterations", "1000"]);
+    let mut job = mpirun(2)
+        .args(&args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for two checkpoints, then kill rank 1 as a crash would.
+    let mut log = BufReader::new(job.stderr.take().unwrap());
+    let mut checkpoints = 0;
+    let mut line = String::new();
+    let started = Instant::now();
+    while checkpoints < 2 && started.elapsed() < Duration::from_secs(120) {
+        line.clear();
+        if log.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        checkpoints += usize::from(line.contains("checkpoint at iteration"));
+    }
+    assert_eq!(checkpoints, 2, "the job checkpointed twice");
+    let (follower, _) = ranks_of(&job)
+        .into_iter()
+        .find(|&(_, rank)| rank == 1)
+        .expect("rank 1 is a child of mpirun");
+    Command::new("kill")
+        .args(["-9", &follower.to_string()])
+        .status()
+        .unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut log, &mut rest).unwrap();
+    let status = job.wait().unwrap();
+    assert!(!status.success(), "the job must stop when a rank dies");
+    assert!(
+        rest.contains("signal 9") || rest.contains("Killed") || rest.contains("exited"),
+        "mpirun says a rank died:\n{rest}"
+    );
+    let saved = checkpointed_iterations(&run);
+    assert!(saved >= 4000, "checkpoint at {saved}");
+
+    // The same run resumes on 3 ranks, then on one process.
+    for ranks in [3, 1] {
+        let before = checkpointed_iterations(&run);
+        let resume = [
+            "resume",
+            "--run-dir",
+            &run,
+            "--iterations",
+            "3000",
+            "--threads",
+            "1",
+            "--sync-iterations",
+            "1000",
+            "--sync-check",
+        ];
+        let output = if ranks == 1 {
+            trainer(&resume)
+        } else {
+            run_on(ranks, &resume)
+        };
+        let log = both(&output);
+        assert!(output.status.success(), "resume on {ranks}:\n{log}");
+        assert!(log.contains("resuming from the checkpoint"), "{log}");
+        assert_eq!(checkpointed_iterations(&run), before + 3000, "{log}");
+        if ranks > 1 {
+            assert_eq!(synced_digests(&log).len(), 3, "{log}");
+        }
+    }
+}
+
+#[test]
+fn ranks_started_differently_stop_the_job_before_training() {
+    let temp = TempDir::new("cluster-disagree");
+    let run = temp.path("run").display().to_string();
+    let one = bidding_args(&run, "1000");
+    let other = bidding_args(&run, "2000");
+    let output = mpirun(1)
+        .args(&one)
+        .arg(":")
+        .args(["-np", "1", env!("CARGO_BIN_EXE_trainer")])
+        .args(&other)
+        .output()
+        .unwrap();
+    let log = refused(&output);
+    assert!(log.contains("rank 1 was started differently"), "{log}");
+    assert!(
+        !temp.path("run").exists(),
+        "nothing trained, nothing written"
+    );
+}
+
+/// A rank that cannot make its replica (here: the fixed bids rank 0 sends
+/// cannot be written to its temporary directory) stops every rank before
+/// any trains, and rank 0 says which rank and why.
+#[test]
+fn a_rank_that_cannot_open_its_replica_stops_the_job_with_the_reason() {
+    let temp = TempDir::new("cluster-replica");
+    let policy = bidding_policy(&temp.0);
+    let run = temp.path("full-play").display().to_string();
+    let args = [
+        "train",
+        "--phase",
+        "full-play",
+        "--store",
+        "memory",
+        "--bidding-from",
+        policy.to_str().unwrap(),
+        "--threads",
+        "1",
+        "--iterations",
+        "200",
+        "--run-dir",
+        &run,
+    ];
+    let output = mpirun(1)
+        .args(args)
+        .arg(":")
+        .args(["-np", "1", "-x", "TMPDIR=/nonexistent/trainer-test"])
+        .arg(env!("CARGO_BIN_EXE_trainer"))
+        .args(args)
+        .output()
+        .unwrap();
+    let log = both(&output);
+    assert!(!output.status.success(), "{log}");
+    assert!(log.contains("rank 1 cannot train this run"), "{log}");
+    assert!(log.contains("/nonexistent/trainer-test"), "{log}");
+    let status = ok(&trainer(&["status", "--run-dir", &run]));
+    assert!(
+        !status.contains("iteration 200"),
+        "nothing trained:\n{status}"
+    );
+
+    // With both ranks able, the same fixed-bids run trains.
+    let output = run_on(2, &args);
+    assert!(output.status.success(), "{}", both(&output));
+    assert_eq!(checkpointed_iterations(&run), 200);
+}
