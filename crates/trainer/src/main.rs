@@ -281,6 +281,27 @@ enum BenchTarget {
         #[arg(long, value_parser = parse_subject, hide = true)]
         only: Option<bench::store::Subject>,
     },
+    /// Under mpirun (a trainer built --features mpi): one sync's exchange,
+    /// dense (every record's delta all-reduced) against sparse (only the
+    /// touched records' keys and deltas gathered), for tables of N records.
+    Sync {
+        /// Table sizes in records, comma-separated.
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "1000000,4000000,16000000"
+        )]
+        records: Vec<u64>,
+        /// The share of records a sparse sync sends, in percent.
+        #[arg(long, default_value_t = 5.0)]
+        touched: f64,
+        /// Actions per record (the trainer's records hold 7).
+        #[arg(long, default_value_t = 7)]
+        width: usize,
+        /// Tries per row; the median is shown.
+        #[arg(long, default_value_t = 3)]
+        tries: usize,
+    },
     /// The open-hand (double-dummy) solver: full 20-card positions per second.
     Dd {
         #[arg(long, default_value_t = 20_000)]
@@ -649,6 +670,12 @@ fn bench_command(target: BenchTarget) -> anyhow::Result<()> {
             bench::train::run(length, &selection, bidding_from.as_deref(), &dir)
         }
         BenchTarget::Dd { positions, seed } => bench::dd::run(positions, seed),
+        BenchTarget::Sync {
+            records,
+            touched,
+            width,
+            tries,
+        } => bench::sync::run(&records, touched, width, tries),
         BenchTarget::Prune {
             phase,
             warm,

@@ -303,3 +303,21 @@ fn a_rank_that_cannot_open_its_replica_stops_the_job_with_the_reason() {
     assert!(output.status.success(), "{}", both(&output));
     assert_eq!(checkpointed_iterations(&run), 200);
 }
+
+#[test]
+fn bench_sync_prints_dense_against_sparse() {
+    let output = run_on(
+        2,
+        &["bench", "sync", "--records", "1000,20000", "--tries", "1"],
+    );
+    let stdout = ok(&output);
+    let rows: Vec<&str> = stdout
+        .lines()
+        .filter(|line| line.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+        .collect();
+    assert_eq!(rows.len(), 2, "{stdout}");
+    assert!(rows[1].trim_start().starts_with("20,000"), "{stdout}");
+    assert!(rows.iter().all(|row| row.ends_with('×')), "{stdout}");
+    let alone = refused(&trainer(&["bench", "sync"]));
+    assert!(alone.contains("under mpirun"), "{alone}");
+}

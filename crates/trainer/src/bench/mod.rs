@@ -8,4 +8,5 @@ pub mod dd;
 pub mod game;
 pub mod prune;
 pub mod store;
+pub mod sync;
 pub mod train;

@@ -25,6 +25,9 @@ pub fn serve(group: &dyn Collective) -> Result<Option<String>, TrainingError> {
                 }
             }
             Order::Quit { error } => return Ok(error),
+            Order::Probe(probe) => {
+                probe.run(group)?;
+            }
             order => return Err(out_of_order(group, &order)),
         }
     }
@@ -115,7 +118,9 @@ fn follow_session(
             }
             Order::End => return Ok(None),
             Order::Quit { error } => return Ok(Some(error)),
-            order @ Order::Begin(_) => return Err(out_of_order(group, &order)),
+            order @ (Order::Begin(_) | Order::Probe(_)) => {
+                return Err(out_of_order(group, &order));
+            }
         }
     }
 }

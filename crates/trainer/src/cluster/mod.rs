@@ -12,6 +12,7 @@ pub mod leader;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 mod orders;
+pub(crate) use orders::Probe;
 mod sync_settings;
 
 use std::cell::RefCell;
@@ -46,6 +47,16 @@ pub fn dismiss(error: Option<String>) -> Result<(), cfr::distributed::Collective
         Some(group) => orders::send(group.as_ref(), &orders::Order::Quit { error }),
         None => Ok(()),
     }
+}
+
+/// Times one probe of `trainer bench sync` on every rank; the slowest
+/// rank's time, which is what a sync waits for.
+pub(crate) fn probe(
+    group: &dyn Collective,
+    probe: Probe,
+) -> Result<f64, cfr::distributed::CollectiveError> {
+    orders::send(group, &orders::Order::Probe(probe))?;
+    probe.run(group)
 }
 
 /// What every rank must agree on before any trains: the same trainer build

@@ -17,6 +17,47 @@ pub(crate) enum Order {
     End,
     /// The command is over: exit (`error` says why, if it failed).
     Quit { error: Option<String> },
+    /// `trainer bench sync`: take part in one timed collective.
+    Probe(Probe),
+}
+
+/// One collective of `trainer bench sync`, the same size on every rank.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub(crate) enum Probe {
+    /// An all-reduce of this many floats: a dense sync's exchange.
+    Dense { floats: u64 },
+    /// An all-gather of this many bytes from each rank: a sparse sync's.
+    Sparse { bytes: u64 },
+}
+
+impl Probe {
+    /// Takes part in the probe on every rank; returns the slowest rank's
+    /// seconds, which is what a sync waits for.
+    pub(crate) fn run(self, group: &dyn Collective) -> Result<f64, CollectiveError> {
+        let mine = self.time(group)?;
+        let everyone = group.all_gather(&mine.to_le_bytes())?;
+        Ok(everyone
+            .iter()
+            .filter_map(|bytes| bytes.as_slice().try_into().ok().map(f64::from_le_bytes))
+            .fold(mine, f64::max))
+    }
+
+    fn time(self, group: &dyn Collective) -> Result<f64, CollectiveError> {
+        match self {
+            Probe::Dense { floats } => {
+                let mut values = vec![1.0f32; floats as usize];
+                let started = std::time::Instant::now();
+                group.all_reduce_sum(&mut values)?;
+                Ok(started.elapsed().as_secs_f64())
+            }
+            Probe::Sparse { bytes } => {
+                let mine = vec![7u8; bytes as usize];
+                let started = std::time::Instant::now();
+                group.all_gather(&mine)?;
+                Ok(started.elapsed().as_secs_f64())
+            }
+        }
+    }
 }
 
 #[derive(Debug, Serialize, Deserialize)]
