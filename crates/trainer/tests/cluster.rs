@@ -321,3 +321,35 @@ fn bench_sync_prints_dense_against_sparse() {
     let alone = refused(&trainer(&["bench", "sync"]));
     assert!(alone.contains("under mpirun"), "{alone}");
 }
+
+/// Ctrl-C at `mpirun` reaches every rank; only rank 0 acts on it: it ends
+/// the epoch, checkpoints and dismisses the others, as on one machine.
+#[test]
+fn ctrl_c_at_mpirun_checkpoints_the_job() {
+    let temp = TempDir::new("cluster-interrupt");
+    let run = temp.path("run").display().to_string();
+    let mut args = bidding_args(&run, "100000000");
+    args.extend(["--sync-every", "1s"]);
+    let job = mpirun(2)
+        .args(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !temp.path("run").join("settings.toml").exists()
+        && started.elapsed() < Duration::from_secs(60)
+    {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_secs(3));
+    Command::new("kill")
+        .args(["-INT", &job.id().to_string()])
+        .status()
+        .unwrap();
+    let output = job.wait_with_output().unwrap();
+    let log = both(&output);
+    assert!(output.status.success(), "{log}");
+    assert!(log.contains("interrupted and checkpointed"), "{log}");
+    assert!(checkpointed_iterations(&run) > 0, "{log}");
+}
