@@ -628,7 +628,9 @@ fn a_run_measures_its_learning_curve_and_status_prints_the_latest_point() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next(),
-        Some("iterations,train_seconds,a_minus_b,interval95,point_share,hands,opponent")
+        Some(
+            "iterations,train_seconds,a_minus_b,interval95,point_share,hands,card_play_lbr,card_play_lbr_interval95,opponent"
+        )
     );
     let points: Vec<Vec<&str>> = lines.map(|line| line.split(',').collect()).collect();
     // `--for` counts training time only, so the point due as the budget
@@ -637,7 +639,7 @@ fn a_run_measures_its_learning_curve_and_status_prints_the_latest_point() {
     let last_seconds: f64 = points.last().expect("a point")[1].parse().unwrap();
     assert!(last_seconds >= 3.0, "the final point is missing: {csv}");
     for (index, point) in points.iter().enumerate() {
-        assert_eq!(point.len(), 7, "{csv}");
+        assert_eq!(point.len(), 9, "{csv}");
         let seconds: f64 = point[1].parse().unwrap();
         assert!(
             seconds >= (index + 1) as f64,
@@ -645,7 +647,12 @@ fn a_run_measures_its_learning_curve_and_status_prints_the_latest_point() {
         );
         let share: f64 = point[4].parse().unwrap();
         assert!((0.0..=1.0).contains(&share), "{csv}");
-        assert_eq!((point[5], point[6]), ("40", "heuristic"), "{csv}");
+        // A bidding run plays no card it trained: no card-play response.
+        assert_eq!(
+            (point[5], point[6], point[7], point[8]),
+            ("40", "", "", "heuristic"),
+            "{csv}"
+        );
     }
     let svg = std::fs::read_to_string(Path::new(&run).join("curve.svg")).expect("curve.svg");
     assert!(svg.starts_with("<svg"), "{svg}");
@@ -1108,4 +1115,38 @@ fn full_play_trains_its_bids_first_and_the_same_command_resumes_either_stage() {
         error.contains("bids: the run has no bidding stage"),
         "{error}"
     );
+}
+
+#[test]
+fn a_full_play_curve_point_carries_the_card_play_local_best_response() {
+    let temp = TempDir::new("curve-full-play");
+    let bidding = temp.run("bidding");
+    train(&bidding, "memory", &["--iterations", "1000", "--export"]);
+    let run = temp.run("full-play");
+    ok(&trainer(&[
+        "train",
+        "--phase",
+        "full-play",
+        "--store",
+        "memory",
+        "--bidding-from",
+        &format!("{bidding}/policy.bin"),
+        "--threads",
+        "1",
+        "--for",
+        "2s",
+        "--eval-every",
+        "2s",
+        "--eval-hands",
+        "40",
+        "--run-dir",
+        &run,
+    ]));
+    let csv = std::fs::read_to_string(Path::new(&run).join("curve.csv")).expect("curve.csv");
+    let last: Vec<&str> = csv.lines().last().unwrap().split(',').collect();
+    let gain: f64 = last[6].parse().unwrap_or_else(|_| panic!("{csv}"));
+    let interval: f64 = last[7].parse().unwrap_or_else(|_| panic!("{csv}"));
+    assert!(interval > 0.0 && gain.abs() < 1.0, "{csv}");
+    let status = ok(&trainer(&["status", "--run-dir", &run]));
+    assert!(status.contains("card-play local best response"), "{status}");
 }

@@ -25,15 +25,25 @@ use euchre_bots::arena::{run_match, summarise};
 use euchre_bots::blueprint::BiddingBlueprint;
 use euchre_bots::bot::Bot;
 use euchre_bots::bots::policy::{PolicyBot, Sampling, Unseen};
-use euchre_bots::phase::RECORD_WIDTH;
-use euchre_bots::policy_file::{self, PolicyMeta};
+use euchre_bots::local_best_response;
+use euchre_bots::phase::{Phase, RECORD_WIDTH};
+use euchre_bots::policy_file::{self, PolicyFile, PolicyMeta};
 use euchre_bots::spec::from_spec;
 
 pub const CURVE_FILE: &str = "curve.csv";
 pub const CURVE_PLOT: &str = "curve.svg";
 /// The policy a point measured, overwritten by the next point.
 const SNAPSHOT_FILE: &str = "curve-policy.bin";
-const HEADER: &str = "iterations,train_seconds,a_minus_b,interval95,point_share,hands,opponent";
+const HEADER: &str = "iterations,train_seconds,a_minus_b,interval95,point_share,hands,card_play_lbr,card_play_lbr_interval95,opponent";
+/// The header of curves written before points carried the card-play local
+/// best response; such files are read, and rewritten in the new form when
+/// the next point is added.
+const HEADER_WITHOUT_RESPONSE: &str =
+    "iterations,train_seconds,a_minus_b,interval95,point_share,hands,opponent";
+/// Deals and worlds of a point's card-play local best response: the
+/// export's figures, so a run's last point and its export agree.
+const RESPONSE_DEALS: u64 = 4000;
+const RESPONSE_WORLDS: usize = 32;
 
 /// One measurement of the policy.
 #[derive(Clone, Debug, PartialEq)]
@@ -47,13 +57,21 @@ pub struct CurvePoint {
     /// The policy's share of all points.
     pub point_share: f64,
     pub hands: u64,
+    /// Card play's local best response and its 95% half-width, for the
+    /// phases that train card play: a measure of progress that needs no
+    /// opponent, falling as the curve rises.
+    pub card_play_response: Option<(f64, f64)>,
     pub opponent: String,
 }
 
 impl CurvePoint {
     fn csv_line(&self) -> String {
+        let (response, response_interval) = match self.card_play_response {
+            Some((gain, interval)) => (format!("{gain:.5}"), format!("{interval:.5}")),
+            None => (String::new(), String::new()),
+        };
         format!(
-            "{},{:.1},{:.5},{:.5},{:.5},{},{}",
+            "{},{:.1},{:.5},{:.5},{:.5},{},{response},{response_interval},{}",
             self.iterations,
             self.train_seconds,
             self.a_minus_b,
@@ -65,18 +83,28 @@ impl CurvePoint {
     }
 
     /// The opponent's spec is the last column and may itself hold commas.
-    fn parse(line: &str) -> Option<CurvePoint> {
-        let mut fields = line.splitn(7, ',');
+    /// `with_response`: the line has the two local-best-response columns.
+    fn parse(line: &str, with_response: bool) -> Option<CurvePoint> {
+        let mut fields = line.splitn(if with_response { 9 } else { 7 }, ',');
         let mut next = || fields.next();
-        Some(CurvePoint {
+        let mut point = CurvePoint {
             iterations: next()?.parse().ok()?,
             train_seconds: next()?.parse().ok()?,
             a_minus_b: next()?.parse().ok()?,
             interval: next()?.parse().ok()?,
             point_share: next()?.parse().ok()?,
             hands: next()?.parse().ok()?,
-            opponent: next()?.to_owned(),
-        })
+            card_play_response: None,
+            opponent: String::new(),
+        };
+        if with_response {
+            point.card_play_response = match (next()?, next()?) {
+                ("", "") => None,
+                (gain, interval) => Some((gain.parse().ok()?, interval.parse().ok()?)),
+            };
+        }
+        point.opponent = next()?.to_owned();
+        Some(point)
     }
 }
 
@@ -92,7 +120,14 @@ impl std::fmt::Display for CurvePoint {
             self.hands,
             self.iterations,
             self.train_seconds
-        )
+        )?;
+        if let Some((gain, interval)) = self.card_play_response {
+            write!(
+                f,
+                "; card-play local best response {gain:+.3} ± {interval:.3}"
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -142,6 +177,21 @@ pub fn measure(
         )
     });
     let summary = summarise(&results);
+    let card_play_response = if meta.phase == Phase::FullPlay {
+        let policy = PolicyFile::load(&snapshot).map_err(TrainingError::ExportForCurve)?;
+        let response = pool.install(|| {
+            local_best_response::of_card_play(
+                &policy,
+                meta.rules,
+                RESPONSE_DEALS,
+                RESPONSE_WORLDS,
+                1,
+            )
+        });
+        Some((response.gain, response.interval))
+    } else {
+        None
+    };
     Ok(CurvePoint {
         iterations: meta.iterations,
         train_seconds,
@@ -149,6 +199,7 @@ pub fn measure(
         interval: summary.net_interval,
         point_share: summary.point_share,
         hands: summary.hands,
+        card_play_response,
         opponent: settings.against.clone(),
     })
 }
@@ -156,6 +207,7 @@ pub fn measure(
 /// Appends `point` to the run's curve and redraws its plot.
 pub fn record(run_dir: &Path, point: &CurvePoint) -> Result<(), TrainingError> {
     let path = run_dir.join(CURVE_FILE);
+    upgrade(run_dir)?;
     let new = !path.exists();
     std::fs::OpenOptions::new()
         .create(true)
@@ -179,6 +231,24 @@ pub fn record(run_dir: &Path, point: &CurvePoint) -> Result<(), TrainingError> {
     draw(&points, &run_dir.join(CURVE_PLOT))
 }
 
+/// Rewrites a curve in the form without the local-best-response columns
+/// in the current form, so that new points can be appended to it.
+fn upgrade(run_dir: &Path) -> Result<(), TrainingError> {
+    let path = run_dir.join(CURVE_FILE);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(());
+    };
+    if text.lines().next() != Some(HEADER_WITHOUT_RESPONSE) {
+        return Ok(());
+    }
+    let mut upgraded = format!("{HEADER}\n");
+    for point in read(run_dir)? {
+        upgraded.push_str(&point.csv_line());
+        upgraded.push('\n');
+    }
+    Ok(store::write_atomically(&path, upgraded.as_bytes())?)
+}
+
 /// The run's points so far, oldest first; none before the first.
 pub fn read(run_dir: &Path) -> Result<Vec<CurvePoint>, TrainingError> {
     let path = run_dir.join(CURVE_FILE);
@@ -187,12 +257,13 @@ pub fn read(run_dir: &Path) -> Result<Vec<CurvePoint>, TrainingError> {
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(source) => return Err(TrainingError::Unreadable { path, source }),
     };
+    let with_response = text.lines().next() != Some(HEADER_WITHOUT_RESPONSE);
     text.lines()
         .skip(1)
         .filter(|line| !line.trim().is_empty())
         .enumerate()
         .map(|(index, line)| {
-            CurvePoint::parse(line).ok_or_else(|| TrainingError::CurveLine {
+            CurvePoint::parse(line, with_response).ok_or_else(|| TrainingError::CurveLine {
                 path: path.clone(),
                 line: index + 2,
                 text: line.to_owned(),
@@ -271,7 +342,8 @@ mod tests {
             interval: 0.05,
             point_share: 0.45,
             hands: 200,
-            opponent: "pimc:20".into(),
+            card_play_response: (iterations > 1000).then_some((0.02, 0.004)),
+            opponent: "pimc:20,x".into(),
         }
     }
 
@@ -290,6 +362,28 @@ mod tests {
         std::fs::write(dir.join(CURVE_FILE), format!("{HEADER}\n1,2,x\n")).unwrap();
         let error = read(&dir).unwrap_err();
         assert!(format!("{error:#}").contains("line 2"), "{error:#}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_curve_written_before_the_response_columns_reads_and_grows() {
+        let dir = std::env::temp_dir().join(format!("trainer-curve-old-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join(CURVE_FILE),
+            format!(
+                "{HEADER_WITHOUT_RESPONSE}\n1000,60.0,-0.40000,0.05000,0.45000,200,pimc:20,x\n"
+            ),
+        )
+        .unwrap();
+        let old = point(1000, 60.0, -0.4);
+        assert_eq!(read(&dir).unwrap(), [old.clone()]);
+        let new = point(2500, 120.0, -0.25);
+        record(&dir, &new).unwrap();
+        assert_eq!(read(&dir).unwrap(), [old, new]);
+        let text = std::fs::read_to_string(dir.join(CURVE_FILE)).unwrap();
+        assert!(text.starts_with(HEADER), "{text}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
