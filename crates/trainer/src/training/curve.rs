@@ -378,7 +378,7 @@ mod tests {
         )
         .unwrap();
         let old = point(1000, 60.0, -0.4);
-        assert_eq!(read(&dir).unwrap(), [old.clone()]);
+        assert_eq!(read(&dir).unwrap(), std::slice::from_ref(&old));
         let new = point(2500, 120.0, -0.25);
         record(&dir, &new).unwrap();
         assert_eq!(read(&dir).unwrap(), [old, new]);
