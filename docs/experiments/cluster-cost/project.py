@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Projects the cluster trainer's speed on M machines x C cores from the
+per-sync costs measured on this 2-core machine (see ../cluster-cost.md).
+
+Every input is a measured figure passed on the command line, so the
+projection can be redone from new measurements:
+
+  project.py --phase full-play --thread-rate 410 --records-per-iteration 52 \
+             --apply-ns 310 --table 46000000
+
+Model (one epoch of P seconds of training on every machine):
+  R     = C * thread_rate                    iterations/s of one machine alone
+  E     = R * P                              iterations per machine per epoch
+  sent  = min(E * records_per_iteration, table) records each machine sends
+  union = min(M * sent, table)               records every machine applies
+  exchange = (M - 1) * sent * bytes / link   an all-gather: each machine
+                                             receives every other's records
+  apply = union * apply_ns / (C / cores_measured)   summing and applying,
+                                             parallel over the machine's cores
+  share = (exchange + apply) / (P + exchange + apply)
+  cluster it/s = M * R * (1 - share); efficiency = (1 - share), against M
+  machines' worth of one machine's rate.
+Records per iteration are the distinct records a rank sent per iteration
+of its epochs here; larger epochs revisit more records, so this
+overestimates bytes (conservative). Thread scaling is taken as linear in
+cores (the measured 1- against 2-thread ratio is in the record).
+A dense all-reduce instead moves 2 (M-1)/M * table * 8 * width bytes per
+machine per sync whatever the epoch touched (printed for comparison; not
+wired into training).
+"""
+import argparse
+
+p = argparse.ArgumentParser()
+p.add_argument("--phase", required=True)
+p.add_argument("--thread-rate", type=float, required=True, help="iterations/s per thread, measured")
+p.add_argument("--records-per-iteration", type=float, required=True, help="distinct records sent per iteration per rank, measured")
+p.add_argument("--apply-ns", type=float, required=True, help="apply seconds per applied record x 1e9, measured")
+p.add_argument("--cores-measured", type=float, default=2.0, help="cores the apply ran on when measured")
+p.add_argument("--table", type=float, required=True, help="records in the phase's table")
+p.add_argument("--width", type=int, default=7)
+p.add_argument("--machines", type=int, default=8)
+p.add_argument("--cores", type=int, default=16)
+p.add_argument("--link-gbit", type=float, default=10.0)
+p.add_argument("--link-efficiency", type=float, default=0.8, help="share of the line rate MPI achieves")
+args = p.parse_args()
+
+record_bytes = 16 + 8 * args.width
+link = args.link_gbit * 1e9 / 8 * args.link_efficiency
+M, C = args.machines, args.cores
+R = C * args.thread_rate
+print(f"{args.phase}: {M} machines x {C} cores, {args.link_gbit:g} Gb/s at {args.link_efficiency:.0%}")
+print(f"one machine alone: {R:,.0f} it/s")
+print(f"{'sync every':>10} {'sent/machine':>13} {'exchange s':>10} {'apply s':>8} {'share':>6} {'cluster it/s':>13} {'efficiency':>10}")
+for period in (10, 30, 60, 120):
+    E = R * period
+    sent = min(E * args.records_per_iteration, args.table)
+    union = min(M * sent, args.table)
+    exchange = (M - 1) * sent * record_bytes / link
+    apply = union * args.apply_ns * 1e-9 / (C / args.cores_measured)
+    share = (exchange + apply) / (period + exchange + apply)
+    print(f"{period:>9}s {sent * record_bytes / 1e6:>10,.0f} MB {exchange:>10.2f} {apply:>8.2f} {share:>6.1%} {M * R * (1 - share):>13,.0f} {1 - share:>9.2f}N")
+dense = 2 * (M - 1) / M * args.table * 8 * args.width
+print(f"dense all-reduce instead: {dense / 1e9:.2f} GB per machine per sync, {dense / link:.2f} s on the link")
