@@ -3,7 +3,7 @@
 //! a replica of the table in memory and training its share of each epoch
 //! (see [`cfr::distributed`] for how the replicas stay identical).
 //!
-//! The transport is MPI (feature `mpi`, [`mpi`]). Without it, or run
+//! The transport is MPI (feature `mpi`, module `mpi`). Without it, or run
 //! without `mpirun`, a process is alone and trains as it always did.
 
 mod epoch;
