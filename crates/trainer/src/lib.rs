@@ -16,7 +16,6 @@
 //! `euchre_bots`, which knows nothing of training.
 
 pub mod bench;
-pub mod cluster;
 pub mod commands;
 pub mod config;
 pub mod format;

@@ -431,7 +431,7 @@ fn main() -> anyhow::Result<()> {
 #[cfg(feature = "mpi")]
 fn run_under_mpi(cli: Cli) -> anyhow::Result<()> {
     use cfr::distributed::Collective;
-    use trainer::cluster;
+    use trainer::training::cluster;
 
     let Some((_universe, group)) = cluster::mpi::join() else {
         anyhow::bail!("MPI did not start; run under mpirun, or build without --features mpi");

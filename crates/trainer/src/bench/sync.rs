@@ -8,8 +8,8 @@
 use anyhow::Context;
 use cfr::distributed::Collective;
 
-use crate::cluster::{self, Probe};
 use crate::format::{bytes, thousands};
+use crate::training::cluster::{self, Probe};
 
 /// Bytes of one touched record in a sparse sync of `width` actions: the
 /// key and the two deltas per action (see `cfr::distributed`).

@@ -17,9 +17,11 @@ use thiserror::Error;
 mod bids;
 mod curve;
 mod options;
+mod sync;
 pub use bids::{BiddingStage, Bids, BidsName, DEFAULT_BIDDING_STAGE_ITERATIONS};
 pub use curve::CurveSettings;
-pub use options::{CurveOptions, RunOptions, SessionOptions};
+pub use options::{ClusterOptions, CurveOptions, RunOptions, SessionOptions};
+pub use sync::{DEFAULT_SYNC_EVERY, SyncEvery, SyncReads, SyncSettings};
 
 use euchre_bots::blueprint::{BiddingBlueprint, BlueprintError, BlueprintSource};
 use euchre_bots::leaves::Leaves;
@@ -467,7 +469,7 @@ pub struct SessionSettings {
     /// When the ranks sync under `mpirun`: this session's choice, never
     /// saved (a run may resume on one machine or many).
     #[serde(skip)]
-    pub sync: crate::cluster::SyncSettings,
+    pub sync: SyncSettings,
 }
 
 /// Regret-based pruning as a run keeps it between sessions (see

@@ -165,7 +165,7 @@ pub struct ClusterOptions {
     /// updates at once; frozen: only the table of the last sync, so that an
     /// epoch is one exact iteration over every rank's deals.
     #[arg(long, value_enum, value_name = "READS")]
-    pub sync_reads: Option<crate::cluster::SyncReads>,
+    pub sync_reads: Option<super::SyncReads>,
     /// Under mpirun: after every sync, check that every rank's replica has
     /// the same digest (reads every record; for tests and for doubt).
     #[arg(long)]
@@ -173,8 +173,8 @@ pub struct ClusterOptions {
 }
 
 impl ClusterOptions {
-    pub fn settings(&self) -> Result<crate::cluster::SyncSettings, ConfigError> {
-        use crate::cluster::{SyncEvery, SyncSettings};
+    pub fn settings(&self) -> Result<super::SyncSettings, ConfigError> {
+        use super::{SyncEvery, SyncSettings};
         let defaults = SyncSettings::default();
         let every = match (self.sync_iterations, self.sync_every) {
             (Some(iterations), _) => SyncEvery::Iterations(iterations),

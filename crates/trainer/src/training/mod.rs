@@ -3,6 +3,7 @@
 
 pub mod backend;
 pub mod bidding_stage;
+pub mod cluster;
 pub mod curve;
 pub mod error;
 pub mod export;

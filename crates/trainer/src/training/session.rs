@@ -296,7 +296,7 @@ impl Session {
             fixed_bids,
             threads,
         };
-        match crate::cluster::leading() {
+        match crate::training::cluster::leading() {
             None => {
                 let solver = solver(identity, settings, table, fixed_bids, threads)?;
                 let mut steps = LocalSteps {
@@ -305,7 +305,7 @@ impl Session {
                 };
                 looping.run(budget, watcher, &mut steps, progress, last_checkpoint)
             }
-            Some(group) => crate::cluster::leader::lead_session(
+            Some(group) => crate::training::cluster::leader::lead_session(
                 group.as_ref(),
                 &looping,
                 budget,

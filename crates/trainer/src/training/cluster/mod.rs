@@ -13,14 +13,13 @@ pub mod leader;
 pub mod mpi;
 mod orders;
 pub(crate) use orders::Probe;
-mod sync_settings;
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use cfr::distributed::Collective;
 
-pub use sync_settings::{DEFAULT_SYNC_EVERY, SyncEvery, SyncReads, SyncSettings};
+pub use crate::config::{SyncEvery, SyncReads, SyncSettings};
 
 thread_local! {
     /// The group this process leads, when it is rank 0 of several. The
