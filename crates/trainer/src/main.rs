@@ -426,7 +426,7 @@ fn main() -> anyhow::Result<()> {
 }
 
 /// Under `mpirun` with more than one process, rank 0 runs the command and
-/// the others serve it (see `trainer::cluster`); alone, the command runs
+/// the others serve it (see `trainer::training::cluster`); alone, the command runs
 /// as without the feature.
 #[cfg(feature = "mpi")]
 fn run_under_mpi(cli: Cli) -> anyhow::Result<()> {

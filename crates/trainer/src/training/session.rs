@@ -269,7 +269,7 @@ impl Session {
     /// Runs batches until the budget is spent or the watcher asks to stop,
     /// checkpointing and measuring curve points on the way. Alone, a batch
     /// is a run of the solver; leading other ranks, it is an epoch that
-    /// ends with a sync (see [`crate::cluster`]).
+    /// ends with a sync (see [`crate::training::cluster`]).
     fn train_batches(
         &mut self,
         budget: Budget,
