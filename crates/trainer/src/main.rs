@@ -453,8 +453,8 @@ fn run_under_mpi(cli: Cli) -> anyhow::Result<()> {
         return result;
     }
     // Only rank 0 decides when to stop, and checkpoints first: a follower
-    // that died on Ctrl-C would take the job down before the checkpoint.
-    ctrlc::set_handler(|| {})?;
+    // that died on a signal would take the job down before the checkpoint.
+    trainer::training::signals::ignore()?;
     let rank = group.rank();
     match cluster::follower::serve(&group) {
         // Rank 0 reports its own failure and ends the job with it; a

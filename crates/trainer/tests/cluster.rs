@@ -14,6 +14,11 @@ use support::{TempDir, bidding_policy, ok, refused, text, trainer};
 /// `mpirun` with the settings a test machine needs: root allowed (CI runs
 /// as root), more ranks than cores, and idle ranks yielding their core.
 fn mpirun(ranks: usize) -> Command {
+    mpirun_with(ranks, &[])
+}
+
+/// `mpirun` with options of its own (before the program) on `ranks` ranks.
+fn mpirun_with(ranks: usize, options: &[&str]) -> Command {
     let mut command = Command::new("mpirun");
     command
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
@@ -21,6 +26,7 @@ fn mpirun(ranks: usize) -> Command {
         .env("OMPI_MCA_mpi_yield_when_idle", "1")
         .env("RUST_BACKTRACE", "0")
         .args(["--oversubscribe", "-np", &ranks.to_string()])
+        .args(options)
         .arg(env!("CARGO_BIN_EXE_trainer"))
         .stdin(Stdio::null());
     command
@@ -322,15 +328,15 @@ fn bench_sync_prints_dense_against_sparse() {
     assert!(alone.contains("under mpirun"), "{alone}");
 }
 
-/// Ctrl-C at `mpirun` reaches every rank; only rank 0 acts on it: it ends
-/// the epoch, checkpoints and dismisses the others, as on one machine.
-#[test]
-fn ctrl_c_at_mpirun_checkpoints_the_job() {
-    let temp = TempDir::new("cluster-interrupt");
+/// Starts a long bidding job under `mpirun` with `options`, sends `signal`
+/// to `mpirun` once the run has started, and returns what the job printed
+/// and the iterations rank 0 checkpointed.
+fn stop_with(signal: &str, options: &[&str]) -> (Output, u64) {
+    let temp = TempDir::new(&format!("cluster-{}", signal.to_lowercase()));
     let run = temp.path("run").display().to_string();
     let mut args = bidding_args(&run, "100000000");
     args.extend(["--sync-every", "1s"]);
-    let job = mpirun(2)
+    let job = mpirun_with(2, options)
         .args(&args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -344,13 +350,40 @@ fn ctrl_c_at_mpirun_checkpoints_the_job() {
     }
     std::thread::sleep(Duration::from_secs(3));
     Command::new("kill")
-        .args(["-INT", &job.id().to_string()])
+        .args([&format!("-{signal}"), &job.id().to_string()])
         .status()
         .unwrap();
     let output = job.wait_with_output().unwrap();
+    let iterations = checkpointed_iterations(&run);
+    (output, iterations)
+}
+
+/// SIGUSR1 at `mpirun` reaches every rank at once; only rank 0 acts on it:
+/// it ends the epoch, checkpoints and dismisses the others, and the job
+/// ends as a finished one.
+#[test]
+fn sigusr1_at_mpirun_checkpoints_and_ends_the_job() {
+    let (output, iterations) = stop_with("USR1", &[]);
+    let log = both(&output);
+    assert!(output.status.success(), "{log}");
+    assert!(log.contains("stop requested (SIGUSR1)"), "{log}");
+    assert!(log.contains("interrupted and checkpointed"), "{log}");
+    assert!(iterations > 0, "{log}");
+    // Started with Open MPI's default timeout, rank 0 said how to stop.
+    assert!(log.contains("kill -USR1 <mpirun's pid>"), "{log}");
+}
+
+/// Ctrl-C at `mpirun` reaches the ranks as SIGTERM after
+/// `odls_base_sigkill_timeout` seconds, and SIGKILL follows as long after:
+/// with the timeout set, rank 0 has the time to checkpoint however loaded
+/// the machine is.
+#[test]
+fn ctrl_c_at_mpirun_checkpoints_given_the_timeout() {
+    let (output, iterations) = stop_with("INT", &["--mca", "odls_base_sigkill_timeout", "15"]);
     // mpirun's own exit status reports the interrupt; what matters is
     // that rank 0 checkpointed before the job ended.
     let log = both(&output);
     assert!(log.contains("interrupted and checkpointed"), "{log}");
-    assert!(checkpointed_iterations(&run) > 0, "{log}");
+    assert!(iterations > 0, "{log}");
+    assert!(log.contains("gives the ranks 15 s"), "{log}");
 }

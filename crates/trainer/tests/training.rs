@@ -265,30 +265,37 @@ fn spawn_endless_run(run: &str) -> Child {
     child
 }
 
+/// Ctrl-C, SIGTERM, SIGHUP and SIGUSR1 each stop a run after its batch,
+/// checkpointed, with a clean exit.
 #[test]
-fn ctrl_c_checkpoints_and_exits_cleanly() {
+fn a_stop_signal_checkpoints_and_exits_cleanly() {
     let temp = TempDir::new("sigint");
-    let run = temp.run("run");
-    let child = spawn_endless_run(&run);
-    let pid = child.id().to_string();
-    let signalled = Command::new("kill")
-        .args(["-INT", &pid])
-        .status()
-        .expect("kill runs");
-    assert!(signalled.success());
-    let output = child.wait_with_output().expect("the trainer exits");
-    let stdout = ok(&output);
-    assert!(stdout.contains("stopped on interrupt"), "{stdout}");
-    let status = ok(&trainer(&["status", "--run-dir", &run]));
-    let total = stdout
-        .split("run total ")
-        .nth(1)
-        .and_then(|rest| rest.split(' ').next())
-        .expect("a run total");
-    assert!(
-        status.contains(&format!("checkpoint iteration {total}")),
-        "{status}\n{stdout}"
-    );
+    for signal in ["INT", "TERM", "HUP", "USR1"] {
+        let run = temp.run(signal);
+        let child = spawn_endless_run(&run);
+        let pid = child.id().to_string();
+        let signalled = Command::new("kill")
+            .args([&format!("-{signal}"), &pid])
+            .status()
+            .expect("kill runs");
+        assert!(signalled.success());
+        let output = child.wait_with_output().expect("the trainer exits");
+        let stdout = ok(&output);
+        assert!(
+            stdout.contains("stopped on interrupt"),
+            "SIG{signal}: {stdout}"
+        );
+        let status = ok(&trainer(&["status", "--run-dir", &run]));
+        let total = stdout
+            .split("run total ")
+            .nth(1)
+            .and_then(|rest| rest.split(' ').next())
+            .expect("a run total");
+        assert!(
+            status.contains(&format!("checkpoint iteration {total}")),
+            "SIG{signal}: {status}\n{stdout}"
+        );
+    }
 }
 
 #[test]

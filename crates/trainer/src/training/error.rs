@@ -135,8 +135,8 @@ pub enum TrainingError {
         #[source]
         source: std::io::Error,
     },
-    #[error("cannot install the Ctrl-C handler")]
-    Signals(#[source] ctrlc::Error),
+    #[error("cannot install the handler of Ctrl-C and the other stop signals")]
+    Signals(#[source] std::io::Error),
     #[error("cannot draw {}: {reason}", path.display())]
     Draw { path: PathBuf, reason: String },
     #[error(transparent)]

@@ -7,7 +7,7 @@ use cfr::discount::Discounter;
 use cfr::distributed::{Collective, ReplicatedTable, SyncStats, replicate_from_root};
 use cfr::mccfr::{BatchStats, ExternalSampling};
 use store::DurableTable;
-use tracing::{debug, info};
+use tracing::{debug, info, warn};
 
 use super::epoch::train_epoch;
 use super::orders::{self, Begin, Order};
@@ -64,6 +64,9 @@ pub(crate) fn lead_session(
         bytes(copied.bytes),
         copied.seconds
     );
+    if let Some(warning) = super::grace::warning_for_this_process() {
+        warn!("{warning}");
+    }
     let replica = ReplicatedTable::new(
         looping.table,
         Discounter::new(looping.identity.solver.schedule())?,

@@ -8,6 +8,7 @@
 
 mod epoch;
 pub mod follower;
+pub mod grace;
 pub mod leader;
 #[cfg(feature = "mpi")]
 pub mod mpi;
