@@ -18,6 +18,8 @@ pub enum CfrError {
     Pruning(String),
     #[error("invalid warm start: {0}")]
     WarmStart(String),
+    #[error("invalid traverser sampling: {0}")]
+    TraverserSampling(String),
     #[error("could not start the thread pool: {0}")]
     ThreadPool(String),
     #[error(transparent)]

@@ -10,7 +10,8 @@
 //! - [`mccfr`]: external-sampling Monte Carlo CFR, parallel over rayon with no
 //!   global lock, reproducible with one thread and resumable mid-stream.
 //!   A [`WarmStart`] seeds each infostate's first visit with the game's
-//!   suggested action.
+//!   suggested action; a [`TraverserSampling`] samples the traverser's own
+//!   actions below its first decisions instead of walking them all.
 //! - [`distributed`]: one MCCFR run over many processes, each with a full
 //!   replica, kept identical by summing their regret deltas at each sync.
 //! - [`games`]: Kuhn poker and Leduc hold'em, the games with known values that
@@ -28,6 +29,7 @@ pub mod policy;
 pub mod pruning;
 pub mod regret;
 pub mod rng;
+pub mod traverser_sampling;
 pub mod tree;
 pub mod warm_start;
 
@@ -35,4 +37,5 @@ pub use discount::Schedule;
 pub use error::CfrError;
 pub use game::{Game, Node};
 pub use pruning::Pruning;
+pub use traverser_sampling::TraverserSampling;
 pub use warm_start::WarmStart;

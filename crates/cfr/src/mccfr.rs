@@ -16,6 +16,8 @@
 //! traverser's actions whose regret is deeply negative (see
 //! [`crate::pruning`]). With a [`WarmStart`], an infostate's first visit
 //! seeds it with the game's suggested action (see [`crate::warm_start`]).
+//! With a [`TraverserSampling`], the traverser samples its own actions
+//! past its first decisions (see [`crate::traverser_sampling`]).
 //!
 //! Parallelism: iterations run concurrently on a rayon pool, all threads
 //! sharing one table. There is no global lock. Each record update is atomic
@@ -40,6 +42,7 @@ use crate::game::{Game, Node};
 use crate::pruning::Pruning;
 use crate::regret::{floor_regrets, regret_matching};
 use crate::rng::iteration_rng;
+use crate::traverser_sampling::{TRAVERSER_STREAM, TraverserSampling};
 use crate::warm_start::WarmStart;
 
 /// A configured solver over one game and one table.
@@ -51,6 +54,7 @@ pub struct ExternalSampling<'t, G: Game, T: Table + ?Sized> {
     pool: Option<rayon::ThreadPool>,
     pruning: Option<Pruning>,
     warm_start: Option<WarmStart>,
+    traverser_sampling: Option<TraverserSampling>,
 }
 
 impl<G: Game, T: Table + ?Sized> std::fmt::Debug for ExternalSampling<'_, G, T> {
@@ -108,6 +112,7 @@ impl<'t, G: Game, T: Table + ?Sized> ExternalSampling<'t, G, T> {
             pool,
             pruning: None,
             warm_start: None,
+            traverser_sampling: None,
         })
     }
 
@@ -127,6 +132,19 @@ impl<'t, G: Game, T: Table + ?Sized> ExternalSampling<'t, G, T> {
             warm_start.validate()?;
         }
         self.warm_start = warm_start;
+        Ok(self)
+    }
+
+    /// Samples the traverser's actions as `sampling` says from now on
+    /// (`None`: it explores all of them everywhere).
+    pub fn with_traverser_sampling(
+        mut self,
+        sampling: Option<TraverserSampling>,
+    ) -> Result<Self, CfrError> {
+        if let Some(sampling) = &sampling {
+            sampling.validate()?;
+        }
+        self.traverser_sampling = sampling;
         Ok(self)
     }
 
@@ -212,6 +230,9 @@ impl<'t, G: Game, T: Table + ?Sized> ExternalSampling<'t, G, T> {
                 .pruning
                 .and_then(|pruning| pruning.threshold_at(self.seed, iteration)),
             warm_start: self.warm_start,
+            traverser_sampling: self.traverser_sampling,
+            own_rng: iteration_rng(self.seed ^ TRAVERSER_STREAM, iteration),
+            explored: 0,
         };
         for traverser in 0..self.root.num_players() {
             walk.traverser = traverser;
@@ -235,6 +256,11 @@ struct Traversal<'a, T: Table + ?Sized> {
     /// This iteration's pruning threshold, if it prunes.
     prune_below: Option<f64>,
     warm_start: Option<WarmStart>,
+    traverser_sampling: Option<TraverserSampling>,
+    /// The traverser's sampled actions, when it samples.
+    own_rng: SmallRng,
+    /// The traverser's branching decisions explored on the current path.
+    explored: u32,
 }
 
 /// Seeds `record` with the game's suggestion at `state` if `warm_start` is
@@ -287,14 +313,22 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
                     .current_regrets(&record, self.now, &mut regrets[..width]);
                 regret_matching(&regrets[..width], &mut strategy[..width]);
                 self.stats.regret_updates += 1;
+                if let Some(sampling) = self.traverser_sampling
+                    && sampling.samples_at(self.explored)
+                {
+                    return self.sample_own(state, slot, &strategy[..width], sampling);
+                }
                 let prune_below = self.prune_below.filter(|_| state.prunable());
-                self.explore(
+                self.explored += 1;
+                let value = self.explore(
                     state,
                     slot,
                     &strategy[..width],
                     &regrets[..width],
                     prune_below,
-                )
+                );
+                self.explored -= 1;
+                value
             }
         }
     }
@@ -345,6 +379,39 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
         Ok(expected)
     }
 
+    /// The traverser's decision past its explored ones: one action, drawn
+    /// from the sampling distribution, is walked; its value weighed by the
+    /// inverse of its probability stands for it, and zero for the others.
+    fn sample_own<G: Game>(
+        &mut self,
+        state: &G,
+        slot: store::SlotId,
+        strategy: &[f64],
+        sampling: TraverserSampling,
+    ) -> Result<f64, CfrError> {
+        let mut q = [0.0; MAX_ACTIONS];
+        sampling.distribution(strategy, &mut q[..strategy.len()]);
+        let choice = draw(&q[..strategy.len()], self.own_rng.random::<f64>());
+        let mut next = state.clone();
+        next.apply(choice);
+        let weighted = self.visit(&next)? / q[choice];
+        let expected = strategy[choice] * weighted;
+        let (discounter, now, warm_start) = (self.discounter, self.now, self.warm_start);
+        let floor = discounter.schedule().floor_regrets;
+        self.table.update(slot, &mut |record| {
+            seed_if_fresh(warm_start, state, record);
+            discounter.catch_up(record, now);
+            for (action, regret) in record.regrets[..strategy.len()].iter_mut().enumerate() {
+                let value = if action == choice { weighted } else { 0.0 };
+                *regret = (f64::from(*regret) + value - expected) as f32;
+            }
+            if floor {
+                floor_regrets(&mut record.regrets[..strategy.len()]);
+            }
+        })?;
+        Ok(expected)
+    }
+
     /// Another player's decision: its current strategy joins the strategy
     /// sum, and one action is sampled from it. The strategy is computed
     /// inside the record's one update, from the record as it was, so the
@@ -368,18 +435,22 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
                     (f64::from(record.strategy_sum[action]) + probability) as f32;
             }
         })?;
-        let strategy = &strategy[..width];
-        let mut remaining = self.rng.random::<f64>();
-        let mut choice = strategy.len() - 1;
-        for (action, probability) in strategy.iter().enumerate() {
-            remaining -= probability;
-            if remaining < 0.0 {
-                choice = action;
-                break;
-            }
-        }
+        let choice = draw(&strategy[..width], self.rng.random::<f64>());
         let mut next = state.clone();
         next.apply(choice);
         self.visit(&next)
     }
+}
+
+/// The action a uniform draw `uniform` in `[0, 1)` picks from
+/// `distribution`; the last one when rounding leaves the draw unspent.
+fn draw(distribution: &[f64], uniform: f64) -> usize {
+    let mut remaining = uniform;
+    for (action, probability) in distribution.iter().enumerate() {
+        remaining -= probability;
+        if remaining < 0.0 {
+            return action;
+        }
+    }
+    distribution.len() - 1
 }

@@ -241,6 +241,10 @@ pub enum ConfigError {
         "--warm-start {weight}: give what the heuristic's move weighs on a fresh infostate as a positive number (--warm-start 1), or 0 to start infostates at zero"
     )]
     WarmStart { weight: f64 },
+    #[error(
+        "--sample-own-after {given:?}: give how many of the traverser's branching decisions per walk it explores before it samples (--sample-own-after 2), or `off` to explore them all"
+    )]
+    SampleOwnAfter { given: String },
     #[error(transparent)]
     Duration(#[from] DurationError),
     #[error("--eval-hands {hands} must be an even number of at least 2: each deal is played twice")]
@@ -462,6 +466,10 @@ pub struct SessionSettings {
     /// them at zero.
     #[serde(default)]
     pub warm_start: Option<WarmStartSettings>,
+    /// The traverser samples its own actions past its first decisions;
+    /// `None` explores them all.
+    #[serde(default)]
+    pub traverser_sampling: Option<TraverserSamplingSettings>,
     /// How much opening the store checks: this session's choice
     /// (`--skip-checksums`), never saved with the run.
     #[serde(skip)]
@@ -580,6 +588,56 @@ impl fmt::Display for WarmStartSettings {
             f,
             "each fresh infostate starts from the heuristic's move, worth {} (regret in points, and visits in the average)",
             self.weight
+        )
+    }
+}
+
+/// Traverser sampling as a run keeps it between sessions (see
+/// [`cfr::traverser_sampling`]): past its first `explored_decisions`
+/// branching decisions of a walk, the traverser samples one action instead
+/// of walking all of them. It changes what is computed but not what is
+/// stored, so a session may turn it on or off.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraverserSamplingSettings {
+    pub explored_decisions: u32,
+    /// The uniform share of the sampling distribution.
+    pub exploration: f64,
+}
+
+/// Outcome sampling's usual uniform share (Lanctot et al. 2009).
+pub const TRAVERSER_EXPLORATION: f64 = 0.6;
+
+impl TraverserSamplingSettings {
+    /// `--sample-own-after N`: `off` explores every decision.
+    pub fn from_flag(given: &str) -> Result<Option<TraverserSamplingSettings>, ConfigError> {
+        if given == "off" {
+            return Ok(None);
+        }
+        let explored_decisions = given.parse().map_err(|_| ConfigError::SampleOwnAfter {
+            given: given.to_string(),
+        })?;
+        Ok(Some(TraverserSamplingSettings {
+            explored_decisions,
+            exploration: TRAVERSER_EXPLORATION,
+        }))
+    }
+
+    pub fn solver(&self) -> cfr::TraverserSampling {
+        cfr::TraverserSampling {
+            explored_decisions: self.explored_decisions,
+            exploration: self.exploration,
+        }
+    }
+}
+
+impl fmt::Display for TraverserSamplingSettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the traverser explores its first {} branching decisions of a walk and samples the rest ({:.0}% uniform)",
+            self.explored_decisions,
+            100.0 * self.exploration
         )
     }
 }
@@ -761,6 +819,10 @@ fn session_of(
             Some(weight) => WarmStartSettings::from_flag(weight)?,
             None => WarmStartSettings::default_for(phase),
         },
+        traverser_sampling: match &options.sample_own_after {
+            Some(given) => TraverserSamplingSettings::from_flag(given)?,
+            None => None,
+        },
         verify: options.verify(),
         sync: options.cluster.settings()?,
     })
@@ -769,7 +831,7 @@ fn session_of(
 impl SessionSettings {
     /// A resumed run's saved session with this command's flags over it:
     /// threads, a new budget (all three limits together), checkpoints,
-    /// export, pruning, the warm start and the curve.
+    /// export, pruning, the warm start, traverser sampling and the curve.
     pub fn with_flags(
         mut self,
         flags: &SessionOptions,
@@ -792,6 +854,9 @@ impl SessionSettings {
         }
         if let Some(weight) = flags.warm_start {
             self.warm_start = WarmStartSettings::from_flag(weight)?;
+        }
+        if let Some(given) = &flags.sample_own_after {
+            self.traverser_sampling = TraverserSamplingSettings::from_flag(given)?;
         }
         self.curve = curve_flags.or(self.curve.take().into()).settings();
         self.verify = flags.verify();
@@ -1280,6 +1345,66 @@ mod tests {
             curve(Phase::Bidding, Some("5m")).unwrap().against,
             DEFAULT_EVAL_AGAINST
         );
+    }
+
+    #[test]
+    fn traverser_sampling_is_a_count_of_explored_decisions_or_off() {
+        let sample = |given: &str| {
+            resolve_flags(
+                RunProfile::default(),
+                RunOptions {
+                    phase: Some(Phase::FullPlay),
+                    session: SessionOptions {
+                        sample_own_after: Some(given.to_string()),
+                        ..SessionOptions::default()
+                    },
+                    ..RunOptions::default()
+                },
+            )
+            .map(|(_, session, _)| session.traverser_sampling)
+        };
+        assert_eq!(
+            sample("2").unwrap(),
+            Some(TraverserSamplingSettings {
+                explored_decisions: 2,
+                exploration: TRAVERSER_EXPLORATION
+            })
+        );
+        assert_eq!(sample("off").unwrap(), None);
+        let error = sample("two").unwrap_err().to_string();
+        assert!(error.contains("--sample-own-after \"two\""), "{error}");
+        assert!(error.contains("`off`"), "{error}");
+        // Off unless asked for, in every phase.
+        let default = resolve_flags(
+            RunProfile::default(),
+            RunOptions {
+                phase: Some(Phase::FullPlay),
+                ..RunOptions::default()
+            },
+        )
+        .unwrap()
+        .1;
+        assert_eq!(default.traverser_sampling, None);
+        // A resumed run keeps it unless the session's flag says otherwise.
+        let kept = SessionSettings {
+            traverser_sampling: sample("1").unwrap(),
+            ..default
+        };
+        let resumed = kept
+            .clone()
+            .with_flags(&SessionOptions::default(), CurveOptions::default())
+            .unwrap();
+        assert_eq!(resumed.traverser_sampling, kept.traverser_sampling);
+        let off = kept
+            .with_flags(
+                &SessionOptions {
+                    sample_own_after: Some("off".into()),
+                    ..SessionOptions::default()
+                },
+                CurveOptions::default(),
+            )
+            .unwrap();
+        assert_eq!(off.traverser_sampling, None);
     }
 
     #[test]

@@ -138,6 +138,13 @@ pub struct SessionOptions {
     /// the run.
     #[arg(long, value_name = "WEIGHT")]
     pub warm_start: Option<f64>,
+    /// Past its first N branching decisions of a walk, the traverser
+    /// samples one of its actions (60% uniform, its value weighed by the
+    /// inverse of its probability) instead of walking them all: cheaper
+    /// iterations, noisier regrets. `off` (the default) walks them all.
+    /// Kept for later sessions of the run.
+    #[arg(long, value_name = "N|off")]
+    pub sample_own_after: Option<String>,
     /// Check only the store files' lengths when opening it, not their
     /// checksums (reading a full-play store whole takes seconds). Damage
     /// that keeps a file's length then goes unseen. This session only.
@@ -282,6 +289,7 @@ impl SessionOptions {
             prune: self.prune.or(base.prune),
             prune_after: self.prune_after.or(base.prune_after),
             warm_start: self.warm_start.or(base.warm_start),
+            sample_own_after: self.sample_own_after.or(base.sample_own_after),
             skip_checksums: self.skip_checksums.or(base.skip_checksums),
             cluster: self.cluster,
         }

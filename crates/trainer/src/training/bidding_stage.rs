@@ -110,8 +110,10 @@ pub fn ensure_bids(
         export: false,
         curve: None,
         pruning: None,
-        // The blueprint trains as it always has: from zero.
+        // The blueprint trains as it always has: from zero, walking every
+        // action.
         warm_start: None,
+        traverser_sampling: None,
         ..session.clone()
     };
     tracing::info!(

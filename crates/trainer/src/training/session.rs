@@ -525,7 +525,15 @@ pub(crate) fn solver<'t, T: store::Table + ?Sized>(
         threads,
     )?
     .with_pruning(settings.pruning.map(|pruning| pruning.solver()))?
-    .with_warm_start(settings.warm_start.map(|warm_start| warm_start.solver()))?;
+    .with_warm_start(settings.warm_start.map(|warm_start| warm_start.solver()))?
+    .with_traverser_sampling(
+        settings
+            .traverser_sampling
+            .map(|sampling| sampling.solver()),
+    )?;
+    if let Some(sampling) = &settings.traverser_sampling {
+        info!("traverser sampling: {sampling}");
+    }
     if let Some(pruning) = &settings.pruning {
         info!("pruning: {pruning}");
     }
