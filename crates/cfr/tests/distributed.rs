@@ -7,7 +7,7 @@ use cfr::Schedule;
 use cfr::best_response::exploitability;
 use cfr::discount::Discounter;
 use cfr::distributed::{
-    Collective, EpochShare, Reads, ReplicatedTable, ThreadGroup, replica_digest,
+    Collective, EpochShare, Reads, ReplicatedTable, StrategySums, ThreadGroup, replica_digest,
     replicate_from_root,
 };
 use cfr::games::leduc::Leduc;
@@ -25,25 +25,44 @@ struct Plan {
     reads: Reads,
     schedule: Schedule,
     seed: u64,
+    sums: StrategySums,
 }
 
 /// Trains `table` (this rank's replica) for `plan.epochs` epochs starting
 /// after global iteration `done`, checking after each sync that every
 /// rank's replica has the same digest. Returns the global iterations done.
 fn train_rank(group: &ThreadGroup, table: &MemoryTable, plan: Plan, done: u64) -> u64 {
-    let replica = ReplicatedTable::new(table, Discounter::new(plan.schedule).unwrap(), plan.reads);
+    train_rank_counting(group, table, plan, done).0
+}
+
+/// [`train_rank`], which also returns the records this rank sent, and
+/// settles the strategy sums every fifth epoch and at the end.
+fn train_rank_counting(
+    group: &ThreadGroup,
+    table: &MemoryTable,
+    plan: Plan,
+    done: u64,
+) -> (u64, u64) {
+    let replica = ReplicatedTable::new(table, Discounter::new(plan.schedule).unwrap(), plan.reads)
+        .with_strategy_sums(plan.sums);
     let solver =
         ExternalSampling::new(Leduc::new(), &replica, plan.schedule, plan.seed, 1).unwrap();
     let mut done = done;
-    for _ in 0..plan.epochs {
+    let mut sent = 0;
+    for epoch_number in 1..=plan.epochs {
         let epoch = plan.per_rank * group.size() as u64;
         let share = EpochShare::of(done + 1, epoch, group.rank(), group.size());
         solver.run_share(share).unwrap();
         done += plan.per_rank * group.size() as u64;
-        replica.sync(group, done as u32).unwrap();
+        sent += replica.sync(group, done as u32).unwrap().records_sent;
         assert_same_everywhere(group, table);
+        if epoch_number % 5 == 0 || epoch_number == plan.epochs {
+            sent += replica.settle(group, done as u32).unwrap().records_sent;
+            assert_eq!(replica.deferred(), 0);
+            assert_same_everywhere(group, table);
+        }
     }
-    done
+    (done, sent)
 }
 
 fn assert_same_everywhere(group: &ThreadGroup, table: &MemoryTable) {
@@ -106,7 +125,96 @@ fn replicas_stay_identical_through_discounting_and_live_reads() {
             reads,
             schedule,
             seed: 5,
+            sums: StrategySums::EachSync,
         });
+    }
+}
+
+/// Runs `plan` on threads; returns rank 0's replica and the records all
+/// the ranks sent.
+fn replicated_run_counting(plan: Plan) -> (MemoryTable, u64) {
+    let groups = ThreadGroup::new(plan.ranks);
+    let mut results: Vec<(MemoryTable, u64)> = thread::scope(|scope| {
+        let handles: Vec<_> = groups
+            .into_iter()
+            .map(|group| {
+                scope.spawn(move || {
+                    let table = MemoryTable::new();
+                    let (_, sent) = train_rank_counting(&group, &table, plan, 0);
+                    (table, sent)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let sent = results.iter().map(|(_, sent)| sent).sum();
+    (results.swap_remove(0).0, sent)
+}
+
+/// Deferred strategy sums: only the regrets travel at each sync, and each
+/// rank holds its sums, discounted as they wait, until a settle (here every
+/// fifth epoch and at the end). Training never reads the sums, so it walks
+/// the same paths; after the settle the replicas are identical and hold
+/// what replicas that sent everything at every sync hold, up to the
+/// rounding of discounting once instead of at every sync, while fewer
+/// records travelled.
+#[test]
+fn deferred_strategy_sums_settle_to_what_each_sync_would_have_held() {
+    for (ranks, reads, schedule) in [
+        (1, Reads::Live, Schedule::VANILLA),
+        (1, Reads::Live, Schedule::LINEAR),
+        (3, Reads::Frozen, Schedule::VANILLA),
+        (3, Reads::Live, Schedule::LINEAR),
+        (3, Reads::Frozen, Schedule::DCFR),
+    ] {
+        let plan = Plan {
+            ranks,
+            per_rank: 40,
+            epochs: 12,
+            reads,
+            schedule,
+            seed: 5,
+            sums: StrategySums::EachSync,
+        };
+        let (each_sync, sent_each_sync) = replicated_run_counting(plan);
+        let (deferred, sent_deferred) = replicated_run_counting(Plan {
+            sums: StrategySums::Deferred,
+            ..plan
+        });
+        let rows = |table: &MemoryTable| {
+            let mut rows = Vec::new();
+            table
+                .for_each(&mut |key, record| rows.push((key, *record)))
+                .unwrap();
+            rows.sort_by_key(|(key, _)| *key);
+            rows
+        };
+        let (each_sync, deferred) = (rows(&each_sync), rows(&deferred));
+        assert_eq!(each_sync.len(), deferred.len());
+        // A record the settle caught up and one it did not hold the same
+        // values in other units: compare them as of the run's end.
+        let discounter = Discounter::new(schedule).unwrap();
+        let end = (plan.per_rank * ranks as u64 * plan.epochs) as u32;
+        let close = |a: f32, b: f32| (a - b).abs() <= 1e-4 * a.abs().max(b.abs()).max(1.0);
+        for ((key, a), (other_key, b)) in each_sync.iter().zip(&deferred) {
+            assert_eq!(key, other_key);
+            let (mut a, mut b) = (*a, *b);
+            discounter.catch_up(&mut a, end);
+            discounter.catch_up(&mut b, end);
+            for (x, y) in a.regrets.iter().zip(&b.regrets) {
+                assert!(
+                    close(*x, *y),
+                    "{reads:?} key {key}: regrets {a:?} and {b:?}"
+                );
+            }
+            for (x, y) in a.strategy_sum.iter().zip(&b.strategy_sum) {
+                assert!(close(*x, *y), "{reads:?} key {key}: sums {a:?} and {b:?}");
+            }
+        }
+        assert!(
+            sent_deferred < sent_each_sync,
+            "{reads:?}: {sent_deferred} records sent deferred, {sent_each_sync} each sync"
+        );
     }
 }
 
@@ -138,6 +246,7 @@ fn frozen_epochs_reach_one_process_exploitability_at_equal_iterations() {
             reads: Reads::Frozen,
             schedule: Schedule::VANILLA,
             seed,
+            sums: StrategySums::EachSync,
         }))
     };
     let one_rank: Vec<f64> = seeds.iter().map(|&seed| frozen(1, seed)).collect();
@@ -173,6 +282,7 @@ fn one_live_rank_is_plain_mccfr() {
             reads: Reads::Live,
             schedule: Schedule::VANILLA,
             seed,
+            sums: StrategySums::EachSync,
         });
         let replicated = leduc_exploitability(&table);
         let single = single_process(20_000, seed);
@@ -192,6 +302,7 @@ fn a_run_resumes_on_another_number_of_ranks() {
         reads: Reads::Live,
         schedule: Schedule::LINEAR,
         seed: 9,
+        sums: StrategySums::Deferred,
     };
     let checkpoint = replicated_run(plan);
     let done = plan.per_rank * plan.ranks as u64 * plan.epochs;

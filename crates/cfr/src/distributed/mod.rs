@@ -6,7 +6,9 @@
 //! in a delta buffer ([`ReplicatedTable`]). At each sync the ranks exchange
 //! their deltas ([`Collective`]) and every rank applies the same sums, in
 //! the same order, after the same discounting, so the replicas stay
-//! identical bit for bit. An epoch of many ranks' sampled iterations is
+//! identical bit for bit. The strategy sums, which training itself never
+//! reads, may wait on each rank until a settle before a checkpoint
+//! ([`StrategySums`]). An epoch of many ranks' sampled iterations is
 //! still an unbiased estimate of the regret update, which is all MCCFR
 //! needs (Gibson et al. 2012); the Pluribus blueprint applied its
 //! discounting at such syncs too.
@@ -23,7 +25,7 @@ mod wire;
 
 pub use collective::{Collective, CollectiveError, Solo};
 pub use digest::replica_digest;
-pub use replica::{Reads, ReplicatedTable, SyncStats};
+pub use replica::{Reads, ReplicatedTable, StrategySums, SyncStats};
 pub use replicate::{ReplicationStats, replicate_from_root};
 pub use thread_group::ThreadGroup;
 

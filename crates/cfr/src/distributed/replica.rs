@@ -8,7 +8,7 @@ use rustc_hash::FxHashMap;
 use store::{Key, Record, SlotId, StoreError, Table};
 
 use super::collective::Collective;
-use super::wire;
+use super::wire::{self, Values};
 use crate::discount::Discounter;
 use crate::error::CfrError;
 use crate::regret::floor_regrets;
@@ -46,6 +46,42 @@ impl std::str::FromStr for Reads {
             other => Err(format!("`{other}`: reads are `live` or `frozen`")),
         }
     }
+}
+
+/// When the strategy sums travel between ranks.
+///
+/// Regret matching reads only the regrets, so the strategy sums change
+/// nothing in training until someone reads the average strategy: a
+/// checkpoint, a curve point, an export. Deferring them halves what a
+/// sync carries per record and leaves out the records that only other
+/// players' sampled decisions touched (in external sampling, most of
+/// them), at the price of each rank holding its own sums, discounted as
+/// they wait, until [`ReplicatedTable::settle`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StrategySums {
+    /// With the regrets, at every sync.
+    #[default]
+    EachSync,
+    /// Held by each rank until a settle.
+    Deferred,
+}
+
+impl std::fmt::Display for StrategySums {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            StrategySums::EachSync => "each-sync",
+            StrategySums::Deferred => "deferred",
+        })
+    }
+}
+
+/// One slot's strategy sums held back from the syncs, as of iteration
+/// `at`.
+#[derive(Clone, Copy, Debug)]
+struct Deferred {
+    key: Key,
+    sums: [f32; store::MAX_ACTIONS],
+    at: u32,
 }
 
 /// One slot's updates since the last sync.
@@ -90,6 +126,9 @@ pub struct ReplicatedTable<'a, T: Table + ?Sized> {
     floor: bool,
     reads: Reads,
     shards: Vec<Mutex<FxHashMap<u64, Pending>>>,
+    strategy_sums: StrategySums,
+    /// Strategy sums waiting for a settle, sharded like `shards`.
+    deferred: Vec<Mutex<FxHashMap<u64, Deferred>>>,
 }
 
 impl<T: Table + ?Sized> std::fmt::Debug for ReplicatedTable<'_, T> {
@@ -110,6 +149,64 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
             discounter,
             reads,
             shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
+            strategy_sums: StrategySums::EachSync,
+            deferred: Vec::new(),
+        }
+    }
+
+    /// Sends the strategy sums as `strategy_sums` says; every rank must
+    /// say the same.
+    #[must_use]
+    pub fn with_strategy_sums(mut self, strategy_sums: StrategySums) -> Self {
+        self.strategy_sums = strategy_sums;
+        self.deferred = match strategy_sums {
+            StrategySums::EachSync => Vec::new(),
+            StrategySums::Deferred => (0..SHARDS).map(|_| Mutex::default()).collect(),
+        };
+        self
+    }
+
+    pub fn strategy_sums(&self) -> StrategySums {
+        self.strategy_sums
+    }
+
+    /// Records whose strategy sums wait for a settle.
+    pub fn deferred(&self) -> u64 {
+        self.deferred
+            .iter()
+            .map(|shard| shard.lock().unwrap_or_else(PoisonError::into_inner).len() as u64)
+            .sum()
+    }
+
+    /// Adds one slot's strategy-sum change of the epoch ending at `now` to
+    /// what waits for the settle, discounting what waited to `now` first.
+    fn defer(&self, slot: u64, key: Key, change: &Record, now: u32, width: usize) {
+        let mut shard = self.deferred[slot as usize % SHARDS]
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let held = shard.entry(slot).or_insert(Deferred {
+            key,
+            sums: [0.0; store::MAX_ACTIONS],
+            at: now,
+        });
+        self.discount_held(held, now);
+        for (sum, delta) in held.sums[..width].iter_mut().zip(&change.strategy_sum) {
+            *sum += delta;
+        }
+    }
+
+    /// Discounts held sums from their iteration to `now`, as the replica's
+    /// own sums are discounted when caught up.
+    fn discount_held(&self, held: &mut Deferred, now: u32) {
+        if held.at < now {
+            let mut record = Record {
+                strategy_sum: held.sums,
+                last_iteration: held.at,
+                ..Record::default()
+            };
+            self.discounter.catch_up(&mut record, now);
+            held.sums = record.strategy_sum;
+            held.at = now;
         }
     }
 
@@ -142,45 +239,138 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         let Some(pending) = pending else {
             return base;
         };
+        // The pending change is in the units of this rank's last update,
+        // so the replica's record is caught up to it first: a record last
+        // synced epochs ago is discounted as the one process would have.
         let mut view = base;
+        self.discounter.catch_up(&mut view, pending.last_update);
         if self.reads == Reads::Live {
             add_values(&mut view, &pending.change);
         }
-        view.last_iteration = view.last_iteration.max(pending.last_update);
         view
     }
 
     /// Exchanges every rank's pending changes and applies their sum to the
     /// replica, after discounting it to iteration `now` (the epoch's last).
     /// Every rank must call it with the same `now`; afterwards every
-    /// replica holds the same records, bit for bit.
+    /// replica holds the same records, bit for bit. With
+    /// [`StrategySums::Deferred`] only the regrets travel; the strategy
+    /// sums wait on this rank for [`ReplicatedTable::settle`].
     pub fn sync(&self, group: &dyn Collective, now: u32) -> Result<SyncStats, CfrError> {
         let width = self.base.max_actions();
         let started = Instant::now();
+        let values = match self.strategy_sums {
+            StrategySums::EachSync => Values::Both,
+            StrategySums::Deferred => Values::Regrets,
+        };
         let mut outgoing = Vec::new();
         let mut records_sent = 0;
         for shard in &self.shards {
             let drained =
                 std::mem::take(&mut *shard.lock().unwrap_or_else(PoisonError::into_inner));
-            for pending in drained.values() {
-                if pending.last_update != 0 {
-                    wire::put_delta(&mut outgoing, pending.key, &pending.change, width);
-                    records_sent += 1;
+            for (&slot, pending) in &drained {
+                if pending.last_update == 0 {
+                    continue;
                 }
+                if values == Values::Regrets {
+                    if pending.change.strategy_sum[..width]
+                        .iter()
+                        .any(|&d| d != 0.0)
+                    {
+                        self.defer(slot, pending.key, &pending.change, now, width);
+                    }
+                    if pending.change.regrets[..width].iter().all(|&d| d == 0.0) {
+                        continue;
+                    }
+                }
+                wire::put_delta(&mut outgoing, pending.key, &pending.change, width, values);
+                records_sent += 1;
             }
         }
-        let everyone = group.all_gather(&outgoing)?;
+        let floor = self.floor;
+        let stats = self.exchange_and_apply(group, &outgoing, values, now, |record, change| {
+            add_values(record, change);
+            if floor {
+                floor_regrets(&mut record.regrets[..width]);
+            }
+        })?;
+        Ok(SyncStats {
+            records_sent,
+            // Draining the buffers counts as the exchange's.
+            exchange_seconds: started.elapsed().as_secs_f64() - stats.apply_seconds,
+            ..stats
+        })
+    }
+
+    /// Exchanges and applies every rank's deferred strategy sums,
+    /// discounted to iteration `now` (the last sync's). Afterwards every
+    /// replica holds the sums it would have held had they travelled with
+    /// every sync, up to rounding, and the same bits on every rank: a
+    /// checkpoint, a curve point or an export must follow a settle. Every
+    /// rank must call it with the same `now`. With
+    /// [`StrategySums::EachSync`] there is nothing to settle and no rank
+    /// communicates.
+    pub fn settle(&self, group: &dyn Collective, now: u32) -> Result<SyncStats, CfrError> {
+        if self.strategy_sums == StrategySums::EachSync {
+            return Ok(SyncStats::default());
+        }
+        let width = self.base.max_actions();
+        let started = Instant::now();
+        let mut outgoing = Vec::new();
+        let mut records_sent = 0;
+        for shard in &self.deferred {
+            let drained =
+                std::mem::take(&mut *shard.lock().unwrap_or_else(PoisonError::into_inner));
+            for mut held in drained.into_values() {
+                self.discount_held(&mut held, now);
+                let change = Record {
+                    strategy_sum: held.sums,
+                    ..Record::default()
+                };
+                wire::put_delta(
+                    &mut outgoing,
+                    held.key,
+                    &change,
+                    width,
+                    Values::StrategySums,
+                );
+                records_sent += 1;
+            }
+        }
+        let stats =
+            self.exchange_and_apply(group, &outgoing, Values::StrategySums, now, add_values)?;
+        Ok(SyncStats {
+            records_sent,
+            // Draining the buffers counts as the exchange's.
+            exchange_seconds: started.elapsed().as_secs_f64() - stats.apply_seconds,
+            ..stats
+        })
+    }
+
+    /// All-gathers `outgoing`, sums every rank's entries per key in rank
+    /// order (every rank adds the same floats in the same order), and
+    /// applies each sum with `apply` in key order, after catching the
+    /// record up to iteration `now`.
+    fn exchange_and_apply(
+        &self,
+        group: &dyn Collective,
+        outgoing: &[u8],
+        values: Values,
+        now: u32,
+        apply: impl Fn(&mut Record, &Record) + Sync,
+    ) -> Result<SyncStats, CfrError> {
+        let width = self.base.max_actions();
+        let started = Instant::now();
+        let everyone = group.all_gather(outgoing)?;
         let exchanged = Instant::now();
         let mut sums: FxHashMap<Key, Record> = FxHashMap::default();
-        // Summed in rank order, so every rank adds the same floats in the
-        // same order.
         for (rank, bytes) in everyone.iter().enumerate() {
-            let entries = wire::deltas(bytes, width).ok_or_else(|| {
+            let entries = wire::deltas(bytes, width, values).ok_or_else(|| {
                 CfrError::Replica(format!(
                     "rank {rank} sent {} bytes of changes, not a whole number of {}-byte \
-                     entries: is every rank running the same trainer?",
+                     entries: is every rank running the same trainer with the same flags?",
                     bytes.len(),
-                    wire::delta_bytes(width)
+                    wire::delta_bytes(width, values)
                 ))
             })?;
             for (key, change) in entries {
@@ -189,15 +379,12 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         }
         let mut sums: Vec<(Key, Record)> = sums.into_iter().collect();
         sums.par_sort_unstable_by_key(|&(key, _)| key);
-        let (discounter, floor) = (&self.discounter, self.floor);
+        let discounter = &self.discounter;
         sums.par_iter().try_for_each(|(key, change)| {
             let slot = self.base.slot(*key)?;
             self.base.update(slot, &mut |record| {
                 discounter.catch_up(record, now);
-                add_values(record, change);
-                if floor {
-                    floor_regrets(&mut record.regrets[..width]);
-                }
+                apply(record, change);
             })
         })?;
         let bytes_received = everyone
@@ -207,7 +394,7 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
             .map(|(_, bytes)| bytes.len() as u64)
             .sum();
         Ok(SyncStats {
-            records_sent,
+            records_sent: 0,
             bytes_sent: outgoing.len() as u64,
             bytes_received,
             records_applied: sums.len() as u64,

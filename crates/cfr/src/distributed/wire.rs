@@ -3,9 +3,54 @@
 
 use store::{Key, MAX_ACTIONS, Record};
 
-/// A key and the change to one record's values.
-pub(crate) const fn delta_bytes(width: usize) -> usize {
-    16 + 8 * width
+/// Which of a record's values a delta carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Values {
+    /// Regrets and strategy sums.
+    Both,
+    /// Regrets only: the strategy sums wait for a settle.
+    Regrets,
+    /// Strategy sums only: a settle.
+    StrategySums,
+}
+
+impl Values {
+    const fn count(self, width: usize) -> usize {
+        match self {
+            Values::Both => 2 * width,
+            Values::Regrets | Values::StrategySums => width,
+        }
+    }
+
+    fn of(self, record: &Record, width: usize) -> impl Iterator<Item = &f32> {
+        let regrets = &record.regrets[..width];
+        let sums = &record.strategy_sum[..width];
+        let (first, second): (&[f32], &[f32]) = match self {
+            Values::Both => (regrets, sums),
+            Values::Regrets => (regrets, &[]),
+            Values::StrategySums => (sums, &[]),
+        };
+        first.iter().chain(second)
+    }
+
+    fn of_mut(self, record: &mut Record, width: usize) -> impl Iterator<Item = &mut f32> {
+        let Record {
+            regrets,
+            strategy_sum,
+            ..
+        } = record;
+        let (first, second): (&mut [f32], &mut [f32]) = match self {
+            Values::Both => (&mut regrets[..width], &mut strategy_sum[..width]),
+            Values::Regrets => (&mut regrets[..width], &mut []),
+            Values::StrategySums => (&mut strategy_sum[..width], &mut []),
+        };
+        first.iter_mut().chain(second)
+    }
+}
+
+/// A key and the change to one record's `values`.
+pub(crate) const fn delta_bytes(width: usize, values: Values) -> usize {
+    16 + 4 * values.count(width)
 }
 
 /// A key and one whole record, for copying a replica.
@@ -13,32 +58,33 @@ pub(crate) const fn record_bytes(width: usize) -> usize {
     16 + 4 + 8 * width
 }
 
-pub(crate) fn put_delta(out: &mut Vec<u8>, key: Key, change: &Record, width: usize) {
+pub(crate) fn put_delta(
+    out: &mut Vec<u8>,
+    key: Key,
+    change: &Record,
+    width: usize,
+    values: Values,
+) {
     out.extend_from_slice(&key.to_le_bytes());
-    put_values(out, change, width);
+    for value in values.of(change, width) {
+        out.extend_from_slice(&value.to_le_bytes());
+    }
 }
 
 pub(crate) fn put_record(out: &mut Vec<u8>, key: Key, record: &Record, width: usize) {
     out.extend_from_slice(&key.to_le_bytes());
     out.extend_from_slice(&record.last_iteration.to_le_bytes());
-    put_values(out, record, width);
-}
-
-fn put_values(out: &mut Vec<u8>, record: &Record, width: usize) {
-    for value in record.regrets[..width]
-        .iter()
-        .chain(&record.strategy_sum[..width])
-    {
+    for value in Values::Both.of(record, width) {
         out.extend_from_slice(&value.to_le_bytes());
     }
 }
 
 /// The entries of `bytes`, each `(key, record)`; `None` if the length is
 /// not a whole number of entries (a peer of another build).
-pub(crate) fn deltas(bytes: &[u8], width: usize) -> Option<Vec<(Key, Record)>> {
-    entries(bytes, delta_bytes(width), |entry| {
+pub(crate) fn deltas(bytes: &[u8], width: usize, values: Values) -> Option<Vec<(Key, Record)>> {
+    entries(bytes, delta_bytes(width, values), |entry| {
         let mut record = Record::default();
-        read_values(&entry[16..], &mut record, width);
+        read_values(&entry[16..], &mut record, width, values);
         (key_of(entry), record)
     })
 }
@@ -49,7 +95,7 @@ pub(crate) fn records(bytes: &[u8], width: usize) -> Option<Vec<(Key, Record)>> 
             last_iteration: u32::from_le_bytes([entry[16], entry[17], entry[18], entry[19]]),
             ..Record::default()
         };
-        read_values(&entry[20..], &mut record, width);
+        read_values(&entry[20..], &mut record, width, Values::Both);
         (key_of(entry), record)
     })
 }
@@ -71,16 +117,13 @@ fn key_of(entry: &[u8]) -> Key {
     Key::from_le_bytes(key)
 }
 
-fn read_values(bytes: &[u8], record: &mut Record, width: usize) {
+fn read_values(bytes: &[u8], record: &mut Record, width: usize, values: Values) {
     debug_assert!(width <= MAX_ACTIONS);
-    let mut values = bytes
+    let mut read = bytes
         .chunks_exact(4)
         .map(|v| f32::from_le_bytes([v[0], v[1], v[2], v[3]]));
-    for slot in record.regrets[..width]
-        .iter_mut()
-        .chain(&mut record.strategy_sum[..width])
-    {
-        *slot = values.next().unwrap_or(0.0);
+    for slot in values.of_mut(record, width) {
+        *slot = read.next().unwrap_or(0.0);
     }
 }
 
@@ -99,14 +142,37 @@ mod tests {
         let key = (7u128 << 100) | 12345;
         let mut bytes = Vec::new();
         put_record(&mut bytes, key, &record, 3);
-        put_delta(&mut bytes, key, &record, 3);
+        put_delta(&mut bytes, key, &record, 3, Values::Both);
         let (records_part, deltas_part) = bytes.split_at(record_bytes(3));
         assert_eq!(records(records_part, 3).unwrap(), vec![(key, record)]);
         let delta = Record {
             last_iteration: 0,
             ..record
         };
-        assert_eq!(deltas(deltas_part, 3).unwrap(), vec![(key, delta)]);
-        assert!(deltas(&bytes[..5], 3).is_none());
+        assert_eq!(
+            deltas(deltas_part, 3, Values::Both).unwrap(),
+            vec![(key, delta)]
+        );
+        assert!(deltas(&bytes[..5], 3, Values::Both).is_none());
+    }
+
+    #[test]
+    fn a_delta_of_one_half_carries_that_half_only() {
+        let mut record = Record::default();
+        record.regrets[..2].copy_from_slice(&[1.5, -2.0]);
+        record.strategy_sum[..2].copy_from_slice(&[3.0, 9.5]);
+        for (values, regrets, sums) in [
+            (Values::Regrets, [1.5, -2.0], [0.0, 0.0]),
+            (Values::StrategySums, [0.0, 0.0], [3.0, 9.5]),
+        ] {
+            let mut bytes = Vec::new();
+            put_delta(&mut bytes, 9, &record, 2, values);
+            assert_eq!(bytes.len(), delta_bytes(2, values));
+            assert_eq!(bytes.len(), 16 + 8);
+            let (key, back) = deltas(&bytes, 2, values).unwrap().remove(0);
+            assert_eq!(key, 9);
+            assert_eq!(&back.regrets[..2], &regrets);
+            assert_eq!(&back.strategy_sum[..2], &sums);
+        }
     }
 }
