@@ -71,7 +71,11 @@ fn synced_digests(log: &str) -> Vec<String> {
 #[test]
 fn replicas_are_identical_after_every_sync_on_2_and_3_ranks() {
     let temp = TempDir::new("cluster-digests");
-    for (ranks, reads) in [(2, "live"), (3, "live"), (3, "frozen")] {
+    for (ranks, reads, sums) in [
+        (2, "live", "each-sync"),
+        (3, "live", "at-checkpoint"),
+        (3, "frozen", "at-checkpoint"),
+    ] {
         let run = temp.path(&format!("{ranks}-{reads}")).display().to_string();
         let mut args = bidding_args(&run, "3000");
         args.extend([
@@ -80,10 +84,18 @@ fn replicas_are_identical_after_every_sync_on_2_and_3_ranks() {
             "--sync-check",
             "--sync-reads",
             reads,
+            "--sync-strategy-sums",
+            sums,
         ]);
         let output = run_on(ranks, &args);
         let log = both(&output);
         assert!(output.status.success(), "{ranks} ranks, {reads}:\n{log}");
+        // Held-back strategy sums are settled before the checkpoint.
+        assert_eq!(
+            log.contains("settles of the strategy sums"),
+            sums == "at-checkpoint",
+            "{log}"
+        );
         let digests = synced_digests(&log);
         assert_eq!(
             digests.len(),

@@ -21,7 +21,7 @@ mod sync;
 pub use bids::{BiddingStage, Bids, BidsName, DEFAULT_BIDDING_STAGE_ITERATIONS};
 pub use curve::CurveSettings;
 pub use options::{ClusterOptions, CurveOptions, RunOptions, SessionOptions};
-pub use sync::{DEFAULT_SYNC_EVERY, SyncEvery, SyncReads, SyncSettings};
+pub use sync::{DEFAULT_SYNC_EVERY, SyncEvery, SyncReads, SyncSettings, SyncStrategySums};
 
 use euchre_bots::blueprint::{BiddingBlueprint, BlueprintError, BlueprintSource};
 use euchre_bots::leaves::Leaves;

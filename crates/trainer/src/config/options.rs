@@ -173,6 +173,12 @@ pub struct ClusterOptions {
     /// epoch is one exact iteration over every rank's deals.
     #[arg(long, value_enum, value_name = "READS")]
     pub sync_reads: Option<super::SyncReads>,
+    /// Under mpirun: when the strategy sums travel. at-checkpoint (the
+    /// default): each rank holds its own until a checkpoint, a curve point
+    /// or the session's end, so syncs carry regrets only; each-sync: with
+    /// the regrets, every sync.
+    #[arg(long, value_enum, value_name = "WHEN")]
+    pub sync_strategy_sums: Option<super::SyncStrategySums>,
     /// Under mpirun: after every sync, check that every rank's replica has
     /// the same digest (reads every record; for tests and for doubt).
     #[arg(long)]
@@ -192,6 +198,7 @@ impl ClusterOptions {
         Ok(SyncSettings {
             every,
             reads: self.sync_reads.unwrap_or(defaults.reads),
+            strategy_sums: self.sync_strategy_sums.unwrap_or(defaults.strategy_sums),
             check: self.sync_check,
         })
     }

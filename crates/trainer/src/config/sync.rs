@@ -25,6 +25,28 @@ impl From<SyncReads> for cfr::distributed::Reads {
     }
 }
 
+/// When the strategy sums travel between ranks (see
+/// [`cfr::distributed::StrategySums`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum SyncStrategySums {
+    /// With the regrets, at every sync.
+    EachSync,
+    /// Held by each rank and exchanged before a checkpoint, a curve point
+    /// and the session's end: training never reads them in between.
+    #[default]
+    AtCheckpoint,
+}
+
+impl From<SyncStrategySums> for cfr::distributed::StrategySums {
+    fn from(sums: SyncStrategySums) -> Self {
+        match sums {
+            SyncStrategySums::EachSync => cfr::distributed::StrategySums::EachSync,
+            SyncStrategySums::AtCheckpoint => cfr::distributed::StrategySums::Deferred,
+        }
+    }
+}
+
 /// How long an epoch between two syncs is.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -40,6 +62,7 @@ pub enum SyncEvery {
 pub struct SyncSettings {
     pub every: SyncEvery,
     pub reads: SyncReads,
+    pub strategy_sums: SyncStrategySums,
     /// After every sync, compare every rank's replica digest (reads every
     /// record: for tests and for doubt, not for speed).
     pub check: bool,
@@ -55,6 +78,7 @@ impl Default for SyncSettings {
         SyncSettings {
             every: SyncEvery::Time(DEFAULT_SYNC_EVERY),
             reads: SyncReads::Live,
+            strategy_sums: SyncStrategySums::AtCheckpoint,
             check: false,
         }
     }
@@ -68,10 +92,14 @@ impl std::fmt::Display for SyncSettings {
         }
         write!(
             f,
-            ", {} reads{}",
+            ", {} reads, strategy sums {}{}",
             match self.reads {
                 SyncReads::Live => "live",
                 SyncReads::Frozen => "frozen",
+            },
+            match self.strategy_sums {
+                SyncStrategySums::EachSync => "at each sync",
+                SyncStrategySums::AtCheckpoint => "at checkpoints",
             },
             if self.check {
                 ", replicas compared after each sync"

@@ -398,6 +398,14 @@ pub(crate) trait Steps {
 
     /// Runs iterations `first .. first + count` and says what they did.
     fn run(&mut self, first: u64, count: u64) -> Result<BatchStats, TrainingError>;
+
+    /// Makes the table whole before anyone reads its average strategy (a
+    /// checkpoint, a curve point, the session's end), `through` being the
+    /// last iteration run. Steps that hold nothing back have nothing to do.
+    fn settle(&mut self, through: u64) -> Result<(), TrainingError> {
+        let _ = through;
+        Ok(())
+    }
 }
 
 /// The solver on this process alone, in batches of about half a second.
@@ -481,12 +489,14 @@ impl Looping<'_> {
             if progress.iterations - last_checkpoint.1 >= every
                 || last_checkpoint.0.elapsed() >= minutes
             {
+                steps.settle(progress.iterations)?;
                 commit(table, progress)?;
                 *last_checkpoint = (Instant::now(), progress.iterations);
             }
             if let (Some(curve), Some(at)) = (&settings.curve, next_point)
                 && progress.train_seconds >= at
             {
+                steps.settle(progress.iterations)?;
                 let point = curve_point(
                     identity,
                     table,
@@ -500,6 +510,8 @@ impl Looping<'_> {
                 next_point = Some(curve.next_point(progress.train_seconds));
             }
         };
+        // The session's last checkpoint and its export come next.
+        steps.settle(progress.iterations)?;
         Ok((this_session, ending))
     }
 }

@@ -29,12 +29,7 @@ pub(crate) fn train_epoch<T: Table + ?Sized>(
     check: bool,
 ) -> Result<EpochDone, TrainingError> {
     let last = first + total.max(1) - 1;
-    let now = u32::try_from(last).map_err(|_| {
-        TrainingError::Cluster(format!(
-            "iteration {last} is past the record format's limit of {}",
-            u32::MAX
-        ))
-    })?;
+    let now = record_iteration(last)?;
     let share = EpochShare::of(first, total, group.rank(), group.size());
     let mine = solver.run_share(share)?;
     let sync = replica.sync(group, now)?;
@@ -70,5 +65,25 @@ pub(crate) fn train_epoch<T: Table + ?Sized>(
         },
         sync,
         checked,
+    })
+}
+
+/// Exchanges the strategy sums every rank held back, as of iteration
+/// `through` (the last epoch's last); every rank calls it together.
+pub(crate) fn settle<T: Table + ?Sized>(
+    group: &dyn Collective,
+    replica: &ReplicatedTable<'_, T>,
+    through: u64,
+) -> Result<SyncStats, TrainingError> {
+    Ok(replica.settle(group, record_iteration(through)?)?)
+}
+
+/// `iteration` as a record stores it.
+fn record_iteration(iteration: u64) -> Result<u32, TrainingError> {
+    u32::try_from(iteration).map_err(|_| {
+        TrainingError::Cluster(format!(
+            "iteration {iteration} is past the record format's limit of {}",
+            u32::MAX
+        ))
     })
 }

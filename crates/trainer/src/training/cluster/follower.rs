@@ -7,7 +7,7 @@ use cfr::distributed::{Collective, ReplicatedTable, replicate_from_root};
 use euchre_bots::blueprint::{BiddingBlueprint, BlueprintSource};
 use store::MemoryTable;
 
-use super::epoch::train_epoch;
+use super::epoch::{settle, train_epoch};
 use super::orders::{self, Begin, Order};
 use crate::config::worker_threads;
 use crate::training::backend;
@@ -102,7 +102,8 @@ fn follow_session(
         &table,
         Discounter::new(begin.identity.solver.schedule())?,
         begin.sync.reads.into(),
-    );
+    )
+    .with_strategy_sums(begin.sync.strategy_sums.into());
     let threads = worker_threads(begin.settings.threads);
     let solver = session::solver(
         &begin.identity,
@@ -115,6 +116,9 @@ fn follow_session(
         match orders::receive(group)? {
             Order::Epoch { first, total } => {
                 train_epoch(group, &solver, &replica, first, total, begin.sync.check)?;
+            }
+            Order::Settle { through } => {
+                settle(group, &replica, through)?;
             }
             Order::End => return Ok(None),
             Order::Quit { error } => return Ok(Some(error)),

@@ -9,7 +9,7 @@ use cfr::mccfr::{BatchStats, ExternalSampling};
 use store::DurableTable;
 use tracing::{debug, info, warn};
 
-use super::epoch::train_epoch;
+use super::epoch::{settle, train_epoch};
 use super::orders::{self, Begin, Order};
 use super::{SyncEvery, SyncSettings};
 use crate::format::{bytes, thousands};
@@ -71,7 +71,8 @@ pub(crate) fn lead_session(
         looping.table,
         Discounter::new(looping.identity.solver.schedule())?,
         sync.reads.into(),
-    );
+    )
+    .with_strategy_sums(sync.strategy_sums.into());
     let solver = session::solver(
         looping.identity,
         looping.settings,
@@ -143,6 +144,25 @@ impl Steps for Epochs<'_, '_> {
         }
         Ok(done.stats)
     }
+
+    fn settle(&mut self, through: u64) -> Result<(), TrainingError> {
+        if self.replica.strategy_sums() == cfr::distributed::StrategySums::EachSync {
+            return Ok(());
+        }
+        orders::send(self.group, &Order::Settle { through })?;
+        let settled = settle(self.group, self.replica, through)?;
+        debug!(
+            "settle at iteration {}: sent {} records of strategy sums ({}), applied {} in {:.3} s + {:.3} s",
+            thousands(through),
+            thousands(settled.records_sent),
+            bytes(settled.bytes_sent),
+            thousands(settled.records_applied),
+            settled.exchange_seconds,
+            settled.apply_seconds
+        );
+        self.costs.add_settle(&settled);
+        Ok(())
+    }
 }
 
 /// Iterations per epoch: fixed, or adapted so an epoch takes about the
@@ -183,6 +203,9 @@ impl EpochSizing {
 /// Rank 0's sums of what the syncs cost, for the session's summary.
 #[derive(Default)]
 struct SyncCosts {
+    settles: u64,
+    settle_records_applied: u64,
+    settle_seconds: f64,
     syncs: u64,
     records_sent: u64,
     bytes_sent: u64,
@@ -205,6 +228,12 @@ impl SyncCosts {
         self.epoch_seconds += took.as_secs_f64();
     }
 
+    fn add_settle(&mut self, settle: &SyncStats) {
+        self.settles += 1;
+        self.settle_records_applied += settle.records_applied;
+        self.settle_seconds += settle.exchange_seconds + settle.apply_seconds;
+    }
+
     fn log(&self, ranks: usize) {
         if self.syncs == 0 {
             return;
@@ -221,5 +250,13 @@ impl SyncCosts {
             self.exchange_seconds / n,
             self.apply_seconds / n,
         );
+        if self.settles > 0 {
+            info!(
+                "cluster: {} settles of the strategy sums held back from the syncs; per settle {} records applied in {:.3} s",
+                thousands(self.settles),
+                thousands(self.settle_records_applied / self.settles),
+                self.settle_seconds / self.settles as f64
+            );
+        }
     }
 }

@@ -20,7 +20,7 @@ use std::rc::Rc;
 
 use cfr::distributed::Collective;
 
-pub use crate::config::{SyncEvery, SyncReads, SyncSettings};
+pub use crate::config::{SyncEvery, SyncReads, SyncSettings, SyncStrategySums};
 
 thread_local! {
     /// The group this process leads, when it is rank 0 of several. The

@@ -13,6 +13,9 @@ pub(crate) enum Order {
     Begin(Box<Begin>),
     /// Train your share of `total` global iterations from `first`, then sync.
     Epoch { first: u64, total: u64 },
+    /// Exchange the strategy sums held back since the last settle,
+    /// discounted to iteration `through`.
+    Settle { through: u64 },
     /// The session is over: drop the replica, wait for the next order.
     End,
     /// The command is over: exit (`error` says why, if it failed).
