@@ -24,6 +24,15 @@ Records per iteration are the distinct records a rank sent per iteration
 of its epochs here; larger epochs revisit more records, so this
 overestimates bytes (conservative). Thread scaling is taken as linear in
 cores (the measured 1- against 2-thread ratio is in the record).
+With the strategy sums held back until checkpoints (the default since
+this record's addendum), a sync sends regrets only (--delta-bytes
+16 + 4 * width) for fewer records, and every --settle-every seconds a
+settle exchanges and applies the held sums:
+  settle sent  = min(R * K * settle_records_per_iteration, table)
+  settle union = min(M * settle sent, table)
+  settle = (M - 1) * settle sent * delta_bytes / link
+           + settle union * settle_ns / (C / cores_measured)
+amortised over the K seconds between settles.
 A dense all-reduce instead moves 2 (M-1)/M * table * 8 * width bytes per
 machine per sync whatever the epoch touched (printed for comparison; not
 wired into training).
@@ -38,13 +47,17 @@ p.add_argument("--apply-ns", type=float, required=True, help="apply seconds per 
 p.add_argument("--cores-measured", type=float, default=2.0, help="cores the apply ran on when measured")
 p.add_argument("--table", type=float, required=True, help="records in the phase's table")
 p.add_argument("--width", type=int, default=7)
+p.add_argument("--delta-bytes", type=float, help="bytes per record sent (default 16 + 8 * width: regrets and sums)")
+p.add_argument("--settle-every", type=float, default=0.0, help="seconds between settles of held-back strategy sums (0: sums travel every sync)")
+p.add_argument("--settle-records-per-iteration", type=float, default=0.0, help="distinct records with held sums per iteration of one machine, measured")
+p.add_argument("--settle-ns", type=float, default=0.0, help="settle seconds per applied record x 1e9, measured")
 p.add_argument("--machines", type=int, default=8)
 p.add_argument("--cores", type=int, default=16)
 p.add_argument("--link-gbit", type=float, default=10.0)
 p.add_argument("--link-efficiency", type=float, default=0.8, help="share of the line rate MPI achieves")
 args = p.parse_args()
 
-record_bytes = 16 + 8 * args.width
+record_bytes = args.delta_bytes or 16 + 8 * args.width
 link = args.link_gbit * 1e9 / 8 * args.link_efficiency
 M, C = args.machines, args.cores
 R = C * args.thread_rate
@@ -58,6 +71,15 @@ for period in (10, 30, 60, 120):
     exchange = (M - 1) * sent * record_bytes / link
     apply = union * args.apply_ns * 1e-9 / (C / args.cores_measured)
     share = (exchange + apply) / (period + exchange + apply)
+    if args.settle_every > 0:
+        K = args.settle_every
+        settle_sent = min(R * K * args.settle_records_per_iteration, args.table)
+        settle_union = min(M * settle_sent, args.table)
+        settle = (M - 1) * settle_sent * (16 + 4 * args.width) / link \
+            + settle_union * args.settle_ns * 1e-9 / (C / args.cores_measured)
+        share = 1 - (1 - share) * K / (K + settle)
     print(f"{period:>9}s {sent * record_bytes / 1e6:>10,.0f} MB {exchange:>10.2f} {apply:>8.2f} {share:>6.1%} {M * R * (1 - share):>13,.0f} {1 - share:>9.2f}N")
+if args.settle_every > 0:
+    print(f"(shares include a settle every {args.settle_every:g} s)")
 dense = 2 * (M - 1) / M * args.table * 8 * args.width
 print(f"dense all-reduce instead: {dense / 1e9:.2f} GB per machine per sync, {dense / link:.2f} s on the link")
