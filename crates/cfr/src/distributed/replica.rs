@@ -349,8 +349,8 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
 
     /// All-gathers `outgoing`, sums every rank's entries per key in rank
     /// order (every rank adds the same floats in the same order), and
-    /// applies each sum with `apply` in key order, after catching the
-    /// record up to iteration `now`.
+    /// applies each sum with `apply`, after catching the record up to
+    /// iteration `now`.
     fn exchange_and_apply(
         &self,
         group: &dyn Collective,
@@ -377,12 +377,17 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
                 add_values(sums.entry(key).or_default(), &change);
             }
         }
-        let mut sums: Vec<(Key, Record)> = sums.into_iter().collect();
-        sums.par_sort_unstable_by_key(|&(key, _)| key);
+        // Each record's new value depends on its own sum alone, so the
+        // order of applying them is free: slot order walks a disk store's
+        // pages (and its undo journal) in file order instead of at random.
+        let mut sums = sums
+            .into_par_iter()
+            .map(|(key, change)| Ok((self.base.slot(key)?, change)))
+            .collect::<Result<Vec<(SlotId, Record)>, StoreError>>()?;
+        sums.par_sort_unstable_by_key(|&(slot, _)| slot);
         let discounter = &self.discounter;
-        sums.par_iter().try_for_each(|(key, change)| {
-            let slot = self.base.slot(*key)?;
-            self.base.update(slot, &mut |record| {
+        sums.par_iter().try_for_each(|(slot, change)| {
+            self.base.update(*slot, &mut |record| {
                 discounter.catch_up(record, now);
                 apply(record, change);
             })
