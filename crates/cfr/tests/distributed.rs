@@ -1,6 +1,8 @@
 //! Replicated MCCFR on ranks that are threads of this process: the same
 //! code the trainer runs over MPI, with the transport swapped.
 
+mod common;
+
 use std::thread;
 
 use cfr::Schedule;
@@ -14,6 +16,7 @@ use cfr::games::leduc::Leduc;
 use cfr::mccfr::ExternalSampling;
 use cfr::policy::AveragePolicy;
 use cfr::tree::Tree;
+use common::sorted_records;
 use store::{MemoryTable, Table};
 
 /// How a replicated run is laid out.
@@ -181,15 +184,7 @@ fn deferred_strategy_sums_settle_to_what_each_sync_would_have_held() {
             sums: StrategySums::Deferred,
             ..plan
         });
-        let rows = |table: &MemoryTable| {
-            let mut rows = Vec::new();
-            table
-                .for_each(&mut |key, record| rows.push((key, *record)))
-                .unwrap();
-            rows.sort_by_key(|(key, _)| *key);
-            rows
-        };
-        let (each_sync, deferred) = (rows(&each_sync), rows(&deferred));
+        let (each_sync, deferred) = (sorted_records(&each_sync), sorted_records(&deferred));
         assert_eq!(each_sync.len(), deferred.len());
         // A record the settle caught up and one it did not hold the same
         // values in other units: compare them as of the run's end.

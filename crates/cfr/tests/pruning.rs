@@ -7,24 +7,10 @@ use cfr::mccfr::ExternalSampling;
 use cfr::policy::AveragePolicy;
 use cfr::tree::Tree;
 use cfr::{Pruning, Schedule};
-use store::{Key, MemoryTable, Record, Table};
+mod common;
 
-fn records(table: &MemoryTable) -> Vec<(Key, Vec<u32>)> {
-    let mut rows = Vec::new();
-    table
-        .for_each(&mut |key, record: &Record| {
-            let bits = record
-                .regrets
-                .iter()
-                .chain(&record.strategy_sum)
-                .map(|value| value.to_bits())
-                .collect();
-            rows.push((key, bits));
-        })
-        .unwrap();
-    rows.sort_by_key(|(key, _)| *key);
-    rows
-}
+use common::record_bits;
+use store::MemoryTable;
 
 /// Trains Leduc for `iterations` on one thread; returns the table, the
 /// exploitability of its average strategy and the actions pruned.
@@ -80,7 +66,7 @@ fn pruning_that_is_not_yet_due_changes_nothing() {
     let (plain, _, _) = train(None, 3_000);
     let (waiting, _, skipped) = train(Some(later), 3_000);
     assert_eq!(skipped, 0);
-    assert_eq!(records(&plain), records(&waiting));
+    assert_eq!(record_bits(&plain), record_bits(&waiting));
 }
 
 #[test]

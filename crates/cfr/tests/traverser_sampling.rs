@@ -8,24 +8,10 @@ use cfr::mccfr::{BatchStats, ExternalSampling};
 use cfr::policy::AveragePolicy;
 use cfr::tree::Tree;
 use cfr::{Schedule, TraverserSampling};
-use store::{Key, MemoryTable, Record, Table};
+mod common;
 
-fn records(table: &MemoryTable) -> Vec<(Key, Vec<u32>)> {
-    let mut rows = Vec::new();
-    table
-        .for_each(&mut |key, record: &Record| {
-            let bits = record
-                .regrets
-                .iter()
-                .chain(&record.strategy_sum)
-                .map(|value| value.to_bits())
-                .collect();
-            rows.push((key, bits));
-        })
-        .unwrap();
-    rows.sort_by_key(|(key, _)| *key);
-    rows
-}
+use common::record_bits;
+use store::MemoryTable;
 
 /// Trains Leduc with linear CFR for `iterations` on one thread; returns the
 /// table, the exploitability of its average strategy and the work done.
@@ -86,7 +72,7 @@ fn sampling_the_traversers_actions_does_less_work_and_still_converges() {
 fn a_depth_the_walk_never_reaches_changes_nothing() {
     let (plain, _, plain_work) = train(None, 3_000, 7);
     let (deep, _, deep_work) = train(sampling(100), 3_000, 7);
-    assert_eq!(records(&plain), records(&deep));
+    assert_eq!(record_bits(&plain), record_bits(&deep));
     assert_eq!(plain_work, deep_work);
 }
 

@@ -9,8 +9,11 @@ use cfr::mccfr::ExternalSampling;
 use cfr::policy::AveragePolicy;
 use cfr::tree::Tree;
 use cfr::{Game, Node, Schedule, WarmStart};
+mod common;
+
+use common::sorted_records;
 use rand::Rng;
-use store::{Key, MemoryTable, Record, Table};
+use store::MemoryTable;
 
 /// `G`, suggesting at every decision what `suggest` says of the state.
 #[derive(Clone)]
@@ -72,15 +75,6 @@ fn train<G: Game>(
     table
 }
 
-fn records(table: &MemoryTable) -> Vec<(Key, Record)> {
-    let mut rows = Vec::new();
-    table
-        .for_each(&mut |key, record: &Record| rows.push((key, *record)))
-        .unwrap();
-    rows.sort_by_key(|(key, _)| *key);
-    rows
-}
-
 /// Early on, most of an average strategy is its first visits; a seed
 /// from a good player is worth many of them. (Measured: after 10
 /// iterations, 1.33 summed over the seeds against 2.56 cold.)
@@ -137,8 +131,8 @@ fn a_seed_of_nothing_is_the_plain_run_bit_for_bit() {
         game: Leduc::new(),
         suggest: |_| 1,
     };
-    let plain = records(&train(Leduc::new(), None, 7, 2_000));
-    let seeded = records(&train(suggesting, Some(nothing), 7, 2_000));
+    let plain = sorted_records(&train(Leduc::new(), None, 7, 2_000));
+    let seeded = sorted_records(&train(suggesting, Some(nothing), 7, 2_000));
     assert_eq!(plain.len(), seeded.len());
     for ((key, a), (other, b)) in plain.iter().zip(&seeded) {
         assert_eq!(key, other);
