@@ -251,6 +251,7 @@ mod tests {
             leaves: Default::default(),
             strategy: Default::default(),
             bidding_from: None,
+            play_abstraction: Default::default(),
         };
         export(&table, &meta, 2, None, &path, &mut |_, _| {}).unwrap();
         let mut out = [0.0; 2];

@@ -4,6 +4,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use euchre_game::engine::rules::Rules;
+use euchre_game::keys::play::PlayAbstraction;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use store::Fingerprint;
 
@@ -48,15 +49,34 @@ impl Phase {
 
     /// What the store's keys mean: rules, phase and key abstraction.
     pub fn fingerprint(self, rules: Rules) -> Fingerprint {
+        self.keyed_fingerprint(rules, PlayAbstraction::Plain)
+    }
+
+    /// [`Phase::fingerprint`] for card play keyed under `abstraction`. The
+    /// plain key's digest is the one every earlier store carries, so those
+    /// stores keep opening; another abstraction's store never opens as
+    /// plain, nor the other way round.
+    pub fn keyed_fingerprint(self, rules: Rules, abstraction: PlayAbstraction) -> Fingerprint {
         let phase_code = match self {
             Phase::Bidding => 0,
             Phase::Play(cards) => u64::from(cards),
             Phase::FullPlay => 20,
         };
+        let abstraction_code: u64 = match abstraction {
+            PlayAbstraction::Plain => 0,
+            PlayAbstraction::MakerSeat => 1,
+        };
+        let play_key = match abstraction {
+            PlayAbstraction::Plain => "rank-compressed play".to_owned(),
+            other => format!("rank-compressed play, {other}"),
+        };
         Fingerprint {
-            digest: KEY_VERSION << 32 | phase_code << 8 | rules.fingerprint(),
+            digest: abstraction_code << 56
+                | KEY_VERSION << 32
+                | phase_code << 8
+                | rules.fingerprint(),
             description: format!(
-                "phase {self}, rules {rules}, key version {KEY_VERSION} (perfect-recall bidding, rank-compressed play)",
+                "phase {self}, rules {rules}, key version {KEY_VERSION} (perfect-recall bidding, {play_key})",
             ),
         }
     }
@@ -144,6 +164,9 @@ mod tests {
             Phase::Play(2).fingerprint(rules).digest,
             Phase::FullPlay.fingerprint(rules).digest,
             Phase::Bidding.fingerprint(other).digest,
+            Phase::FullPlay
+                .keyed_fingerprint(rules, PlayAbstraction::MakerSeat)
+                .digest,
         ];
         for (i, a) in digests.iter().enumerate() {
             for b in &digests[i + 1..] {

@@ -17,6 +17,9 @@
 use std::path::{Path, PathBuf};
 
 use euchre_game::engine::rules::Rules;
+use euchre_game::engine::state::GameState;
+use euchre_game::keys::play::PlayAbstraction;
+use euchre_game::keys::{Decision, decision_with};
 use serde::{Deserialize, Serialize};
 use store::{Key, Record, StoreError, Table};
 use thiserror::Error;
@@ -47,6 +50,10 @@ pub struct PolicyMeta {
     /// blueprint rather than training them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bidding_from: Option<BlueprintSource>,
+    /// How card play was keyed; files written before the choice existed
+    /// (and every plain one, byte for byte as before) were plain.
+    #[serde(default, skip_serializing_if = "PlayAbstraction::is_plain")]
+    pub play_abstraction: PlayAbstraction,
 }
 
 /// Which strategy of a table a policy file holds.
@@ -357,6 +364,12 @@ impl PolicyFile {
         })
     }
 
+    /// The decision at `state` keyed as this policy was trained: a reader
+    /// that keyed card play otherwise would find none of its keys.
+    pub fn decision(&self, state: &GameState) -> Option<Decision> {
+        decision_with(state, self.meta.play_abstraction)
+    }
+
     pub fn len(&self) -> usize {
         self.keys.len()
     }
@@ -434,6 +447,7 @@ mod tests {
             leaves: Leaves::OpenHand,
             strategy: Strategy::Average,
             bidding_from: None,
+            play_abstraction: Default::default(),
         }
     }
 

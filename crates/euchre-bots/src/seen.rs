@@ -9,6 +9,8 @@ use euchre_game::engine::state::{Contract, GameState, Stage, Trick};
 use euchre_game::engine::trump::effective_suit;
 use euchre_game::keys::{Decision, decision};
 
+use crate::policy_file::PolicyFile;
+
 /// One hand's actions so far, in order, with who took each.
 pub type History = [(Seat, Action)];
 
@@ -40,6 +42,11 @@ impl<'a> Seen<'a> {
     /// keys it (a function of the actor's knowledge only).
     pub fn decision(&self) -> Option<Decision> {
         decision(self.state)
+    }
+
+    /// The decision keyed as `policy` was trained.
+    pub fn decision_for(&self, policy: &PolicyFile) -> Option<Decision> {
+        policy.decision(self.state)
     }
 
     pub fn stage(&self) -> Stage {

@@ -26,7 +26,8 @@ use cfr::{Game, Node};
 use euchre_game::engine::rules::Rules;
 use euchre_game::engine::seat::Seat;
 use euchre_game::engine::state::{Deal, GameState, Stage};
-use euchre_game::keys::{Decision, decision};
+use euchre_game::keys::play::PlayAbstraction;
+use euchre_game::keys::{Decision, decision_with};
 use rand::rngs::SmallRng;
 use rand::{Rng, RngExt, SeedableRng};
 use store::MAX_ACTIONS;
@@ -59,6 +60,8 @@ pub struct EuchreGame<'b> {
     decision: Option<Decision>,
     /// Each team's payoff once the hand is over or its leaf is valued.
     payoffs: Option<[f64; 2]>,
+    /// How card-play decisions are keyed.
+    abstraction: PlayAbstraction,
 }
 
 impl<'b> EuchreGame<'b> {
@@ -71,6 +74,15 @@ impl<'b> EuchreGame<'b> {
             state: None,
             decision: None,
             payoffs: None,
+            abstraction: PlayAbstraction::Plain,
+        }
+    }
+
+    /// Keys card play under `abstraction` instead of the plain key.
+    pub fn with_play_abstraction(self, abstraction: PlayAbstraction) -> EuchreGame<'b> {
+        EuchreGame {
+            abstraction,
+            ..self
         }
     }
 
@@ -114,7 +126,7 @@ impl<'b> EuchreGame<'b> {
         {
             self.payoffs = Some(self.leaves.evaluate(&state));
         } else {
-            self.decision = decision(&state);
+            self.decision = decision_with(&state, self.abstraction);
         }
     }
 }
@@ -325,6 +337,7 @@ mod tests {
             leaves: Leaves::OpenHand,
             strategy: Default::default(),
             bidding_from: None,
+            play_abstraction: Default::default(),
         };
         let width = euchre_bots::phase::RECORD_WIDTH;
         euchre_bots::policy_file::export(&table, &meta, width, None, &path, &mut |_, _| {})

@@ -107,7 +107,8 @@ enum Command {
         #[arg(long, value_parser = parse_phase, default_value = "bidding")]
         phase: phase::Phase,
         /// The play key: plain (rank-compressed) or maker-seat (plus the
-        /// maker's seat, not only its side). Counting only: training uses plain.
+        /// maker's seat, not only its side). Training takes the same choice
+        /// (`train --abstraction`).
         #[arg(long, value_enum, default_value = "plain")]
         abstraction: AbstractionArg,
         /// A run profile whose [rules] table sets the rule options

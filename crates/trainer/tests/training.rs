@@ -613,6 +613,92 @@ fn play_phases_train_on_the_mmap_store_and_agree_with_memory() {
 }
 
 #[test]
+fn the_play_key_is_a_run_setting_that_the_store_and_the_policy_carry() {
+    use euchre_game::keys::InfoKey;
+    use euchre_game::keys::play::{PLAY_KIND, PlayAbstraction, PlayKeyParts};
+
+    // play-1 keys the opening lead, so the mmap store's universe holds
+    // maker-seat play keys and the policy has some to carry.
+    let temp = TempDir::new("play-key");
+    let run = |store: &str, name: &str, abstraction: &str, iterations: &str| {
+        let dir = temp.run(name);
+        ok(&trainer(&[
+            "train",
+            "--phase",
+            "play-1",
+            "--store",
+            store,
+            "--abstraction",
+            abstraction,
+            "--threads",
+            "1",
+            "--seed",
+            "3",
+            "--run-dir",
+            &dir,
+            "--iterations",
+            iterations,
+        ]));
+        dir
+    };
+    let mmap = run("mmap", "mmap", "maker-seat", "150");
+    let settings = std::fs::read_to_string(format!("{mmap}/settings.toml")).expect("settings");
+    assert!(
+        settings.contains("abstraction = \"maker-seat\""),
+        "{settings}"
+    );
+    // `resume` keeps the run's play key without being told it.
+    let again = ok(&trainer(&[
+        "resume",
+        "--run-dir",
+        &mmap,
+        "--iterations",
+        "150",
+    ]));
+    assert!(again.contains("at iteration 150"), "{again}");
+    let memory = run("memory", "memory", "maker-seat", "300");
+    let plain = run("memory", "plain", "plain", "300");
+    let (mmap_digest, memory_digest) = (digest(&mmap), digest(&memory));
+    assert_eq!(mmap_digest, memory_digest, "mmap 150 + 150 vs memory 300");
+    assert_ne!(
+        memory_digest,
+        digest(&plain),
+        "the play key changed nothing"
+    );
+
+    // A run cannot change its key: its records mean the old key's infostates.
+    let output = trainer(&["train", "--abstraction", "plain", "--run-dir", &mmap]);
+    assert!(!output.status.success());
+    let error = text(&output.stderr);
+    assert!(
+        error.contains("play key: the run has maker-seat, this command asks for plain"),
+        "{error}"
+    );
+    let output = trainer(&["train", "--abstraction", "bids-too", "--run-dir", &mmap]);
+    assert!(!output.status.success());
+    let error = text(&output.stderr);
+    assert!(error.contains("expected plain or maker-seat"), "{error}");
+
+    // The policy says how it was keyed, and every play key in it keeps the
+    // maker's seat: a bot playing it keys its decisions the same way.
+    let out = temp.run("policy.bin");
+    ok(&trainer(&["export", "--run-dir", &mmap, "--out", &out]));
+    let policy =
+        euchre_bots::policy_file::PolicyFile::load(Path::new(&out)).expect("the policy loads");
+    assert_eq!(policy.meta.play_abstraction, PlayAbstraction::MakerSeat);
+    let play_keys: Vec<u128> = policy
+        .entries()
+        .map(|(key, _)| key)
+        .filter(|&key| (key >> 120) as u8 == PLAY_KIND)
+        .collect();
+    assert!(!play_keys.is_empty(), "no play keys in the policy");
+    for key in play_keys {
+        let parts = PlayKeyParts::decode(InfoKey(key)).expect("a play key decodes");
+        assert!(parts.maker_offset.is_some(), "{key:x} has no maker seat");
+    }
+}
+
+#[test]
 fn a_run_measures_its_learning_curve_and_status_prints_the_latest_point() {
     let temp = TempDir::new("curve");
     let run = temp.run("run");

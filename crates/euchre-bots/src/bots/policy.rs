@@ -159,7 +159,7 @@ impl Bot for PolicyBot {
             self.counts.past_horizon.fetch_add(1, Ordering::Relaxed);
             return self.beyond.act(seen, rng);
         }
-        let Some(decision) = seen.decision() else {
+        let Some(decision) = seen.decision_for(&self.file) else {
             return self.beyond.act(seen, rng);
         };
         let mut probabilities = [0.0f64; Action::MAX_LEGAL];
@@ -201,7 +201,7 @@ impl Bot for PolicyBot {
         if !self.trained_here(seen) {
             return self.beyond.probabilities(seen);
         }
-        let decision = seen.decision()?;
+        let decision = seen.decision_for(&self.file)?;
         let width = decision.actions.len();
         let mut probabilities = [0.0f64; Action::MAX_LEGAL];
         if self
@@ -263,5 +263,75 @@ impl Bot for PolicyBot {
         let mut warnings: Vec<String> = self.leaves_mismatch().into_iter().collect();
         warnings.extend(self.beyond.warnings());
         warnings
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use euchre_game::engine::rules::Rules;
+    use euchre_game::engine::seat::Seat;
+    use euchre_game::engine::state::{Deal, GameState};
+    use euchre_game::keys::decision_with;
+    use euchre_game::keys::play::PlayAbstraction;
+    use rand::SeedableRng;
+    use store::{MemoryTable, Table};
+
+    use super::*;
+    use crate::bots::random::RandomBot;
+    use crate::policy_file::{PolicyMeta, export};
+
+    /// The first card-play decision of a deal whose bids all take the
+    /// first legal action.
+    fn first_card_play() -> GameState {
+        let mut rng = SmallRng::seed_from_u64(11);
+        let mut state = GameState::new(Deal::random(Seat::North, &mut rng), Rules::default());
+        while state.stage() != Stage::Play {
+            state.apply(state.legal_actions()[0]);
+        }
+        state
+    }
+
+    #[test]
+    fn a_policy_is_played_under_the_play_key_it_was_trained_with() {
+        let state = first_card_play();
+        let enriched = decision_with(&state, PlayAbstraction::MakerSeat).unwrap();
+        let plain = decision_with(&state, PlayAbstraction::Plain).unwrap();
+        assert_ne!(enriched.key, plain.key);
+        assert!(enriched.actions.len() >= 2, "a forced lead tests nothing");
+        // The policy plays the enriched key's last action for sure.
+        let chosen = enriched.actions.len() - 1;
+        let table = MemoryTable::new();
+        let slot = table.slot(enriched.key.0).unwrap();
+        table
+            .update(slot, &mut |record| record.strategy_sum[chosen] = 5.0)
+            .unwrap();
+        let path = std::env::temp_dir().join(format!("policy-keyed-{}.bin", std::process::id()));
+        let meta = PolicyMeta {
+            phase: Phase::FullPlay,
+            rules: Rules::default(),
+            iterations: 1,
+            leaves: Default::default(),
+            strategy: Default::default(),
+            bidding_from: None,
+            play_abstraction: PlayAbstraction::MakerSeat,
+        };
+        export(&table, &meta, 7, None, &path, &mut |_, _| {}).unwrap();
+        let bot = PolicyBot::load(
+            &path,
+            Sampling::Argmax,
+            Unseen::Uniform,
+            Arc::new(RandomBot),
+        )
+        .unwrap();
+        std::fs::remove_file(&path).ok();
+        assert_eq!(bot.file().meta.play_abstraction, PlayAbstraction::MakerSeat);
+        assert_eq!(bot.file().decision(&state), Some(enriched));
+        let seen = Seen::new(&state, &[]);
+        let mut rng = SmallRng::seed_from_u64(1);
+        for _ in 0..20 {
+            assert_eq!(bot.act(&seen, &mut rng), enriched.actions[chosen]);
+        }
+        assert_eq!(bot.counts.from_policy.load(Ordering::Relaxed), 20);
+        assert_eq!(bot.counts.unseen.load(Ordering::Relaxed), 0);
     }
 }

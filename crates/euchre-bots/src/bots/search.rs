@@ -41,7 +41,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use euchre_game::engine::action::Action;
 use euchre_game::engine::state::{GameState, Stage};
-use euchre_game::keys::{Decision, decision};
+use euchre_game::keys::Decision;
 use rand::RngExt;
 use rand::rngs::SmallRng;
 
@@ -145,7 +145,7 @@ impl SearchBot {
         if !self.blueprint.trained_here(&Seen::new(state, &[])) {
             return 1.0;
         }
-        let Some(decision) = decision(state) else {
+        let Some(decision) = self.blueprint.file().decision(state) else {
             return 1.0;
         };
         let width = decision.actions.len();
@@ -197,7 +197,9 @@ impl SearchBot {
         if legal.len() == 1 {
             return legal[0];
         }
-        decision(state)
+        self.blueprint
+            .file()
+            .decision(state)
             .and_then(|decision| {
                 let (probabilities, trained) = self.strategy(&decision);
                 let width = decision.actions.len();
@@ -286,14 +288,16 @@ impl SearchBot {
             return self.blueprint.act(seen, rng);
         }
         // The blueprint's most likely action, where it trained the key.
-        let blueprint_choice = seen.decision().and_then(|decision| {
-            let (probabilities, trained) = self.strategy(&decision);
-            let probabilities = &probabilities[..decision.actions.len()];
-            trained.then(|| {
-                let best = most_likely(probabilities);
-                (decision.actions[best], probabilities[best])
-            })
-        });
+        let blueprint_choice = seen
+            .decision_for(self.blueprint.file())
+            .and_then(|decision| {
+                let (probabilities, trained) = self.strategy(&decision);
+                let probabilities = &probabilities[..decision.actions.len()];
+                trained.then(|| {
+                    let best = most_likely(probabilities);
+                    (decision.actions[best], probabilities[best])
+                })
+            });
         if blueprint_choice.is_some_and(|(_, probability)| probability >= CONFIDENT) {
             return self.blueprint.act(seen, rng);
         }

@@ -175,6 +175,7 @@ mod tests {
             leaves: Default::default(),
             strategy: Default::default(),
             bidding_from: None,
+            play_abstraction: Default::default(),
         };
         export(
             &store::MemoryTable::new(),

@@ -26,7 +26,6 @@ pub use card_play::of_card_play;
 use euchre_game::engine::action::{Action, ActionList};
 use euchre_game::engine::seat::Seat;
 use euchre_game::engine::state::GameState;
-use euchre_game::keys::decision;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
@@ -102,7 +101,7 @@ fn policy_probabilities(
     state: &GameState,
     out: &mut [f64; Action::MAX_LEGAL],
 ) -> Option<ActionList> {
-    let decision = decision(state)?;
+    let decision = policy.decision(state)?;
     let width = decision.actions.len();
     policy
         .probabilities(decision.key.0, &mut out[..width])

@@ -52,5 +52,10 @@ pub fn canonical_order(mut actions: ActionList, perm: &SuitPerm) -> ActionList {
 /// bidding, the rank-compressed key for card play. `None` once the hand is
 /// over.
 pub fn decision(state: &GameState) -> Option<Decision> {
-    bidding::bidding_decision(state).or_else(|| play::play_decision(state))
+    decision_with(state, play::PlayAbstraction::Plain)
+}
+
+/// [`decision`] with card play keyed under `abstraction`.
+pub fn decision_with(state: &GameState, abstraction: play::PlayAbstraction) -> Option<Decision> {
+    bidding::bidding_decision(state).or_else(|| play::play_decision_with(state, abstraction))
 }

@@ -31,14 +31,43 @@ use crate::keys::{Decision, InfoKey};
 
 /// What the play key holds beyond the plain rank-compressed view, so that
 /// enrichments can be counted and measured against each other.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+///
+/// A run trains under one abstraction and its exported policy records it,
+/// so play keys a decision the way training did.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum PlayAbstraction {
     /// The brief's rank-compressed key.
     #[default]
+    #[serde(rename = "plain")]
     Plain,
     /// Plus which seat made trump (the actor, partner, left or right), not
-    /// only which side: a lone maker's position tells who plays last.
+    /// only which side: a lone maker's position tells who plays last, and
+    /// a partner's call says where the trumps are.
+    #[serde(rename = "maker-seat")]
     MakerSeat,
+}
+
+impl PlayAbstraction {
+    pub const ALL: [PlayAbstraction; 2] = [PlayAbstraction::Plain, PlayAbstraction::MakerSeat];
+
+    pub fn is_plain(&self) -> bool {
+        *self == PlayAbstraction::Plain
+    }
+}
+
+impl std::str::FromStr for PlayAbstraction {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<PlayAbstraction, String> {
+        PlayAbstraction::ALL
+            .into_iter()
+            .find(|abstraction| abstraction.to_string() == text)
+            .ok_or_else(|| {
+                format!("unknown play abstraction {text:?}: expected plain or maker-seat")
+            })
+    }
 }
 
 impl std::fmt::Display for PlayAbstraction {

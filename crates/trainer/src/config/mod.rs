@@ -27,6 +27,7 @@ use euchre_bots::blueprint::{BiddingBlueprint, BlueprintError, BlueprintSource};
 use euchre_bots::leaves::Leaves;
 use euchre_bots::phase::Phase;
 use euchre_bots::spec::BotSpecError;
+use euchre_game::keys::play::PlayAbstraction;
 
 /// How regrets and the average are weighted over iterations.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -41,6 +42,10 @@ pub struct SolverSettings {
     /// How positions past the phase's horizon are valued. Runs saved
     /// before the setting existed were open-hand.
     pub leaves: Leaves,
+    /// How card play is keyed: `plain` (the rank-compressed key) or
+    /// `maker-seat` (plus which seat made trump). Runs saved before the
+    /// setting existed were plain.
+    pub abstraction: PlayAbstraction,
 }
 
 /// Linear CFR by default: under sampling a key waits thousands of
@@ -58,6 +63,7 @@ impl Default for SolverSettings {
             beta: 0.0,
             gamma: 2.0,
             leaves: Leaves::OpenHand,
+            abstraction: PlayAbstraction::Plain,
         }
     }
 }
@@ -405,6 +411,11 @@ impl Identity {
             saved.solver.leaves.to_string(),
         );
         check(
+            "play key",
+            self.solver.abstraction.to_string(),
+            saved.solver.abstraction.to_string(),
+        );
+        check(
             "store encoding",
             self.encoding.to_string(),
             saved.encoding.to_string(),
@@ -701,6 +712,7 @@ fn identity_of(
     let phase = options.phase.unwrap_or(Phase::Bidding);
     let solver = SolverSettings {
         leaves: options.leaves.unwrap_or(solver.leaves),
+        abstraction: options.abstraction.unwrap_or(solver.abstraction),
         ..solver
     };
     solver

@@ -15,6 +15,7 @@ use std::time::Duration;
 use euchre_bots::blueprint::BidChoice;
 use euchre_bots::leaves::{Leaves, UnknownLeaves};
 use euchre_bots::phase::{Phase, UnknownPhase};
+use euchre_game::keys::play::PlayAbstraction;
 use serde::{Deserialize, Deserializer};
 use store::{Backend, UnknownBackend};
 
@@ -43,6 +44,12 @@ pub struct RunOptions {
     #[arg(long, value_parser = parse_leaves)]
     #[serde(skip)]
     pub leaves: Option<Leaves>,
+    /// How card play is keyed: plain (the rank-compressed key) or
+    /// maker-seat (plus which seat made trump, not only which side; 73 M
+    /// keys with a choice instead of 44 M). Fixed when a run starts.
+    #[arg(long, value_parser = parse_abstraction)]
+    #[serde(skip)]
+    pub abstraction: Option<PlayAbstraction>,
     /// Record encoding: i16 (one scale per infostate, half the disk and
     /// page cache; the default for full play) or f32 (the default for
     /// bidding and play-N). Fixed when a run starts.
@@ -238,6 +245,7 @@ impl RunOptions {
             phase: self.phase.or(base.phase),
             store: self.store.or(base.store),
             leaves: self.leaves.or(base.leaves),
+            abstraction: self.abstraction.or(base.abstraction),
             encoding: self.encoding.or(base.encoding),
             seed: self.seed.or(base.seed),
             bidding_from: self.bidding_from.or(base.bidding_from),
@@ -365,6 +373,10 @@ fn parse_phase(text: &str) -> Result<Phase, UnknownPhase> {
 }
 
 fn parse_leaves(text: &str) -> Result<Leaves, UnknownLeaves> {
+    text.parse()
+}
+
+fn parse_abstraction(text: &str) -> Result<PlayAbstraction, String> {
     text.parse()
 }
 

@@ -26,12 +26,19 @@ pub fn open_to_read(
         return open(identity, dir, READ_CACHE_RECORDS, &mut |_| {}, verify);
     }
     let layout = layout(identity)?;
-    let fingerprint = identity.phase.fingerprint(identity.rules);
+    let fingerprint = fingerprint(identity);
     Ok(match identity.store {
         Backend::Memory => Box::new(SnapshotTable::open(dir, layout, fingerprint)?),
         Backend::Lmdb => Box::new(LmdbTable::open_read_only(dir, layout, fingerprint)?),
         Backend::Mmap => Box::new(MmapTable::open_read_only(dir, layout, fingerprint, verify)?),
     })
+}
+
+/// What the run's keys mean, so that a store keyed otherwise never opens.
+fn fingerprint(identity: &Identity) -> store::Fingerprint {
+    identity
+        .phase
+        .keyed_fingerprint(identity.rules, identity.solver.abstraction)
 }
 
 /// The record layout every phase uses: seven actions, in the run's encoding.
@@ -55,7 +62,7 @@ pub fn open(
     verify: Verify,
 ) -> Result<Box<dyn DurableTable>, StoreError> {
     let layout = layout(identity)?;
-    let fingerprint = identity.phase.fingerprint(identity.rules);
+    let fingerprint = fingerprint(identity);
     Ok(match identity.store {
         Backend::Memory => Box::new(SnapshotTable::open(dir, layout, fingerprint)?),
         Backend::Lmdb => Box::new(LmdbTable::open(
@@ -65,12 +72,13 @@ pub fn open(
             lmdb_cache_records,
         )?),
         Backend::Mmap => {
-            let (rules, phase) = (identity.rules, identity.phase);
+            let (rules, phase, abstraction) =
+                (identity.rules, identity.phase, identity.solver.abstraction);
             Box::new(MmapTable::open_verified(
                 dir,
                 layout,
                 fingerprint,
-                || PhaseUniverse::new(rules, phase),
+                || PhaseUniverse::new(rules, phase, abstraction),
                 progress,
                 verify,
             )?)

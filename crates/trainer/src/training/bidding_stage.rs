@@ -22,6 +22,7 @@ use euchre_bots::blueprint::{BiddingBlueprint, BlueprintSource};
 use euchre_bots::leaves::Leaves;
 use euchre_bots::phase::Phase;
 use euchre_bots::policy_file::Strategy;
+use euchre_game::keys::play::PlayAbstraction;
 
 /// The stage's run directory, inside the staged run's.
 pub const STAGE_DIR: &str = "bidding";
@@ -70,6 +71,9 @@ pub fn stage_identity(run: &Identity) -> Identity {
         rules: run.rules,
         solver: SolverSettings {
             leaves: Leaves::OpenHand,
+            // Bidding keys are the same under every play key, so a run
+            // keyed otherwise stages the very same bids.
+            abstraction: PlayAbstraction::Plain,
             ..run.solver
         },
         encoding: EncodingName::default_for(Phase::Bidding),

@@ -95,6 +95,7 @@ pub fn export(
         leaves: saved.identity.solver.leaves,
         strategy,
         bidding_from: saved.identity.bids.blueprint().cloned(),
+        play_abstraction: saved.identity.solver.abstraction,
     };
     if out.is_none() && !store::is_writable(dir) {
         return Err(TrainingError::ReadOnlyRunDir {

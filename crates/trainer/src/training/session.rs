@@ -525,7 +525,8 @@ pub(crate) fn solver<'t, T: store::Table + ?Sized>(
     fixed_bids: Option<&'t BiddingBlueprint>,
     threads: usize,
 ) -> Result<ExternalSampling<'t, EuchreGame<'t>, T>, TrainingError> {
-    let mut root = EuchreGame::root(identity.rules, identity.phase, identity.solver.leaves);
+    let mut root = EuchreGame::root(identity.rules, identity.phase, identity.solver.leaves)
+        .with_play_abstraction(identity.solver.abstraction);
     if let Some(blueprint) = fixed_bids {
         root = root.with_fixed_bids(blueprint);
     }
@@ -573,6 +574,7 @@ fn curve_point(
         leaves: identity.solver.leaves,
         strategy: euchre_bots::policy_file::Strategy::Average,
         bidding_from: identity.bids.blueprint().cloned(),
+        play_abstraction: identity.solver.abstraction,
     };
     let point = curve::measure(
         table,

@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use euchre_game::engine::rules::Rules;
+use euchre_game::keys::play::PlayAbstraction;
 use euchre_game::universe::bidding::bidding_keys;
 use euchre_game::universe::play::{PlayKeyFilter, PlayShape, play_shapes};
 use rayon::prelude::*;
@@ -48,10 +49,13 @@ enum Part {
 
 impl PhaseUniverse {
     /// Counts the universe (in parallel) and splits it into chunks.
-    pub fn new(rules: Rules, phase: Phase) -> PhaseUniverse {
+    pub fn new(rules: Rules, phase: Phase, abstraction: PlayAbstraction) -> PhaseUniverse {
         let bidding: Vec<Key> = bidding_keys(rules).map(|(_, key)| key.0).collect();
         // Bidding's horizon of 0 cards leaves no play shapes.
-        let filter = PlayKeyFilter::stored(phase.horizon());
+        let filter = PlayKeyFilter {
+            abstraction,
+            ..PlayKeyFilter::stored(phase.horizon())
+        };
         let shapes = play_shapes(rules, filter);
         let counts: Vec<u64> = shapes.par_iter().map(|shape| shape.count(filter)).collect();
         let bidding_len = bidding.len();
@@ -170,7 +174,7 @@ mod tests {
     #[test]
     fn chunks_list_each_key_of_a_short_phase_once_and_say_how_many() {
         let rules = Rules::default();
-        let universe = PhaseUniverse::new(rules, Phase::Play(2));
+        let universe = PhaseUniverse::new(rules, Phase::Play(2), PlayAbstraction::Plain);
         let mut seen = HashSet::new();
         for chunk in universe.chunks() {
             let keys = chunk.clone().into_iter();
