@@ -647,6 +647,8 @@ fn the_play_key_is_a_run_setting_that_the_store_and_the_policy_carry() {
         settings.contains("abstraction = \"maker-seat\""),
         "{settings}"
     );
+    let status = ok(&trainer(&["status", "--run-dir", &mmap]));
+    assert!(status.contains("play key   maker-seat"), "{status}");
     // `resume` keeps the run's play key without being told it.
     let again = ok(&trainer(&[
         "resume",

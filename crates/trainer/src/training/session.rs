@@ -172,13 +172,14 @@ impl Session {
             info!("bids are played from the blueprint {source}, not trained");
         }
         info!(
-            "run {}: phase {}, store {}, seed {}, solver {}, {} leaves",
+            "run {}: phase {}, store {}, seed {}, solver {}, {} leaves, {} play key",
             run_dir.display(),
             identity.phase,
             identity.store,
             identity.seed,
             identity.solver,
-            identity.solver.leaves
+            identity.solver.leaves,
+            identity.solver.abstraction
         );
         let opened = Instant::now();
         let table = backend::open(

@@ -228,6 +228,13 @@ impl fmt::Display for RunStatus {
             "settings   phase {}, store {}, seed {}, solver {}, {} records",
             identity.phase, identity.store, identity.seed, identity.solver, identity.encoding
         )?;
+        if !identity.solver.abstraction.is_plain() {
+            writeln!(
+                out,
+                "play key   {} (not the plain rank-compressed key)",
+                identity.solver.abstraction
+            )?;
+        }
         match &self.bids {
             BidsStatus::Staging {
                 stage_dir,
