@@ -28,6 +28,8 @@ mod client_state;
 mod dir;
 mod durable;
 mod error;
+#[cfg(feature = "mmap")]
+mod held_pages;
 mod index;
 mod layout;
 #[cfg(feature = "lmdb")]
@@ -49,6 +51,8 @@ pub use dir::{
 };
 pub use durable::DurableTable;
 pub use error::StoreError;
+#[cfg(feature = "mmap")]
+pub use held_pages::Writeback;
 pub use layout::{
     KEY_BYTES, MEMORY_INDEX_BYTES_PER_KEY, PHF_BITS_PER_KEY_MAX, RecordEncoding, RecordLayout,
     WidthError,

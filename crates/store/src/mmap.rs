@@ -34,6 +34,7 @@ use crate::dir::{
 };
 use crate::durable::DurableTable;
 use crate::error::StoreError;
+use crate::held_pages::{HeldPages, Writeback};
 use crate::layout::{KEY_BYTES, RecordLayout};
 use crate::record::Record;
 use crate::table::{Key, SlotId, Table};
@@ -67,6 +68,9 @@ pub struct MmapTable {
     stripes: Box<[Mutex<()>]>,
     /// `None` when opened read-only: updates and checkpoints are refused.
     undo: Option<UndoJournal>,
+    /// The changed pages when they are held until checkpoints (a private
+    /// map, [`Writeback::AtCheckpoint`]); `None` with a shared map.
+    held: Option<HeldPages>,
     verification: Verification,
 }
 
@@ -250,6 +254,7 @@ impl MmapTable {
             records: count,
             stripes: (0..STRIPES).map(|_| Mutex::new(())).collect(),
             undo: Some(undo),
+            held: None,
             verification: Verification::default(),
         })
     }
@@ -396,8 +401,74 @@ impl MmapTable {
             map,
             stripes: (0..STRIPES).map(|_| Mutex::new(())).collect(),
             undo,
+            held: None,
             verification,
         })
+    }
+
+    /// Switches how changes reach the records file (see [`Writeback`]);
+    /// call right after opening, before any update. A store opened
+    /// read-only writes nothing either way and is returned as it is.
+    pub fn with_writeback(mut self, writeback: Writeback) -> Result<MmapTable, StoreError> {
+        if self.undo.is_none() || writeback == self.writeback() {
+            return Ok(self);
+        }
+        let records_path = self.dir.file(RECORDS_FILE);
+        match writeback {
+            Writeback::Continuous => {
+                // The held changes would be lost with the private map.
+                if self
+                    .held
+                    .as_ref()
+                    .is_some_and(|held| !held.changed_pages().is_empty())
+                {
+                    return Err(StoreError::Io {
+                        path: records_path,
+                        source: std::io::Error::other(
+                            "changes are held in memory; checkpoint before switching to continuous writeback",
+                        ),
+                    });
+                }
+                self.map = MmapOptions::new()
+                    .map_raw(&self.open_records_file(&records_path)?)
+                    .map_err(StoreError::io(&records_path))?;
+                self.held = None;
+            }
+            Writeback::AtCheckpoint => {
+                let file = self.open_records_file(&records_path)?;
+                // SAFETY: a private map: this process's changes never reach
+                // the file through it, and the directory lock keeps other
+                // writers of the file away while it is mapped.
+                #[allow(unsafe_code)]
+                let copy = unsafe { MmapOptions::new().map_copy(&file) };
+                let map = MmapRaw::from(copy.map_err(StoreError::io(&records_path))?);
+                check_header(&map, self.layout, self.records, &records_path)?;
+                let file_bytes = map.len() as u64;
+                self.held = Some(HeldPages::new(file, &records_path, file_bytes));
+                self.map = map;
+            }
+        }
+        self.map
+            .advise(Advice::Random)
+            .map_err(StoreError::io(&records_path))?;
+        Ok(self)
+    }
+
+    /// How changes reach the records file now.
+    pub fn writeback(&self) -> Writeback {
+        if self.held.is_some() {
+            Writeback::AtCheckpoint
+        } else {
+            Writeback::Continuous
+        }
+    }
+
+    fn open_records_file(&self, path: &Path) -> Result<File, StoreError> {
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(StoreError::io(path))
     }
 
     /// The bytes of the saved perfect hash: what must stay resident.
@@ -810,9 +881,12 @@ impl Table for MmapTable {
         let undo = self.undo.as_ref().ok_or_else(|| StoreError::ReadOnly {
             path: self.dir.path().to_path_buf(),
         })?;
-        undo.protect(offset, length, &|page, out| {
-            self.read_page(page, out);
-        })?;
+        match &self.held {
+            Some(held) => held.mark(offset, length),
+            None => undo.protect(offset, length, &|page, out| {
+                self.read_page(page, out);
+            })?,
+        }
         let stripe = self.stripe(slot);
         self.load_body(&stripe, slot, &mut record_bytes[KEY_CHECK_BYTES..]);
         let mut record = Record::default();
@@ -859,9 +933,15 @@ impl DurableTable for MmapTable {
             path: self.dir.path().to_path_buf(),
         })?;
         undo.check()?;
-        self.map
-            .flush()
-            .map_err(StoreError::io(self.dir.file(RECORDS_FILE)))?;
+        match &self.held {
+            Some(held) => {
+                held.write_out(&self.map, undo)?;
+            }
+            None => self
+                .map
+                .flush()
+                .map_err(StoreError::io(self.dir.file(RECORDS_FILE)))?,
+        }
         let records = records_checksum(&self.map);
         self.manifest.commit(&self.dir, state, |manifest| {
             match manifest
@@ -873,7 +953,11 @@ impl DurableTable for MmapTable {
                 None => manifest.checksums.push(records),
             }
         })?;
-        undo.reset(self.manifest.get().checkpoints)
+        undo.reset(self.manifest.get().checkpoints)?;
+        if let Some(held) = &self.held {
+            held.clear();
+        }
+        Ok(())
     }
 
     fn committed_state(&self) -> ClientState {
@@ -889,5 +973,102 @@ impl DurableTable for MmapTable {
             .iter()
             .map(|name| std::fs::metadata(self.dir.file(name)).map_or(0, |meta| meta.len()))
             .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::FileExt;
+
+    use super::*;
+    use crate::layout::RecordEncoding;
+
+    struct TempDir(std::path::PathBuf);
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            std::fs::remove_dir_all(&self.0).ok();
+        }
+    }
+
+    fn open(dir: &Path, chunks: &Vec<Vec<Key>>) -> MmapTable {
+        let layout = RecordLayout::new(7, RecordEncoding::I16Scaled).unwrap();
+        let fingerprint = Fingerprint {
+            digest: 3,
+            description: "test universe 3".into(),
+        };
+        MmapTable::open(dir, layout, fingerprint, chunks, &mut |_| {})
+            .unwrap()
+            .with_writeback(Writeback::AtCheckpoint)
+            .unwrap()
+    }
+
+    fn bump(table: &MmapTable, keys: &[Key], by: f32) {
+        for &key in keys {
+            let slot = table.slot(key).unwrap();
+            table
+                .update(slot, &mut |record| {
+                    record.regrets[(key % 7) as usize] += by;
+                    record.strategy_sum[0] += by;
+                    record.last_iteration += 1;
+                })
+                .unwrap();
+        }
+    }
+
+    fn records(table: &MmapTable, keys: &[Key]) -> Vec<Record> {
+        keys.iter()
+            .map(|&key| table.read(table.slot(key).unwrap()).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn a_crash_while_a_checkpoint_writes_held_pages_rolls_back() {
+        let dir = TempDir(std::env::temp_dir().join(format!("mmap-held-{}", std::process::id())));
+        std::fs::remove_dir_all(&dir.0).ok();
+        let keys: Vec<Key> = (1..=20_000u128)
+            .map(|k| k * 0x9E37_79B9_7F4A_7C15)
+            .collect();
+        let chunks: Vec<Vec<Key>> = keys.chunks(1000).map(<[Key]>::to_vec).collect();
+        let at_checkpoint = {
+            let table = open(&dir.0, &chunks);
+            bump(&table, &keys, 1.0);
+            table
+                .checkpoint(&ClientState::encode(&"one").unwrap())
+                .unwrap();
+            let at_checkpoint = records(&table, &keys);
+            bump(&table, &keys, 2.0);
+            // A checkpoint's first steps, then a crash: every changed page
+            // journalled, half of them written, no manifest.
+            let held = table.held.as_ref().unwrap();
+            let pages = held.changed_pages();
+            assert!(pages.len() > 10, "{} pages changed", pages.len());
+            let undo = table.undo.as_ref().unwrap();
+            undo.save(&pages, &|page, out| {
+                held.file
+                    .read_exact_at(out, page * PAGE)
+                    .map_err(StoreError::io(&held.path))
+            })
+            .unwrap();
+            for &page in &pages[..pages.len() / 2] {
+                let mut bytes = vec![0u8; PAGE as usize];
+                let length = (held.file_bytes - page * PAGE).min(PAGE) as usize;
+                read_mapped(&table.map, page * PAGE, &mut bytes[..length]);
+                held.file
+                    .write_all_at(&bytes[..length], page * PAGE)
+                    .unwrap();
+            }
+            at_checkpoint
+        };
+        let reopened = open(&dir.0, &chunks);
+        assert_eq!(
+            reopened
+                .committed_state()
+                .decode::<String>()
+                .unwrap()
+                .as_deref(),
+            Some("one")
+        );
+        assert_eq!(records(&reopened, &keys), at_checkpoint);
     }
 }

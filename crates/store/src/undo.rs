@@ -41,6 +41,9 @@ const HEADER: u64 = 16;
 
 const ENTRY: u64 = 12 + PAGE;
 
+/// Reads a page's bytes as they were at the last checkpoint.
+pub(crate) type ReadOldPage<'a> = dyn Fn(u64, &mut [u8]) -> Result<(), StoreError> + 'a;
+
 const CLEAN: u8 = 0;
 const COPYING: u8 = 1;
 const JOURNALLED: u8 = 2;
@@ -224,6 +227,37 @@ impl UndoJournal {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .is_some()
+    }
+
+    /// Journals every page of `pages` at once, its old bytes read through
+    /// `read_old`, and makes the journal durable: what a checkpoint of
+    /// changes held in memory does before it writes them (see
+    /// `held_pages`). Call with no change in flight.
+    pub(crate) fn save(
+        &self,
+        pages: &[u64],
+        read_old: &ReadOldPage<'_>,
+    ) -> Result<(), StoreError> {
+        const BATCH: usize = 256;
+        let mut buffer = vec![0u8; BATCH * ENTRY as usize];
+        for batch in pages.chunks(BATCH) {
+            for (&page, entry) in batch.iter().zip(buffer.chunks_exact_mut(ENTRY as usize)) {
+                let length = page_length(page, self.data_len);
+                entry.fill(0);
+                read_old(page, &mut entry[12..12 + length])?;
+                let crc = crc32fast::hash(&entry[12..]);
+                entry[..8].copy_from_slice(&page.to_le_bytes());
+                entry[8..12].copy_from_slice(&crc.to_le_bytes());
+            }
+            let bytes = &buffer[..batch.len() * ENTRY as usize];
+            let at = self.end.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+            self.file
+                .write_all_at(bytes, at)
+                .map_err(|source| classify_write_error(&self.path, bytes.len() as u64, source))?;
+        }
+        self.file
+            .sync_data()
+            .map_err(|source| classify_write_error(&self.path, 0, source))
     }
 
     fn append(&self, page: u64, read_page: &dyn Fn(u64, &mut [u8])) -> bool {

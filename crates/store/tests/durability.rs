@@ -589,3 +589,62 @@ fn a_crash_between_checkpoints_reopens_at_the_last_checkpoint() {
         apply_updates(&table, late, 1);
     }
 }
+
+#[test]
+fn held_writes_reach_the_file_only_at_checkpoints_and_match_shared_ones() {
+    use store::Writeback;
+    let chunks = universe(4_000);
+    let keys: Vec<Key> = chunks.concat();
+    let shared_dir = TempDir::new("writeback-shared");
+    let held_dir = TempDir::new("writeback-held");
+    let open = |dir: &Path, writeback: Writeback| {
+        MmapTable::open(dir, I16, fingerprint(1), &chunks, &mut no_progress)
+            .unwrap()
+            .with_writeback(writeback)
+            .unwrap()
+    };
+    let records_file = |dir: &Path| std::fs::read(dir.join(RECORDS_FILE)).unwrap();
+
+    let shared = open(&shared_dir.0, Writeback::Continuous);
+    apply_updates(&shared, &keys, 2);
+    shared.checkpoint(&state("two rounds")).unwrap();
+    apply_updates_from(&shared, &keys, 3, 4);
+    shared.checkpoint(&state("four rounds")).unwrap();
+    let expected = encoded(&shared, I16, &keys);
+    drop(shared);
+
+    let expected_after_two = {
+        let held = open(&held_dir.0, Writeback::AtCheckpoint);
+        assert_eq!(held.writeback(), Writeback::AtCheckpoint);
+        let built = records_file(&held_dir.0);
+        apply_updates(&held, &keys, 2);
+        assert_eq!(
+            records_file(&held_dir.0),
+            built,
+            "a held change reached the file before its checkpoint"
+        );
+        held.checkpoint(&state("two rounds")).unwrap();
+        let after_two = records_file(&held_dir.0);
+        assert_ne!(after_two, built, "the checkpoint wrote nothing");
+        let expected_after_two = snapshot_of(&held, I16, &keys);
+        apply_updates_from(&held, &keys, 3, 4);
+        assert_eq!(records_file(&held_dir.0), after_two);
+        held.checkpoint(&state("four rounds")).unwrap();
+        assert_eq!(encoded(&held, I16, &keys), expected, "held against shared");
+        // Work after the last checkpoint dies with the process.
+        apply_updates_from(&held, &keys, 5, 6);
+        expected_after_two
+    };
+    // Reopened either way, the file is the last checkpoint's, byte for
+    // byte what the shared map wrote.
+    let reopened = open(&held_dir.0, Writeback::Continuous);
+    assert_eq!(label(&reopened).as_deref(), Some("four rounds"));
+    assert_eq!(encoded(&reopened, I16, &keys), expected);
+    assert_ne!(snapshot_of(&reopened, I16, &keys), expected_after_two);
+    drop(reopened);
+    assert_eq!(
+        records_file(&held_dir.0),
+        records_file(&shared_dir.0),
+        "the two ways wrote different files"
+    );
+}

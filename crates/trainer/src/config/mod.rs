@@ -18,10 +18,12 @@ mod bids;
 mod curve;
 mod options;
 mod sync;
+mod writeback;
 pub use bids::{BiddingStage, Bids, BidsName, DEFAULT_BIDDING_STAGE_ITERATIONS};
 pub use curve::CurveSettings;
 pub use options::{ClusterOptions, CurveOptions, RunOptions, SessionOptions};
 pub use sync::{DEFAULT_SYNC_EVERY, SyncEvery, SyncReads, SyncSettings, SyncStrategySums};
+pub use writeback::MmapWriteback;
 
 use euchre_bots::blueprint::{BiddingBlueprint, BlueprintError, BlueprintSource};
 use euchre_bots::leaves::Leaves;
@@ -115,6 +117,9 @@ pub struct StoreSettings {
     pub encoding: Option<EncodingName>,
     /// LMDB only: dirty records held before a batched write transaction.
     pub lmdb_cache_records: usize,
+    /// mmap only: `at-checkpoint`, `continuous` or `auto` (see
+    /// [`MmapWriteback`]).
+    pub mmap_writeback: MmapWriteback,
 }
 
 impl Default for StoreSettings {
@@ -122,6 +127,7 @@ impl Default for StoreSettings {
         StoreSettings {
             encoding: None,
             lmdb_cache_records: 1 << 20,
+            mmap_writeback: MmapWriteback::Auto,
         }
     }
 }
@@ -464,6 +470,10 @@ pub struct SessionSettings {
     /// Iterations between progress updates and stop checks.
     pub batch: u64,
     pub lmdb_cache_records: usize,
+    /// How the mmap store writes its changes: this session's choice, never
+    /// saved with the run.
+    #[serde(skip)]
+    pub mmap_writeback: MmapWriteback,
     /// Export the policy and say what it learned when the session ends.
     pub export: bool,
     pub log: LogSettings,
@@ -820,6 +830,7 @@ fn session_of(
         checkpoint_every_minutes: minutes,
         batch,
         lmdb_cache_records: store.lmdb_cache_records.max(1024),
+        mmap_writeback: options.mmap_writeback.unwrap_or(store.mmap_writeback),
         export: options.export.unwrap_or(false),
         log,
         curve,
@@ -872,6 +883,7 @@ impl SessionSettings {
         }
         self.curve = curve_flags.or(self.curve.take().into()).settings();
         self.verify = flags.verify();
+        self.mmap_writeback = flags.mmap_writeback.unwrap_or_default();
         self.sync = flags.cluster.settings()?;
         Ok(self)
     }

@@ -158,6 +158,15 @@ pub struct SessionOptions {
     #[arg(long, num_args = 0, default_missing_value = "true")]
     #[serde(skip)]
     pub skip_checksums: Option<bool>,
+    /// How the mmap store writes its changes: at-checkpoint (held in
+    /// memory, written at each checkpoint: no disk writes in between, but
+    /// the changed pages stay resident), continuous (the kernel writes them
+    /// back as it likes: for records files larger than RAM, at the cost of
+    /// constant disk writes) or auto (at-checkpoint when the records file
+    /// fits in half the memory; the default). This session only.
+    #[arg(long, value_enum, value_name = "WAY")]
+    #[serde(skip)]
+    pub mmap_writeback: Option<crate::config::MmapWriteback>,
     #[command(flatten)]
     #[serde(skip)]
     pub cluster: ClusterOptions,
@@ -306,6 +315,7 @@ impl SessionOptions {
             warm_start: self.warm_start.or(base.warm_start),
             sample_own_after: self.sample_own_after.or(base.sample_own_after),
             skip_checksums: self.skip_checksums.or(base.skip_checksums),
+            mmap_writeback: self.mmap_writeback.or(base.mmap_writeback),
             cluster: self.cluster,
         }
     }

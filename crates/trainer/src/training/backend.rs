@@ -2,9 +2,11 @@
 
 use std::path::Path;
 
-use store::{DurableTable, LmdbTable, MmapTable, RecordLayout, SnapshotTable, StoreError, Verify};
+use store::{
+    DurableTable, LmdbTable, MmapTable, RecordLayout, SnapshotTable, StoreError, Verify, Writeback,
+};
 
-use crate::config::Identity;
+use crate::config::{Identity, MmapWriteback};
 use crate::training::universe::PhaseUniverse;
 use euchre_bots::phase::RECORD_WIDTH;
 use store::Backend;
@@ -23,7 +25,12 @@ pub fn open_to_read(
     verify: Verify,
 ) -> Result<Box<dyn DurableTable>, StoreError> {
     if store::is_writable(dir) {
-        return open(identity, dir, READ_CACHE_RECORDS, &mut |_| {}, verify);
+        // Nothing is changed, so nothing is held.
+        let tuning = StoreTuning {
+            lmdb_cache_records: READ_CACHE_RECORDS,
+            mmap_writeback: MmapWriteback::Continuous,
+        };
+        return open(identity, dir, tuning, &mut |_| {}, verify);
     }
     let layout = layout(identity)?;
     let fingerprint = fingerprint(identity);
@@ -39,6 +46,15 @@ fn fingerprint(identity: &Identity) -> store::Fingerprint {
     identity
         .phase
         .keyed_fingerprint(identity.rules, identity.solver.abstraction)
+}
+
+/// Store settings of one session, that change nothing it computes.
+#[derive(Clone, Copy, Debug)]
+pub struct StoreTuning {
+    /// LMDB: dirty records held before a batched write transaction.
+    pub lmdb_cache_records: usize,
+    /// mmap: how changes reach the records file.
+    pub mmap_writeback: MmapWriteback,
 }
 
 /// The record layout every phase uses: seven actions, in the run's encoding.
@@ -57,7 +73,7 @@ pub fn layout(identity: &Identity) -> Result<RecordLayout, StoreError> {
 pub fn open(
     identity: &Identity,
     dir: &Path,
-    lmdb_cache_records: usize,
+    tuning: StoreTuning,
     progress: &mut dyn FnMut(&str),
     verify: Verify,
 ) -> Result<Box<dyn DurableTable>, StoreError> {
@@ -69,19 +85,30 @@ pub fn open(
             dir,
             layout,
             fingerprint,
-            lmdb_cache_records,
+            tuning.lmdb_cache_records,
         )?),
         Backend::Mmap => {
             let (rules, phase, abstraction) =
                 (identity.rules, identity.phase, identity.solver.abstraction);
-            Box::new(MmapTable::open_verified(
+            let table = MmapTable::open_verified(
                 dir,
                 layout,
                 fingerprint,
                 || PhaseUniverse::new(rules, phase, abstraction),
                 progress,
                 verify,
-            )?)
+            )?;
+            let file_bytes = store::Table::len(&table) * layout.bytes();
+            let (writeback, why) = tuning.mmap_writeback.resolve(file_bytes);
+            progress(&match writeback {
+                Writeback::AtCheckpoint => {
+                    format!("changes are held in memory and written at checkpoints ({why})")
+                }
+                Writeback::Continuous => {
+                    format!("changes are written back continuously by the kernel ({why})")
+                }
+            });
+            Box::new(table.with_writeback(writeback)?)
         }
     })
 }

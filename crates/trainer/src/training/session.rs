@@ -185,7 +185,10 @@ impl Session {
         let table = backend::open(
             identity,
             &run.file(STORE_DIR),
-            settings.lmdb_cache_records,
+            backend::StoreTuning {
+                lmdb_cache_records: settings.lmdb_cache_records,
+                mmap_writeback: settings.mmap_writeback,
+            },
             &mut |stage| {
                 info!("store: {stage}");
                 watcher.stage(stage);
