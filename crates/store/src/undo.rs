@@ -233,11 +233,7 @@ impl UndoJournal {
     /// `read_old`, and makes the journal durable: what a checkpoint of
     /// changes held in memory does before it writes them (see
     /// `held_pages`). Call with no change in flight.
-    pub(crate) fn save(
-        &self,
-        pages: &[u64],
-        read_old: &ReadOldPage<'_>,
-    ) -> Result<(), StoreError> {
+    pub(crate) fn save(&self, pages: &[u64], read_old: &ReadOldPage<'_>) -> Result<(), StoreError> {
         const BATCH: usize = 256;
         let mut buffer = vec![0u8; BATCH * ENTRY as usize];
         for batch in pages.chunks(BATCH) {
