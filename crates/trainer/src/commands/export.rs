@@ -45,9 +45,10 @@ pub(crate) fn print_report(report: &ExportReport) {
     println!(
         "Averages over the same random deals for every run, each hand counted as often as it is dealt."
     );
-    report
-        .exported_bids
-        .print("\nThe exported policy (average strategy):");
+    report.exported_bids.print(match report.strategy {
+        Strategy::Average => "\nThe exported policy (average strategy):",
+        Strategy::Current => "\nThe exported policy (current strategy):",
+    });
     match (&report.fixed_bids, &report.current_bids) {
         // The run never trained its bids: its own records are all untouched.
         (Some(source), _) => println!("\nThe bids come from the blueprint {source}, held fixed."),
