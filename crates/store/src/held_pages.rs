@@ -11,9 +11,10 @@
 //! and a third of the CPU in page faults and writeback, for bytes nobody
 //! needs until the next checkpoint.
 //!
-//! Here the records are mapped privately (copy on write): an update changes
-//! this process's copy of the page only, and sets the page's bit. A
-//! checkpoint then, with no update in flight:
+//! Here the records file is copied into this process's memory at open
+//! (anonymous memory, on huge pages where the kernel grants them: see
+//! `held_copy` in the mmap module): an update changes the copy only, and
+//! sets its page's bit. A checkpoint then, with no update in flight:
 //! 1. copies the old bytes of every changed page from the file (which no
 //!    update has touched) into the undo journal, and makes it durable;
 //! 2. writes the changed pages to the file, runs of adjacent pages at a
@@ -23,9 +24,8 @@
 //! A crash before step 3 reopens through the journal at the previous
 //! checkpoint, as it does after a crash between checkpoints with a shared
 //! map; a crash between checkpoints finds the file exactly as the last
-//! checkpoint left it. The price is memory: every page changed since the
-//! store opened stays resident in this process, so the changed part of the
-//! records file must fit in RAM.
+//! checkpoint left it. The price is memory: the whole records file stays
+//! resident in this process, so it must fit in RAM.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -46,9 +46,9 @@ pub enum Writeback {
     /// records file may be far larger than RAM; the disk is written
     /// continuously.
     Continuous,
-    /// A private map: changes stay in memory and a checkpoint writes them
+    /// A copy in memory: changes stay there and a checkpoint writes them
     /// (see the module documentation). No disk writes between checkpoints;
-    /// every changed page stays resident.
+    /// the whole records file stays resident.
     AtCheckpoint,
 }
 

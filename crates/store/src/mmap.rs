@@ -20,6 +20,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, PoisonError};
@@ -68,8 +69,9 @@ pub struct MmapTable {
     stripes: Box<[Mutex<()>]>,
     /// `None` when opened read-only: updates and checkpoints are refused.
     undo: Option<UndoJournal>,
-    /// The changed pages when they are held until checkpoints (a private
-    /// map, [`Writeback::AtCheckpoint`]); `None` with a shared map.
+    /// The changed pages when they are held until checkpoints (the map is
+    /// then a copy in memory, [`Writeback::AtCheckpoint`]); `None` with a
+    /// shared map.
     held: Option<HeldPages>,
     verification: Verification,
 }
@@ -416,7 +418,7 @@ impl MmapTable {
         let records_path = self.dir.file(RECORDS_FILE);
         match writeback {
             Writeback::Continuous => {
-                // The held changes would be lost with the private map.
+                // The held changes would be lost with the copy.
                 if self
                     .held
                     .as_ref()
@@ -436,16 +438,12 @@ impl MmapTable {
             }
             Writeback::AtCheckpoint => {
                 let file = self.open_records_file(&records_path)?;
-                // SAFETY: a private map: this process's changes never reach
-                // the file through it, and the directory lock keeps other
-                // writers of the file away while it is mapped.
-                #[allow(unsafe_code)]
-                let copy = unsafe { MmapOptions::new().map_copy(&file) };
-                let map = MmapRaw::from(copy.map_err(StoreError::io(&records_path))?);
+                let map = held_copy(&file, &records_path)?;
                 check_header(&map, self.layout, self.records, &records_path)?;
                 let file_bytes = map.len() as u64;
                 self.held = Some(HeldPages::new(file, &records_path, file_bytes));
                 self.map = map;
+                return Ok(self);
             }
         }
         self.map
@@ -703,6 +701,34 @@ fn write_header(map: &MmapRaw, layout: RecordLayout, count: u64) {
     }
 }
 
+/// The records file copied into anonymous memory backed by huge pages
+/// where the kernel grants them, for held changes.
+///
+/// Training reads and updates records at random all over the file, so with
+/// 4 KiB pages nearly every record costs a TLB miss and a page-table walk
+/// on top of its own cache miss (two walks under a hypervisor). A file map
+/// only ever gets small pages; an anonymous region advised as huge gets
+/// 2 MiB ones, whose page table fits in cache. The copy is the whole file,
+/// read once at open: full play touches nearly every page within minutes
+/// anyway, and `Writeback::AtCheckpoint` is chosen only when the file fits
+/// in memory. Without transparent huge pages the copy still works, at 4 KiB.
+fn held_copy(file: &File, path: &Path) -> Result<MmapRaw, StoreError> {
+    let bytes = file.metadata().map_err(StoreError::io(path))?.len();
+    let mut map = MmapOptions::new()
+        .len(bytes as usize)
+        .map_anon()
+        .map_err(StoreError::io(path))?;
+    // Advice only: a kernel without transparent huge pages refuses it, and
+    // the copy is then the same on small pages.
+    let _ = map.advise(Advice::HugePage);
+    const CHUNK: usize = 64 << 20;
+    for (index, chunk) in map.chunks_mut(CHUNK).enumerate() {
+        file.read_exact_at(chunk, (index * CHUNK) as u64)
+            .map_err(StoreError::io(path))?;
+    }
+    Ok(MmapRaw::from(map))
+}
+
 fn check_header(
     map: &MmapRaw,
     layout: RecordLayout,
@@ -785,7 +811,6 @@ fn write_key_checks_and_keys<C>(
 where
     C: IntoIterator<Item = Key> + Clone + Send + Sync,
 {
-    use std::os::unix::fs::FileExt;
     use std::sync::atomic::AtomicU64;
     let window_slots = (BUILD_WINDOW_BYTES / (layout.bytes() + 2 * KEY_BYTES)).max(1);
     let passes = count.div_ceil(window_slots);
@@ -978,8 +1003,6 @@ impl DurableTable for MmapTable {
 
 #[cfg(test)]
 mod tests {
-    use std::os::unix::fs::FileExt;
-
     use super::*;
     use crate::layout::RecordEncoding;
 

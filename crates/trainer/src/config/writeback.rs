@@ -3,7 +3,7 @@
 //!
 //! Holding changes until checkpoints saves the disk from rewriting the
 //! records file many times a minute and the training threads from the page
-//! faults that go with it, but every changed page stays resident. So it is
+//! faults that go with it, but the whole records file stays resident. So it is
 //! chosen when the whole records file fits in half the memory this
 //! process may use (the machine's, or its cgroup's limit if lower), and
 //! the kernel's continuous writeback otherwise, which lets the file exceed
