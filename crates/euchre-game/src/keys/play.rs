@@ -329,6 +329,19 @@ struct PlayablePlaces {
     count: usize,
 }
 
+impl PlayablePlaces {
+    const NONE: PlayablePlaces = PlayablePlaces {
+        places: [(
+            Card::ALL[0],
+            Place {
+                slot: 0,
+                position: 0,
+            },
+        ); 5],
+        count: 0,
+    };
+}
+
 impl PlayKeyParts {
     /// The actor's view at a card-play decision, and where each of the
     /// actor's playable cards sits; `None` outside card play.
@@ -372,13 +385,7 @@ impl PlayKeyParts {
             let byte = |bits: u32| (bits >> (8 * slot)) as u8;
             *labels = slot_labels(byte(live), byte(mine), byte(winning));
         }
-        let mut places = [(
-            Card::ALL[0],
-            Place {
-                slot: 0,
-                position: 0,
-            },
-        ); 5];
+        let mut places = PlayablePlaces::NONE.places;
         let mut count = 0;
         // Lowest bit first: slot by slot, strongest first within a slot.
         let mut playable = by_strength(trump_index, state.playable_cards());
@@ -556,13 +563,7 @@ mod tests {
         if let Some(card) = winning_card {
             dead = dead.without(card);
         }
-        let mut places = [(
-            Card::ALL[0],
-            Place {
-                slot: 0,
-                position: 0,
-            },
-        ); 5];
+        let mut places = PlayablePlaces::NONE.places;
         let mut count = 0;
         view.suits = [SuitLabels::default(); 4];
         for (slot, strongest_first) in STRONGEST_FIRST[trump.index()].iter().enumerate() {
