@@ -65,6 +65,7 @@ impl Phase {
         let abstraction_code: u64 = match abstraction {
             PlayAbstraction::Plain => 0,
             PlayAbstraction::MakerSeat => 1,
+            PlayAbstraction::TrumpVoids => 2,
         };
         let play_key = match abstraction {
             PlayAbstraction::Plain => "rank-compressed play".to_owned(),

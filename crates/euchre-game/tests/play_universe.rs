@@ -22,6 +22,11 @@ const MAKER_SEAT_KEYS: PlayKeyFilter = PlayKeyFilter {
     ..ALL_KEYS
 };
 
+const TRUMP_VOID_KEYS: PlayKeyFilter = PlayKeyFilter {
+    abstraction: PlayAbstraction::TrumpVoids,
+    ..ALL_KEYS
+};
+
 fn rule_sets() -> [Rules; 2] {
     [
         Rules::default(),
@@ -36,6 +41,7 @@ fn rule_sets() -> [Rules; 2] {
 fn random_play_never_leaves_the_universe() {
     for rules in rule_sets() {
         let mut checked = 0u32;
+        let mut voids_shown = 0u32;
         for seed in 0..8_000u64 {
             let mut rng = SmallRng::seed_from_u64(seed);
             let deal = Deal::random(Seat::from_index(rng.random_range(0..4u8)), &mut rng);
@@ -65,6 +71,19 @@ fn random_play_never_leaves_the_universe() {
                         contains(enriched, rules, MAKER_SEAT_KEYS),
                         "{enriched:?} (maker seat) reached by play but outside the universe"
                     );
+                    let voids = play_decision_with(&state, PlayAbstraction::TrumpVoids)
+                        .expect("a play decision")
+                        .key;
+                    assert!(
+                        contains(voids, rules, TRUMP_VOID_KEYS),
+                        "{voids:?} (trump voids) reached by play but outside the universe: {state:?}"
+                    );
+                    assert!(!contains(voids, rules, ALL_KEYS));
+                    assert!(!contains(key, rules, TRUMP_VOID_KEYS));
+                    let shown = PlayKeyParts::decode(voids)
+                        .and_then(|parts| parts.trump_voids)
+                        .expect("trump voids kept");
+                    voids_shown += u32::from(shown != 0);
                     let cards = state.played().len();
                     assert!(!contains(key, rules, PlayKeyFilter::stored(Some(cards))));
                     checked += 1;
@@ -83,6 +102,10 @@ fn random_play_never_leaves_the_universe() {
             }
         }
         assert!(checked > 100_000, "only {checked} decisions checked");
+        assert!(
+            voids_shown > 5_000,
+            "only {voids_shown} keys with a trump void"
+        );
     }
 }
 
@@ -140,4 +163,42 @@ fn foreign_keys_are_not_in_the_universe() {
     .expect("a lone-defender shape");
     let key = lone.keys(ALL_KEYS).next().expect("a key");
     assert!(!contains(key, rules, ALL_KEYS));
+}
+
+#[test]
+fn trump_void_keys_are_yielded_once_and_split_only_where_trumps_are_out() {
+    let rules = Rules::default();
+    let late = |filter: PlayKeyFilter| -> Vec<PlayShape> {
+        play_shapes(rules, filter)
+            .into_iter()
+            .filter(|shape| shape.tricks_done() >= 3)
+            .collect()
+    };
+    let mut keys = HashSet::new();
+    for shape in late(TRUMP_VOID_KEYS) {
+        for key in shape.keys(TRUMP_VOID_KEYS) {
+            assert!(keys.insert(key), "{key:?} yielded twice");
+            assert!(contains(key, rules, TRUMP_VOID_KEYS));
+            let parts = PlayKeyParts::decode(key).expect("decodes");
+            assert!(parts.trump_voids_kept_as_keyed(), "{parts:?}");
+        }
+    }
+    let plain: u64 = late(ALL_KEYS).iter().map(|s| s.count(ALL_KEYS)).sum();
+    let voids = keys.len() as u64;
+    // Each plain key is one void pattern or more, and no more than the
+    // eight three seats can show.
+    assert!(
+        voids > plain && voids < 8 * plain,
+        "{voids} against {plain}"
+    );
+    // With no trump unseen, no void is marked: the key is the plain one's.
+    let marked = late(TRUMP_VOID_KEYS)
+        .into_iter()
+        .flat_map(|shape| shape.views())
+        .find_map(|mut view| {
+            view.trump_voids = Some(7);
+            (!view.trump_voids_kept_as_keyed()).then_some(view)
+        })
+        .expect("a view with no trump unseen");
+    assert!(!contains(marked.canonical().0, rules, TRUMP_VOID_KEYS));
 }

@@ -6,6 +6,7 @@ use euchre_game::engine::replay::{HandRecord, replay};
 use euchre_game::engine::rules::Rules;
 use euchre_game::engine::seat::Seat;
 use euchre_game::engine::state::{Deal, GameState, Stage};
+use euchre_game::engine::trump::effective_suit;
 use proptest::prelude::*;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -25,6 +26,7 @@ fn play_out(seed: u64, rules: Rules) -> (Deal, GameState, Vec<Action>) {
     let deal = Deal::random(Seat::from_index(rng.random_range(0..4u8)), &mut rng);
     let mut state = GameState::new(deal, rules);
     let mut actions = Vec::new();
+    let mut shown_void = [false; 4];
     while let Some(seat) = state.to_act() {
         let legal = state.legal_actions();
         assert!(!legal.is_empty(), "{seat} to act with no legal action");
@@ -33,9 +35,34 @@ fn play_out(seed: u64, rules: Rules) -> (Deal, GameState, Vec<Action>) {
         if let Action::Play(card) = action {
             assert!(state.hand(seat).contains(card));
         }
+        // A seat shows a void in trump by not following a trump lead...
+        if let (Action::Play(card), Some(contract)) = (action, state.contract()) {
+            let trick = state.trick();
+            let trump = contract.trump;
+            if trick.played_mask != 0 && trick.led == trump && effective_suit(card, trump) != trump
+            {
+                shown_void[seat.index()] = true;
+            }
+        }
         state.apply(action);
         actions.push(action);
         assert!(actions.len() <= 60, "the hand does not end");
+        for seat in Seat::ALL {
+            assert_eq!(
+                state.shown_trump_void(seat),
+                shown_void[seat.index()],
+                "{seat}"
+            );
+            // ...and then holds none.
+            if let Some(contract) = state.contract().filter(|_| shown_void[seat.index()]) {
+                let trump = contract.trump;
+                let trumps = state
+                    .hand(seat)
+                    .iter()
+                    .filter(|&c| effective_suit(c, trump) == trump);
+                assert_eq!(trumps.count(), 0, "{seat} shown void in trump holds one");
+            }
+        }
     }
     (deal, state, actions)
 }

@@ -106,8 +106,9 @@ enum Command {
         /// Which part of the hand the key universe covers.
         #[arg(long, value_parser = parse_phase, default_value = "bidding")]
         phase: phase::Phase,
-        /// The play key: plain (rank-compressed) or maker-seat (plus the
-        /// maker's seat, not only its side). Training takes the same choice
+        /// The play key: plain (rank-compressed), maker-seat (plus the
+        /// maker's seat, not only its side) or trump-voids (plus which
+        /// seats have shown a void in trump). Training takes the same choice
         /// (`train --abstraction`).
         #[arg(long, value_enum, default_value = "plain")]
         abstraction: AbstractionArg,
@@ -383,6 +384,7 @@ enum BenchTarget {
 enum AbstractionArg {
     Plain,
     MakerSeat,
+    TrumpVoids,
 }
 
 impl From<AbstractionArg> for euchre_game::keys::play::PlayAbstraction {
@@ -390,6 +392,7 @@ impl From<AbstractionArg> for euchre_game::keys::play::PlayAbstraction {
         match arg {
             AbstractionArg::Plain => Self::Plain,
             AbstractionArg::MakerSeat => Self::MakerSeat,
+            AbstractionArg::TrumpVoids => Self::TrumpVoids,
         }
     }
 }

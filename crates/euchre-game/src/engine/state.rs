@@ -187,6 +187,10 @@ pub struct GameState {
     tricks_played: u8,
     /// Every card played to a trick so far, including the current one.
     played: CardSet,
+    /// Bit `seat` is set once that seat has failed to follow a trump lead:
+    /// public, and kept here so that a key can read it without replaying
+    /// the hand.
+    trump_voids: u8,
 }
 
 impl GameState {
@@ -207,6 +211,7 @@ impl GameState {
             tricks_won: [0; 2],
             tricks_played: 0,
             played: CardSet::EMPTY,
+            trump_voids: 0,
         }
     }
 
@@ -269,6 +274,12 @@ impl GameState {
     /// Every card played to a trick so far.
     pub fn played(&self) -> CardSet {
         self.played
+    }
+
+    /// Whether `seat` has shown a void in trump: it did not follow a
+    /// trump lead.
+    pub fn shown_trump_void(&self, seat: Seat) -> bool {
+        self.trump_voids & (1 << seat.index()) != 0
     }
 
     pub fn is_finished(&self) -> bool {
@@ -476,6 +487,10 @@ impl GameState {
         if self.trick.played_mask == 0 {
             self.trick.leader = seat;
             self.trick.led = effective_suit(card, contract.trump);
+        } else if self.trick.led == contract.trump
+            && effective_suit(card, contract.trump) != contract.trump
+        {
+            self.trump_voids |= 1 << seat.index();
         }
         self.trick.cards[seat.index()] = card;
         self.trick.played_mask |= 1 << seat.index();

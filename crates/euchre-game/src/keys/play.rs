@@ -47,10 +47,20 @@ pub enum PlayAbstraction {
     /// a partner's call says where the trumps are.
     #[serde(rename = "maker-seat")]
     MakerSeat,
+    /// Plus which of the other seats have shown a void in trump (failed
+    /// to follow a trump lead), while unseen trumps remain: who can still
+    /// ruff or overtrump decides whether an off-suit winner cashes and
+    /// whether to draw trumps, and PIMC reads it at every move.
+    #[serde(rename = "trump-voids")]
+    TrumpVoids,
 }
 
 impl PlayAbstraction {
-    pub const ALL: [PlayAbstraction; 2] = [PlayAbstraction::Plain, PlayAbstraction::MakerSeat];
+    pub const ALL: [PlayAbstraction; 3] = [
+        PlayAbstraction::Plain,
+        PlayAbstraction::MakerSeat,
+        PlayAbstraction::TrumpVoids,
+    ];
 
     pub fn is_plain(&self) -> bool {
         *self == PlayAbstraction::Plain
@@ -65,7 +75,12 @@ impl std::str::FromStr for PlayAbstraction {
             .into_iter()
             .find(|abstraction| abstraction.to_string() == text)
             .ok_or_else(|| {
-                format!("unknown play abstraction {text:?}: expected plain or maker-seat")
+                let names: Vec<String> =
+                    PlayAbstraction::ALL.iter().map(|a| a.to_string()).collect();
+                format!(
+                    "unknown play abstraction {text:?}: expected one of {}",
+                    names.join(", ")
+                )
             })
     }
 }
@@ -75,6 +90,7 @@ impl std::fmt::Display for PlayAbstraction {
         f.write_str(match self {
             PlayAbstraction::Plain => "plain",
             PlayAbstraction::MakerSeat => "maker-seat",
+            PlayAbstraction::TrumpVoids => "trump-voids",
         })
     }
 }
@@ -149,6 +165,11 @@ pub struct PlayKeyParts {
     /// The maker's seat after the actor (0 actor, 1 left, 2 partner,
     /// 3 right), under [`PlayAbstraction::MakerSeat`] only.
     pub maker_offset: Option<u8>,
+    /// Which seats have shown a void in trump, bit `offset - 1` for the
+    /// seat `offset` places after the actor (left, partner, right), under
+    /// [`PlayAbstraction::TrumpVoids`] only. Zero once no trump is unseen:
+    /// then it tells the actor nothing, and keeping it would split keys.
+    pub trump_voids: Option<u8>,
 }
 
 /// The four suits in slot order for a trump suit.
@@ -373,6 +394,7 @@ impl PlayKeyParts {
             defender_alone: state.lone_defender().is_some(),
             maker_offset: (abstraction == PlayAbstraction::MakerSeat)
                 .then(|| contract.maker.offset_from(actor)),
+            trump_voids: None,
         };
         if trick.played_mask != 0 {
             view.led = suits.iter().position(|&s| s == trick.led).map(|i| i as u8);
@@ -384,6 +406,17 @@ impl PlayKeyParts {
         for (slot, labels) in view.suits.iter_mut().enumerate() {
             let byte = |bits: u32| (bits >> (8 * slot)) as u8;
             *labels = slot_labels(byte(live), byte(mine), byte(winning));
+        }
+        if abstraction == PlayAbstraction::TrumpVoids {
+            let unseen_trumps = live & !mine & !winning & 0x7f != 0;
+            let mut voids = 0;
+            if unseen_trumps {
+                for offset in 1..4u8 {
+                    let seat = Seat::from_index(actor as u8 + offset);
+                    voids |= u8::from(state.shown_trump_void(seat)) << (offset - 1);
+                }
+            }
+            view.trump_voids = Some(voids);
         }
         let mut places = PlayablePlaces::NONE.places;
         let mut count = 0;
@@ -432,6 +465,9 @@ impl PlayKeyParts {
             | self
                 .maker_offset
                 .map_or(0, |offset| (1 | u128::from(offset & 3) << 1) << 81)
+            | self
+                .trump_voids
+                .map_or(0, |voids| (1 | u128::from(voids & 7) << 1) << 84)
             | u128::from(PLAY_KIND) << 120
     }
 
@@ -439,7 +475,7 @@ impl PlayKeyParts {
     /// order; `None` for a key of another kind or with impossible fields.
     pub fn decode(key: InfoKey) -> Option<PlayKeyParts> {
         let code = key.0;
-        if (code >> 120) as u8 != PLAY_KIND || code >> 84 & ((1u128 << 36) - 1) != 0 {
+        if (code >> 120) as u8 != PLAY_KIND || code >> 88 & ((1u128 << 32) - 1) != 0 {
             return None;
         }
         let mut suits = [SuitLabels::default(); 4];
@@ -472,6 +508,7 @@ impl PlayKeyParts {
             maker_alone: bits(79, 1) == 1,
             defender_alone: bits(80, 1) == 1,
             maker_offset: (bits(81, 1) == 1).then(|| bits(82, 2)),
+            trump_voids: (bits(84, 1) == 1).then(|| bits(85, 3)),
         })
     }
 
@@ -479,6 +516,15 @@ impl PlayKeyParts {
     /// symmetry class is keyed by.
     pub fn is_canonical(&self) -> bool {
         self.encode([2, 3]) <= self.encode([3, 2])
+    }
+
+    /// Whether the trump voids are as [`PlayKeyParts`] keeps them: none
+    /// marked once no trump is unseen.
+    pub fn trump_voids_kept_as_keyed(&self) -> bool {
+        let unseen_trumps = (0..self.suits[TRUMP_SLOT].len)
+            .any(|p| self.suits[TRUMP_SLOT].get(p) == Some(Label::Unseen));
+        self.trump_voids
+            .is_none_or(|voids| voids == 0 || unseen_trumps)
     }
 
     /// How many cards of each label the view holds.

@@ -42,6 +42,7 @@ impl PlayContext {
         let offsets: &[Option<u8>] = match abstraction {
             PlayAbstraction::Plain => &[None],
             PlayAbstraction::MakerSeat => &[Some(0), Some(1), Some(2), Some(3)],
+            PlayAbstraction::TrumpVoids => &[None],
         };
         let mut contexts = Vec::new();
         for we_made_trump in [true, false] {
@@ -126,6 +127,9 @@ pub struct PlayShape {
     pub trick: Option<TrickSoFar>,
     /// Dead cards per suit slot.
     pub dead: [u8; 4],
+    /// The seats shown void in trump (bit `offset - 1`), when the
+    /// abstraction keeps them.
+    pub trump_voids: Option<u8>,
 }
 
 /// Which keys of the universe are wanted.
@@ -200,6 +204,17 @@ impl PlayShape {
                 return false;
             }
         }
+        // A void in trump shows only when trump is led: then a trump has
+        // died, or leads the trick still.
+        let trump_led = self
+            .trick
+            .is_some_and(|trick| trick.led_slot as usize == TRUMP_SLOT);
+        if self.trump_voids.is_some_and(|voids| voids != 0)
+            && self.dead[TRUMP_SLOT] == 0
+            && !trump_led
+        {
+            return false;
+        }
         self.context
             .seatings()
             .iter()
@@ -218,6 +233,20 @@ impl PlayShape {
             return false;
         }
         let leader = before.last().copied().unwrap_or(ACTOR);
+        // A seat shown void in trump plays, and in the first trick it
+        // showed it in this one, which trump led.
+        let voids = self.trump_voids.unwrap_or(0);
+        let trump_led = self
+            .trick
+            .is_some_and(|trick| trick.led_slot as usize == TRUMP_SLOT);
+        for seat in 1..4usize {
+            let shown = voids & (1 << (seat - 1)) != 0;
+            let could_show =
+                active[seat] && (self.tricks_done() > 0 || (trump_led && before.contains(&seat)));
+            if shown && !could_show {
+                return false;
+            }
+        }
         // The leader won the last trick, so its side has one.
         if self.tricks_done() > 0 {
             let side_tricks = if leader % 2 == ACTOR % 2 {
@@ -285,13 +314,18 @@ impl PlayShape {
             played_in_trick: u8::try_from(played).ok()?,
             trick,
             dead,
+            trump_voids: view.trump_voids,
         })
     }
 
     /// Every canonical key of this shape that `filter` wants, each once.
     pub fn keys(self, filter: PlayKeyFilter) -> impl Iterator<Item = InfoKey> + Clone {
         self.views()
-            .filter(move |view| view.is_canonical() && view.legal_count() >= filter.min_legal)
+            .filter(move |view| {
+                view.is_canonical()
+                    && view.trump_voids_kept_as_keyed()
+                    && view.legal_count() >= filter.min_legal
+            })
             .map(|view| InfoKey(view.encode([2, 3])))
     }
 
@@ -304,7 +338,7 @@ impl PlayShape {
     /// have at least two legal actions, in one pass.
     pub fn tally(self) -> (u64, u64) {
         self.views()
-            .filter(PlayKeyParts::is_canonical)
+            .filter(|view| view.is_canonical() && view.trump_voids_kept_as_keyed())
             .fold((0, 0), |(all, choices), view| {
                 (all + 1, choices + u64::from(view.legal_count() >= 2))
             })
@@ -324,6 +358,7 @@ impl PlayShape {
             maker_alone: self.context.maker_alone,
             defender_alone: self.context.defender_alone,
             maker_offset: self.context.maker_offset,
+            trump_voids: self.trump_voids,
         };
         let winning_places = match self.trick {
             Some(trick) => live[trick.winning_slot as usize],
@@ -393,6 +428,11 @@ fn combinations(n: u32, k: u32) -> impl Iterator<Item = u32> + Clone {
 /// Every possible shape under `rules` that can hold a key `filter` wants,
 /// in a fixed order.
 pub fn play_shapes(rules: Rules, filter: PlayKeyFilter) -> Vec<PlayShape> {
+    let voids: Vec<Option<u8>> = if filter.abstraction == PlayAbstraction::TrumpVoids {
+        (0..8).map(Some).collect()
+    } else {
+        vec![None]
+    };
     let mut shapes = Vec::new();
     for context in PlayContext::all(rules, filter.abstraction) {
         for tricks in 0..=4u8 {
@@ -405,6 +445,7 @@ pub fn play_shapes(rules: Rules, filter: PlayKeyFilter) -> Vec<PlayShape> {
                         played_in_trick,
                         trick: None,
                         dead: [0; 4],
+                        trump_voids: None,
                     };
                     if filter
                         .cards_before
@@ -412,7 +453,15 @@ pub fn play_shapes(rules: Rules, filter: PlayKeyFilter) -> Vec<PlayShape> {
                     {
                         continue;
                     }
-                    push_shapes(template, &mut shapes);
+                    for &trump_voids in &voids {
+                        push_shapes(
+                            PlayShape {
+                                trump_voids,
+                                ..template
+                            },
+                            &mut shapes,
+                        );
+                    }
                 }
             }
         }
@@ -477,7 +526,11 @@ pub fn contains(key: InfoKey, rules: Rules, filter: PlayKeyFilter) -> bool {
     };
     let labels_fit = view.label_count(Label::Mine) == shape.mine()
         && view.label_count(Label::Winning) == u8::from(shape.trick.is_some());
+    let voids_kept =
+        shape.trump_voids.is_some() == (filter.abstraction == PlayAbstraction::TrumpVoids);
     labels_fit
+        && voids_kept
+        && view.trump_voids_kept_as_keyed()
         && view.is_canonical()
         && view.legal_count() >= filter.min_legal
         && filter

@@ -44,8 +44,9 @@ pub struct SolverSettings {
     /// How positions past the phase's horizon are valued. Runs saved
     /// before the setting existed were open-hand.
     pub leaves: Leaves,
-    /// How card play is keyed: `plain` (the rank-compressed key) or
-    /// `maker-seat` (plus which seat made trump). Runs saved before the
+    /// How card play is keyed: `plain` (the rank-compressed key),
+    /// `maker-seat` (plus which seat made trump) or `trump-voids` (plus
+    /// which seats have shown a void in trump). Runs saved before the
     /// setting existed were plain.
     pub abstraction: PlayAbstraction,
 }

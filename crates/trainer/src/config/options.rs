@@ -44,9 +44,10 @@ pub struct RunOptions {
     #[arg(long, value_parser = parse_leaves)]
     #[serde(skip)]
     pub leaves: Option<Leaves>,
-    /// How card play is keyed: plain (the rank-compressed key) or
+    /// How card play is keyed: plain (the rank-compressed key),
     /// maker-seat (plus which seat made trump, not only which side; 73 M
-    /// keys with a choice instead of 44 M). Fixed when a run starts.
+    /// keys with a choice instead of 44 M) or trump-voids (plus which
+    /// seats have shown a void in trump). Fixed when a run starts.
     #[arg(long, value_parser = parse_abstraction)]
     #[serde(skip)]
     pub abstraction: Option<PlayAbstraction>,
