@@ -686,7 +686,10 @@ fn the_play_key_is_a_run_setting_that_the_store_and_the_policy_carry() {
     let output = trainer(&["train", "--abstraction", "bids-too", "--run-dir", &mmap]);
     assert!(!output.status.success());
     let error = text(&output.stderr);
-    assert!(error.contains("expected plain or maker-seat"), "{error}");
+    assert!(
+        error.contains("expected one of plain, maker-seat, trump-voids"),
+        "{error}"
+    );
 
     // The policy says how it was keyed, and every play key in it keeps the
     // maker's seat: a bot playing it keys its decisions the same way.
@@ -705,6 +708,62 @@ fn the_play_key_is_a_run_setting_that_the_store_and_the_policy_carry() {
         let parts = PlayKeyParts::decode(InfoKey(key)).expect("a play key decodes");
         assert!(parts.maker_offset.is_some(), "{key:x} has no maker seat");
     }
+}
+
+#[test]
+fn trump_voids_train_the_same_on_mmap_and_memory_and_the_policy_keeps_them() {
+    use euchre_game::keys::InfoKey;
+    use euchre_game::keys::play::{PLAY_KIND, PlayAbstraction, PlayKeyParts};
+
+    // play-3 keys the first trick's first three cards: the third can
+    // follow a trump lead that the second seat did not.
+    let temp = TempDir::new("trump-voids");
+    let run = |store: &str, name: &str, abstraction: &str| {
+        let dir = temp.run(name);
+        ok(&trainer(&[
+            "train",
+            "--phase",
+            "play-3",
+            "--store",
+            store,
+            "--abstraction",
+            abstraction,
+            "--threads",
+            "1",
+            "--seed",
+            "5",
+            "--run-dir",
+            &dir,
+            "--iterations",
+            "200",
+        ]));
+        dir
+    };
+    let mmap = run("mmap", "mmap", "trump-voids");
+    let memory = run("memory", "memory", "trump-voids");
+    assert_eq!(digest(&mmap), digest(&memory), "mmap against memory");
+    let status = ok(&trainer(&["status", "--run-dir", &mmap]));
+    assert!(status.contains("play key   trump-voids"), "{status}");
+
+    let out = temp.run("policy.bin");
+    ok(&trainer(&["export", "--run-dir", &mmap, "--out", &out]));
+    let policy =
+        euchre_bots::policy_file::PolicyFile::load(Path::new(&out)).expect("the policy loads");
+    assert_eq!(policy.meta.play_abstraction, PlayAbstraction::TrumpVoids);
+    let voids: Vec<u8> = policy
+        .entries()
+        .map(|(key, _)| key)
+        .filter(|&key| (key >> 120) as u8 == PLAY_KIND)
+        .map(|key| {
+            let parts = PlayKeyParts::decode(InfoKey(key)).expect("a play key decodes");
+            parts.trump_voids.expect("every play key keeps the trump voids")
+        })
+        .collect();
+    assert!(!voids.is_empty(), "no play keys in the policy");
+    assert!(
+        voids.iter().any(|&shown| shown != 0),
+        "no key saw a seat fail to follow a trump lead"
+    );
 }
 
 #[test]
