@@ -711,7 +711,7 @@ fn the_play_key_is_a_run_setting_that_the_store_and_the_policy_carry() {
 }
 
 #[test]
-fn trump_voids_train_the_same_on_mmap_and_memory_and_the_policy_keeps_them() {
+fn trump_voids_change_training_and_the_policy_keeps_them() {
     use euchre_game::keys::InfoKey;
     use euchre_game::keys::play::{PLAY_KIND, PlayAbstraction, PlayKeyParts};
 
@@ -739,29 +739,33 @@ fn trump_voids_train_the_same_on_mmap_and_memory_and_the_policy_keeps_them() {
         ]));
         dir
     };
-    let mmap = run("mmap", "mmap", "trump-voids");
-    let memory = run("memory", "memory", "trump-voids");
-    assert_eq!(digest(&mmap), digest(&memory), "mmap against memory");
-    let status = ok(&trainer(&["status", "--run-dir", &mmap]));
+    // The memory store: play-3's trump-void universe is 11 M keys, an
+    // mmap store of it too slow to build in a debug test.
+    let voids = run("memory", "voids", "trump-voids");
+    let plain = run("memory", "plain", "plain");
+    assert_ne!(digest(&voids), digest(&plain), "the voids changed nothing");
+    let status = ok(&trainer(&["status", "--run-dir", &voids]));
     assert!(status.contains("play key   trump-voids"), "{status}");
 
     let out = temp.run("policy.bin");
-    ok(&trainer(&["export", "--run-dir", &mmap, "--out", &out]));
+    ok(&trainer(&["export", "--run-dir", &voids, "--out", &out]));
     let policy =
         euchre_bots::policy_file::PolicyFile::load(Path::new(&out)).expect("the policy loads");
     assert_eq!(policy.meta.play_abstraction, PlayAbstraction::TrumpVoids);
-    let voids: Vec<u8> = policy
+    let shown: Vec<u8> = policy
         .entries()
         .map(|(key, _)| key)
         .filter(|&key| (key >> 120) as u8 == PLAY_KIND)
         .map(|key| {
             let parts = PlayKeyParts::decode(InfoKey(key)).expect("a play key decodes");
-            parts.trump_voids.expect("every play key keeps the trump voids")
+            parts
+                .trump_voids
+                .expect("every play key keeps the trump voids")
         })
         .collect();
-    assert!(!voids.is_empty(), "no play keys in the policy");
+    assert!(!shown.is_empty(), "no play keys in the policy");
     assert!(
-        voids.iter().any(|&shown| shown != 0),
+        shown.iter().any(|&voids| voids != 0),
         "no key saw a seat fail to follow a trump lead"
     );
 }
