@@ -239,13 +239,14 @@ impl PlayShape {
         let trump_led = self
             .trick
             .is_some_and(|trick| trick.led_slot as usize == TRUMP_SLOT);
-        for seat in 1..4usize {
+        let impossible_void = active.iter().enumerate().skip(1).any(|(seat, &plays)| {
             let shown = voids & (1 << (seat - 1)) != 0;
             let could_show =
-                active[seat] && (self.tricks_done() > 0 || (trump_led && before.contains(&seat)));
-            if shown && !could_show {
-                return false;
-            }
+                plays && (self.tricks_done() > 0 || (trump_led && before.contains(&seat)));
+            shown && !could_show
+        });
+        if impossible_void {
+            return false;
         }
         // The leader won the last trick, so its side has one.
         if self.tricks_done() > 0 {
