@@ -619,34 +619,72 @@ fn play_phases_train_on_the_mmap_store_and_agree_with_memory() {
     );
 }
 
+/// Trains a play-N run under a play key on one thread and returns its
+/// directory.
+fn train_keyed(
+    temp: &TempDir,
+    name: &str,
+    phase: &str,
+    store: &str,
+    abstraction: &str,
+    seed: &str,
+    iterations: &str,
+) -> String {
+    let dir = temp.run(name);
+    ok(&trainer(&[
+        "train",
+        "--phase",
+        phase,
+        "--store",
+        store,
+        "--abstraction",
+        abstraction,
+        "--threads",
+        "1",
+        "--seed",
+        seed,
+        "--run-dir",
+        &dir,
+        "--iterations",
+        iterations,
+    ]));
+    dir
+}
+
+/// Exports `run_dir`'s policy, checks it says it was keyed under
+/// `abstraction`, and decodes every play key in it.
+fn exported_play_keys(
+    temp: &TempDir,
+    run_dir: &str,
+    abstraction: euchre_game::keys::play::PlayAbstraction,
+) -> Vec<euchre_game::keys::play::PlayKeyParts> {
+    use euchre_game::keys::InfoKey;
+    use euchre_game::keys::play::{PLAY_KIND, PlayKeyParts};
+
+    let out = temp.run("policy.bin");
+    ok(&trainer(&["export", "--run-dir", run_dir, "--out", &out]));
+    let policy =
+        euchre_bots::policy_file::PolicyFile::load(Path::new(&out)).expect("the policy loads");
+    assert_eq!(policy.meta.play_abstraction, abstraction);
+    let keys: Vec<PlayKeyParts> = policy
+        .entries()
+        .map(|(key, _)| key)
+        .filter(|&key| (key >> 120) as u8 == PLAY_KIND)
+        .map(|key| PlayKeyParts::decode(InfoKey(key)).expect("a play key decodes"))
+        .collect();
+    assert!(!keys.is_empty(), "no play keys in the policy");
+    keys
+}
+
 #[test]
 fn the_play_key_is_a_run_setting_that_the_store_and_the_policy_carry() {
-    use euchre_game::keys::InfoKey;
-    use euchre_game::keys::play::{PLAY_KIND, PlayAbstraction, PlayKeyParts};
+    use euchre_game::keys::play::PlayAbstraction;
 
     // play-1 keys the opening lead, so the mmap store's universe holds
     // maker-seat play keys and the policy has some to carry.
     let temp = TempDir::new("play-key");
     let run = |store: &str, name: &str, abstraction: &str, iterations: &str| {
-        let dir = temp.run(name);
-        ok(&trainer(&[
-            "train",
-            "--phase",
-            "play-1",
-            "--store",
-            store,
-            "--abstraction",
-            abstraction,
-            "--threads",
-            "1",
-            "--seed",
-            "3",
-            "--run-dir",
-            &dir,
-            "--iterations",
-            iterations,
-        ]));
-        dir
+        train_keyed(&temp, name, "play-1", store, abstraction, "3", iterations)
     };
     let mmap = run("mmap", "mmap", "maker-seat", "150");
     let settings = std::fs::read_to_string(format!("{mmap}/settings.toml")).expect("settings");
@@ -693,51 +731,20 @@ fn the_play_key_is_a_run_setting_that_the_store_and_the_policy_carry() {
 
     // The policy says how it was keyed, and every play key in it keeps the
     // maker's seat: a bot playing it keys its decisions the same way.
-    let out = temp.run("policy.bin");
-    ok(&trainer(&["export", "--run-dir", &mmap, "--out", &out]));
-    let policy =
-        euchre_bots::policy_file::PolicyFile::load(Path::new(&out)).expect("the policy loads");
-    assert_eq!(policy.meta.play_abstraction, PlayAbstraction::MakerSeat);
-    let play_keys: Vec<u128> = policy
-        .entries()
-        .map(|(key, _)| key)
-        .filter(|&key| (key >> 120) as u8 == PLAY_KIND)
-        .collect();
-    assert!(!play_keys.is_empty(), "no play keys in the policy");
-    for key in play_keys {
-        let parts = PlayKeyParts::decode(InfoKey(key)).expect("a play key decodes");
-        assert!(parts.maker_offset.is_some(), "{key:x} has no maker seat");
+    for parts in exported_play_keys(&temp, &mmap, PlayAbstraction::MakerSeat) {
+        assert!(parts.maker_offset.is_some(), "{parts:?} has no maker seat");
     }
 }
 
 #[test]
 fn trump_voids_change_training_and_the_policy_keeps_them() {
-    use euchre_game::keys::InfoKey;
-    use euchre_game::keys::play::{PLAY_KIND, PlayAbstraction, PlayKeyParts};
+    use euchre_game::keys::play::PlayAbstraction;
 
     // play-3 keys the first trick's first three cards: the third can
     // follow a trump lead that the second seat did not.
     let temp = TempDir::new("trump-voids");
     let run = |store: &str, name: &str, abstraction: &str| {
-        let dir = temp.run(name);
-        ok(&trainer(&[
-            "train",
-            "--phase",
-            "play-3",
-            "--store",
-            store,
-            "--abstraction",
-            abstraction,
-            "--threads",
-            "1",
-            "--seed",
-            "5",
-            "--run-dir",
-            &dir,
-            "--iterations",
-            "200",
-        ]));
-        dir
+        train_keyed(&temp, name, "play-3", store, abstraction, "5", "200")
     };
     // The memory store: play-3's trump-void universe is 11 M keys, an
     // mmap store of it too slow to build in a debug test.
@@ -747,23 +754,14 @@ fn trump_voids_change_training_and_the_policy_keeps_them() {
     let status = ok(&trainer(&["status", "--run-dir", &voids]));
     assert!(status.contains("play key   trump-voids"), "{status}");
 
-    let out = temp.run("policy.bin");
-    ok(&trainer(&["export", "--run-dir", &voids, "--out", &out]));
-    let policy =
-        euchre_bots::policy_file::PolicyFile::load(Path::new(&out)).expect("the policy loads");
-    assert_eq!(policy.meta.play_abstraction, PlayAbstraction::TrumpVoids);
-    let shown: Vec<u8> = policy
-        .entries()
-        .map(|(key, _)| key)
-        .filter(|&key| (key >> 120) as u8 == PLAY_KIND)
-        .map(|key| {
-            let parts = PlayKeyParts::decode(InfoKey(key)).expect("a play key decodes");
+    let shown: Vec<u8> = exported_play_keys(&temp, &voids, PlayAbstraction::TrumpVoids)
+        .into_iter()
+        .map(|parts| {
             parts
                 .trump_voids
                 .expect("every play key keeps the trump voids")
         })
         .collect();
-    assert!(!shown.is_empty(), "no play keys in the policy");
     assert!(
         shown.iter().any(|&voids| voids != 0),
         "no key saw a seat fail to follow a trump lead"

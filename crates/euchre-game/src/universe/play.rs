@@ -160,6 +160,12 @@ impl PlayShape {
         self.tricks_ours + self.tricks_theirs
     }
 
+    /// Whether the current trick was led with trump.
+    fn trump_led(&self) -> bool {
+        self.trick
+            .is_some_and(|trick| trick.led_slot as usize == TRUMP_SLOT)
+    }
+
     /// Cards played in the hand before the actor's decision.
     pub fn cards_played(&self) -> u32 {
         u32::from(self.context.players()) * u32::from(self.tricks_done())
@@ -206,12 +212,9 @@ impl PlayShape {
         }
         // A void in trump shows only when trump is led: then a trump has
         // died, or leads the trick still.
-        let trump_led = self
-            .trick
-            .is_some_and(|trick| trick.led_slot as usize == TRUMP_SLOT);
         if self.trump_voids.is_some_and(|voids| voids != 0)
             && self.dead[TRUMP_SLOT] == 0
-            && !trump_led
+            && !self.trump_led()
         {
             return false;
         }
@@ -236,13 +239,10 @@ impl PlayShape {
         // A seat shown void in trump plays, and in the first trick it
         // showed it in this one, which trump led.
         let voids = self.trump_voids.unwrap_or(0);
-        let trump_led = self
-            .trick
-            .is_some_and(|trick| trick.led_slot as usize == TRUMP_SLOT);
         let impossible_void = active.iter().enumerate().skip(1).any(|(seat, &plays)| {
             let shown = voids & (1 << (seat - 1)) != 0;
             let could_show =
-                plays && (self.tricks_done() > 0 || (trump_led && before.contains(&seat)));
+                plays && (self.tricks_done() > 0 || (self.trump_led() && before.contains(&seat)));
             shown && !could_show
         });
         if impossible_void {
