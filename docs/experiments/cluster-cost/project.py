@@ -33,6 +33,13 @@ settle exchanges and applies the held sums:
   settle = (M - 1) * settle sent * delta_bytes / link
            + settle union * settle_ns / (C / cores_measured)
 amortised over the K seconds between settles.
+With --distinct, `sent` and `union` are no longer records per iteration
+times iterations: they are D(E) and D(M * E), where D(n) is the number
+of distinct regret records n iterations touch, measured on this machine
+(one epoch of n iterations on 2 ranks: a rank sends D(n / 2) records and
+every rank applies D(n)). D is interpolated log-log between the measured
+points; past the largest, the last segment's slope goes on, which
+overestimates D (its log-log slope only falls as n grows): conservative.
 A dense all-reduce instead moves 2 (M-1)/M * table * 8 * width bytes per
 machine per sync whatever the epoch touched (printed for comparison; not
 wired into training).
@@ -42,7 +49,7 @@ import argparse
 p = argparse.ArgumentParser()
 p.add_argument("--phase", required=True)
 p.add_argument("--thread-rate", type=float, required=True, help="iterations/s per thread, measured")
-p.add_argument("--records-per-iteration", type=float, required=True, help="distinct records sent per iteration per rank, measured")
+p.add_argument("--records-per-iteration", type=float, default=0.0, help="distinct records sent per iteration per rank, measured")
 p.add_argument("--apply-ns", type=float, required=True, help="apply seconds per applied record x 1e9, measured")
 p.add_argument("--cores-measured", type=float, default=2.0, help="cores the apply ran on when measured")
 p.add_argument("--table", type=float, required=True, help="records in the phase's table")
@@ -51,6 +58,7 @@ p.add_argument("--delta-bytes", type=float, help="bytes per record sent (default
 p.add_argument("--settle-every", type=float, default=0.0, help="seconds between settles of held-back strategy sums (0: sums travel every sync)")
 p.add_argument("--settle-records-per-iteration", type=float, default=0.0, help="distinct records with held sums per iteration of one machine, measured")
 p.add_argument("--settle-ns", type=float, default=0.0, help="settle seconds per applied record x 1e9, measured")
+p.add_argument("--distinct", help="measured distinct records touched: n:D(n),n:D(n),... (replaces --records-per-iteration for sent and union)")
 p.add_argument("--machines", type=int, default=8)
 p.add_argument("--cores", type=int, default=16)
 p.add_argument("--link-gbit", type=float, default=10.0)
@@ -58,6 +66,30 @@ p.add_argument("--link-efficiency", type=float, default=0.8, help="share of the 
 args = p.parse_args()
 
 record_bytes = args.delta_bytes or 16 + 8 * args.width
+import math
+
+points = sorted(
+    (float(n), float(d)) for n, d in (pair.split(":") for pair in args.distinct.split(","))
+) if args.distinct else []
+
+
+def distinct(n):
+    """D(n), log-log between measured points, the last slope beyond them."""
+    if n <= points[0][0]:
+        return points[0][1] * n / points[0][0]
+    segments = list(zip(points, points[1:]))
+    (n0, d0), (n1, d1) = next(
+        ((a, b) for a, b in segments if n <= b[0]), segments[-1]
+    )
+    slope = math.log(d1 / d0) / math.log(n1 / n0)
+    return d0 * (n / n0) ** slope
+
+
+def measured(n):
+    return "measured" if any(abs(n - m) / m < 0.01 for m, _ in points) else (
+        "interpolated" if n < points[-1][0] else "extrapolated")
+
+
 link = args.link_gbit * 1e9 / 8 * args.link_efficiency
 M, C = args.machines, args.cores
 R = C * args.thread_rate
@@ -66,8 +98,12 @@ print(f"one machine alone: {R:,.0f} it/s")
 print(f"{'sync every':>10} {'sent/machine':>13} {'exchange s':>10} {'apply s':>8} {'share':>6} {'cluster it/s':>13} {'efficiency':>10}")
 for period in (10, 30, 60, 120):
     E = R * period
-    sent = min(E * args.records_per_iteration, args.table)
-    union = min(M * sent, args.table)
+    if points:
+        sent = min(distinct(E), args.table)
+        union = min(distinct(M * E), args.table)
+    else:
+        sent = min(E * args.records_per_iteration, args.table)
+        union = min(M * sent, args.table)
     exchange = (M - 1) * sent * record_bytes / link
     apply = union * args.apply_ns * 1e-9 / (C / args.cores_measured)
     share = (exchange + apply) / (period + exchange + apply)
@@ -78,7 +114,8 @@ for period in (10, 30, 60, 120):
         settle = (M - 1) * settle_sent * (16 + 4 * args.width) / link \
             + settle_union * args.settle_ns * 1e-9 / (C / args.cores_measured)
         share = 1 - (1 - share) * K / (K + settle)
-    print(f"{period:>9}s {sent * record_bytes / 1e6:>10,.0f} MB {exchange:>10.2f} {apply:>8.2f} {share:>6.1%} {M * R * (1 - share):>13,.0f} {1 - share:>9.2f}N")
+    how = f"  D({E:,.0f}) {measured(E)}, D({M * E:,.0f}) {measured(M * E)}" if points else ""
+    print(f"{period:>9}s {sent * record_bytes / 1e6:>10,.0f} MB {exchange:>10.2f} {apply:>8.2f} {share:>6.1%} {M * R * (1 - share):>13,.0f} {1 - share:>9.2f}N{how}")
 if args.settle_every > 0:
     print(f"(shares include a settle every {args.settle_every:g} s)")
 dense = 2 * (M - 1) / M * args.table * 8 * args.width
