@@ -38,8 +38,10 @@ times iterations: they are D(E) and D(M * E), where D(n) is the number
 of distinct regret records n iterations touch, measured on this machine
 (one epoch of n iterations on 2 ranks: a rank sends D(n / 2) records and
 every rank applies D(n)). D is interpolated log-log between the measured
-points; past the largest, the last segment's slope goes on, which
-overestimates D (its log-log slope only falls as n grows): conservative.
+points; past the largest, the last segment's slope goes on (or
+--slope-beyond), which overestimates D as long as its log-log slope keeps
+falling as n grows, as it does over the measured points; a slope of 1
+(every further iteration's records new) is the worst case.
 A dense all-reduce instead moves 2 (M-1)/M * table * 8 * width bytes per
 machine per sync whatever the epoch touched (printed for comparison; not
 wired into training).
@@ -59,6 +61,7 @@ p.add_argument("--settle-every", type=float, default=0.0, help="seconds between 
 p.add_argument("--settle-records-per-iteration", type=float, default=0.0, help="distinct records with held sums per iteration of one machine, measured")
 p.add_argument("--settle-ns", type=float, default=0.0, help="settle seconds per applied record x 1e9, measured")
 p.add_argument("--distinct", help="measured distinct records touched: n:D(n),n:D(n),... (replaces --records-per-iteration for sent and union)")
+p.add_argument("--slope-beyond", type=float, help="log-log slope of D past the largest measured point (default: the last segment's); 1 is linear growth, the worst case")
 p.add_argument("--machines", type=int, default=8)
 p.add_argument("--cores", type=int, default=16)
 p.add_argument("--link-gbit", type=float, default=10.0)
@@ -82,6 +85,8 @@ def distinct(n):
         ((a, b) for a, b in segments if n <= b[0]), segments[-1]
     )
     slope = math.log(d1 / d0) / math.log(n1 / n0)
+    if n > points[-1][0] and args.slope_beyond is not None:
+        (n0, d0), slope = points[-1], args.slope_beyond
     return d0 * (n / n0) ** slope
 
 
