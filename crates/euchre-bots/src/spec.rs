@@ -14,6 +14,7 @@ use crate::bots::pimc::Pimc;
 use crate::bots::policy::{PolicyBot, Sampling, Unseen};
 use crate::bots::random::RandomBot;
 use crate::bots::search::{Bids, SearchBot};
+use crate::bots::split::SplitBot;
 use crate::policy_file::PolicyFileError;
 
 /// The bot specs `--a`, `--b` and `--opponents` accept.
@@ -21,7 +22,8 @@ pub const SPEC_HELP: &str = "random | heuristic | pimc:WORLDS | policy:FILE | po
      either policy followed by +BOT for the decisions past its phase (policy:FILE+pimc:50), \
      or search:FILE | search:WORLDS:FILE (the policy's bids, then PIMC over worlds weighted by \
      what the bids reveal; 200 worlds by default), or search-bids:FILE | search-bids:WORLDS:FILE \
-     (the same, with each bid the policy is not sure of searched over those worlds too)";
+     (the same, with each bid the policy is not sure of searched over those worlds too), \
+     or bids:BOT+BOT (the first bot's bids, the second's card play: bids:pimc:50+policy-argmax:FILE)";
 
 /// Worlds solved per card by `search:FILE`: as many as the strongest PIMC
 /// yardstick, so a match against `pimc:200` compares inference, not effort.
@@ -45,6 +47,10 @@ pub enum BotSpecError {
         trained: String,
         table: String,
     },
+    #[error(
+        "bot '{spec}': name the bidder and the card player, as in bids:pimc:50+policy-argmax:FILE"
+    )]
+    SplitNeedsTwo { spec: String },
     #[error("unknown bot '{spec}'; expected one of: {SPEC_HELP}")]
     Unknown { spec: String },
     #[error(transparent)]
@@ -132,6 +138,53 @@ pub fn from_spec(spec: &str, rules: Rules, unseen: Unseen) -> Result<Arc<dyn Bot
             };
             Arc::new(SearchBot::new(blueprint, worlds, bids, path.to_owned()))
         }
+        ("bids", argument) => {
+            // The first `+` splits, so the card player may be a composite
+            // (`bids:pimc:50+policy:FILE+heuristic`); the bidder may not.
+            let (bidder, player) = argument
+                .split_once('+')
+                .filter(|(bidder, player)| !bidder.is_empty() && !player.is_empty())
+                .ok_or_else(|| BotSpecError::SplitNeedsTwo { spec: owned() })?;
+            Arc::new(SplitBot::new(
+                from_spec(bidder, rules, unseen)?,
+                from_spec(player, rules, unseen)?,
+            ))
+        }
         _ => return Err(BotSpecError::Unknown { spec: owned() }),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refusal(spec: &str) -> String {
+        match from_spec(spec, Rules::default(), Unseen::Heuristic) {
+            Ok(bot) => panic!("{spec} was accepted as {}", bot.name()),
+            Err(error) => error.to_string(),
+        }
+    }
+
+    #[test]
+    fn a_split_spec_names_its_bidder_and_its_card_player() {
+        let bot = from_spec("bids:heuristic+random", Rules::default(), Unseen::Heuristic)
+            .unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(bot.name(), "bids:heuristic+random");
+        let nested = from_spec(
+            "bids:random+bids:heuristic+random",
+            Rules::default(),
+            Unseen::Heuristic,
+        )
+        .unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(nested.name(), "bids:random+bids:heuristic+random");
+        for spec in ["bids:", "bids:heuristic", "bids:+random", "bids:heuristic+"] {
+            assert!(
+                refusal(spec).contains("name the bidder and the card player, as in bids:pimc:50+"),
+                "{spec}: {}",
+                refusal(spec)
+            );
+        }
+        assert!(refusal("bids:wizard+random").contains("unknown bot 'wizard'"));
+        assert!(refusal("bids:heuristic+pimc:0").contains("pimc needs a number of worlds"));
+    }
 }

@@ -6,3 +6,4 @@ pub mod pimc;
 pub mod policy;
 pub mod random;
 pub mod search;
+pub mod split;
