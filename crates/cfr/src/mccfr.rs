@@ -346,7 +346,7 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
     ) -> Result<f64, CfrError> {
         let mut values = [0.0; MAX_ACTIONS];
         let mut walked = [true; MAX_ACTIONS];
-        let mut expected = 0.0;
+        let mut children: [Option<G>; MAX_ACTIONS] = std::array::from_fn(|_| None);
         for (action, &probability) in strategy.iter().enumerate() {
             if let Some(threshold) = prune_below
                 && probability == 0.0
@@ -358,8 +358,15 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
             }
             let mut next = state.clone();
             next.apply(action);
-            values[action] = self.visit(&next)?;
-            expected += probability * values[action];
+            children[action] = Some(next);
+        }
+        self.sample_together(&mut children[..strategy.len()])?;
+        let mut expected = 0.0;
+        for (action, child) in children[..strategy.len()].iter().enumerate() {
+            if let Some(child) = child {
+                values[action] = self.visit(child)?;
+                expected += strategy[action] * values[action];
+            }
         }
         let (discounter, now, warm_start) = (self.discounter, self.now, self.warm_start);
         let floor = discounter.schedule().floor_regrets;
@@ -412,16 +419,84 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
         Ok(expected)
     }
 
+    /// Walks the traverser's children forward together through the other
+    /// players' decisions that follow them, one decision of each child per
+    /// round, until each reaches the traverser's next decision, a chance
+    /// node or the end. Between two of the traverser's card plays the three
+    /// other seats act, each decision a lookup that misses the cache and
+    /// that the next one waits for; the children's chains do not depend on
+    /// one another, so each round starts every chain's lookup before it
+    /// waits for any, and the misses of a round overlap.
+    ///
+    /// Each decision is sampled and counted exactly as [`Self::visit`]
+    /// would; only the order of the draws from the shared stream differs
+    /// from walking each child to its end in turn.
+    fn sample_together<G: Game>(&mut self, chains: &mut [Option<G>]) -> Result<(), CfrError> {
+        let mut keys = [0u128; MAX_ACTIONS];
+        loop {
+            let mut waiting = [false; MAX_ACTIONS];
+            let mut any = false;
+            for (chain, state) in chains.iter_mut().enumerate() {
+                let Some(state) = state else { continue };
+                while let Node::Decision(player) = state.node()
+                    && player != self.traverser
+                {
+                    if state.num_actions() == 1 {
+                        state.apply(0);
+                        continue;
+                    }
+                    keys[chain] = state.info_key();
+                    self.table.prefetch(keys[chain]);
+                    waiting[chain] = true;
+                    any = true;
+                    break;
+                }
+            }
+            if !any {
+                return Ok(());
+            }
+            for (chain, state) in chains.iter_mut().enumerate() {
+                let Some(state) = state.as_mut().filter(|_| waiting[chain]) else {
+                    continue;
+                };
+                let width = state.num_actions();
+                if width > self.table.max_actions() {
+                    return Err(CfrError::TooManyActions {
+                        actions: width,
+                        max: self.table.max_actions(),
+                    });
+                }
+                let slot = self.table.slot(keys[chain])?;
+                self.stats.strategy_updates += 1;
+                let choice = self.sample_action(state, slot, width)?;
+                state.apply(choice);
+            }
+        }
+    }
+
     /// Another player's decision: its current strategy joins the strategy
-    /// sum, and one action is sampled from it. The strategy is computed
-    /// inside the record's one update, from the record as it was, so the
-    /// record is read once, not once to read and again to update.
+    /// sum, and one action is sampled from it.
     fn sample<G: Game>(
         &mut self,
         state: &G,
         slot: store::SlotId,
         width: usize,
     ) -> Result<f64, CfrError> {
+        let choice = self.sample_action(state, slot, width)?;
+        let mut next = state.clone();
+        next.apply(choice);
+        self.visit(&next)
+    }
+
+    /// The strategy is computed inside the record's one update, from the
+    /// record as it was, so the record is read once, not once to read and
+    /// again to update.
+    fn sample_action<G: Game>(
+        &mut self,
+        state: &G,
+        slot: store::SlotId,
+        width: usize,
+    ) -> Result<usize, CfrError> {
         let (discounter, now, warm_start) = (self.discounter, self.now, self.warm_start);
         let mut strategy = [0.0; MAX_ACTIONS];
         self.table.update(slot, &mut |record| {
@@ -435,10 +510,7 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
                     (f64::from(record.strategy_sum[action]) + probability) as f32;
             }
         })?;
-        let choice = draw(&strategy[..width], self.rng.random::<f64>());
-        let mut next = state.clone();
-        next.apply(choice);
-        self.visit(&next)
+        Ok(draw(&strategy[..width], self.rng.random::<f64>()))
     }
 }
 

@@ -857,6 +857,23 @@ where
     Ok(())
 }
 
+/// Asks the CPU to start loading the cache line holding `address`. A
+/// prefetch never faults and reads nothing the program sees, so any
+/// address is sound; on targets without a stable prefetch it does nothing.
+#[inline(always)]
+fn prefetch_line(address: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `prefetcht0` is a hint: it neither dereferences the pointer
+    // architecturally nor faults, whatever the address.
+    #[allow(unsafe_code)]
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>(address.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = address;
+}
+
 impl Table for MmapTable {
     fn max_actions(&self) -> usize {
         self.layout.max_actions()
@@ -878,6 +895,22 @@ impl Table for MmapTable {
     /// Every error of `slot` means the key has no record here.
     fn find(&self, key: Key) -> Option<SlotId> {
         self.slot(key).ok()
+    }
+
+    /// Resolves the perfect hash (its bit-vector load overlaps with the
+    /// caller's other prefetches) and asks the CPU for the record's lines
+    /// and its stripe's lock without waiting for them; `slot` then finds
+    /// them in cache. A key outside the universe is left for `slot` to
+    /// refuse.
+    fn prefetch(&self, key: Key) {
+        let Some(slot) = self.phf.try_hash(&key).filter(|&slot| slot < self.records) else {
+            return;
+        };
+        let slot = SlotId::new(slot);
+        let first = self.record_pointer(slot);
+        prefetch_line(first);
+        prefetch_line(first.wrapping_add(self.layout.bytes() as usize - 1));
+        prefetch_line(std::ptr::from_ref(&self.stripes[slot.index() % STRIPES]).cast());
     }
 
     fn read(&self, slot: SlotId) -> Result<Record, StoreError> {

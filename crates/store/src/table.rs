@@ -53,6 +53,16 @@ pub trait Table: Send + Sync {
     /// The slot for `key` if it has one, without creating it.
     fn find(&self, key: Key) -> Option<SlotId>;
 
+    /// A hint that `slot(key)` and a read or update of its record follow
+    /// soon: a backend whose lookups are cache misses starts loading them,
+    /// so that a solver with several lookups ahead of it (the traverser's
+    /// children) waits for their misses together rather than one after
+    /// another. Changes nothing a caller can observe; the default does
+    /// nothing.
+    fn prefetch(&self, key: Key) {
+        let _ = key;
+    }
+
     /// A consistent copy of one record.
     fn read(&self, slot: SlotId) -> Result<Record, StoreError>;
 

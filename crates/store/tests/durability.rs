@@ -253,6 +253,51 @@ fn mmap_refuses_keys_outside_its_universe() {
     assert_eq!(refused, 1_000);
 }
 
+/// A prefetch is a hint: for keys in the universe and outside it, it
+/// neither fails nor changes which slot a key has, what a record holds or
+/// which keys are refused.
+#[test]
+fn mmap_prefetch_changes_nothing() {
+    let dir = TempDir::new("prefetch");
+    let chunks = universe(2_000);
+    let table = MmapTable::open(&dir.0, F32, fingerprint(2), &chunks, &mut no_progress).unwrap();
+    let members: Vec<Key> = chunks.iter().flatten().copied().collect();
+    let slots_before: Vec<_> = members
+        .iter()
+        .map(|&key| table.slot(key).unwrap())
+        .collect();
+    for (index, &slot) in slots_before.iter().enumerate() {
+        table
+            .update(slot, &mut |record| record.regrets[0] = index as f32)
+            .unwrap();
+    }
+    let records_before: Vec<_> = slots_before
+        .iter()
+        .map(|&slot| table.read(slot).unwrap())
+        .collect();
+    for (index, &key) in members.iter().enumerate() {
+        table.prefetch(key);
+        table.prefetch((index as u128) << 1); // even: outside the universe
+        table.prefetch(u128::MAX - index as u128 * 2);
+    }
+    let slots_after: Vec<_> = members
+        .iter()
+        .map(|&key| table.slot(key).unwrap())
+        .collect();
+    assert_eq!(slots_after, slots_before);
+    let records_after: Vec<_> = slots_after
+        .iter()
+        .map(|&slot| table.read(slot).unwrap())
+        .collect();
+    assert_eq!(records_after, records_before);
+    for outsider in 0..1_000u128 {
+        assert!(matches!(
+            table.slot(outsider << 1),
+            Err(StoreError::UnknownKey { .. })
+        ));
+    }
+}
+
 /// A slot is only as good as the table that made it: one from a larger
 /// table is refused by a smaller one, never followed out of its mapping.
 #[test]

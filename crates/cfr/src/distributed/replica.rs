@@ -457,6 +457,10 @@ impl<T: Table + ?Sized> Table for ReplicatedTable<'_, T> {
         self.base.find(key)
     }
 
+    fn prefetch(&self, key: Key) {
+        self.base.prefetch(key);
+    }
+
     fn read(&self, slot: SlotId) -> Result<Record, StoreError> {
         let base = self.base.read(slot)?;
         let shard = self.shard(slot);
