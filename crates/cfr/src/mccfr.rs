@@ -276,6 +276,12 @@ fn seed_if_fresh<G: Game>(warm_start: Option<WarmStart>, state: &G, record: &mut
 
 impl<T: Table + ?Sized> Traversal<'_, T> {
     fn visit<G: Game>(&mut self, state: &G) -> Result<f64, CfrError> {
+        self.visit_keyed(state, None)
+    }
+
+    /// [`Self::visit`], given the state's infostate key when the caller
+    /// already built it (to prefetch its record).
+    fn visit_keyed<G: Game>(&mut self, state: &G, key: Option<u128>) -> Result<f64, CfrError> {
         match state.node() {
             Node::Terminal => Ok(state.payoff(self.traverser)),
             Node::Chance | Node::SampledChance => {
@@ -298,7 +304,9 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
                         max: self.table.max_actions(),
                     });
                 }
-                let slot = self.table.slot(state.info_key())?;
+                let slot = self
+                    .table
+                    .slot(key.unwrap_or_else(|| state.info_key()))?;
                 if player != self.traverser {
                     self.stats.strategy_updates += 1;
                     return self.sample(state, slot, width);
@@ -360,11 +368,11 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
             next.apply(action);
             children[action] = Some(next);
         }
-        self.sample_together(&mut children[..strategy.len()])?;
+        let keys = self.sample_together(&mut children[..strategy.len()])?;
         let mut expected = 0.0;
         for (action, child) in children[..strategy.len()].iter().enumerate() {
             if let Some(child) = child {
-                values[action] = self.visit(child)?;
+                values[action] = self.visit_keyed(child, keys[action])?;
                 expected += strategy[action] * values[action];
             }
         }
@@ -431,7 +439,10 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
     /// Each decision is sampled and counted exactly as [`Self::visit`]
     /// would; only the order of the draws from the shared stream differs
     /// from walking each child to its end in turn.
-    fn sample_together<G: Game>(&mut self, chains: &mut [Option<G>]) -> Result<(), CfrError> {
+    fn sample_together<G: Game>(
+        &mut self,
+        chains: &mut [Option<G>],
+    ) -> Result<[Option<u128>; MAX_ACTIONS], CfrError> {
         let mut keys = [0u128; MAX_ACTIONS];
         loop {
             let mut waiting = [false; MAX_ACTIONS];
@@ -453,7 +464,7 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
                 }
             }
             if !any {
-                return Ok(());
+                break;
             }
             for (chain, state) in chains.iter_mut().enumerate() {
                 let Some(state) = state.as_mut().filter(|_| waiting[chain]) else {
@@ -472,6 +483,21 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
                 state.apply(choice);
             }
         }
+        // Where a chain stopped at the traverser's next decision, start its
+        // lookup too: every child but the first is walked only after the
+        // subtrees before it, so its record has long arrived.
+        let mut traverser_keys = [None; MAX_ACTIONS];
+        for (chain, state) in chains.iter().enumerate() {
+            if let Some(state) = state
+                && state.node() == Node::Decision(self.traverser)
+                && state.num_actions() > 1
+            {
+                let key = state.info_key();
+                self.table.prefetch(key);
+                traverser_keys[chain] = Some(key);
+            }
+        }
+        Ok(traverser_keys)
     }
 
     /// Another player's decision: its current strategy joins the strategy
