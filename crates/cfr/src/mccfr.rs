@@ -33,7 +33,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
-use store::{MAX_ACTIONS, Record, Table};
+use store::{MAX_ACTIONS, Record, SlotId, Table};
 
 use crate::discount::{Discounter, Schedule};
 use crate::distributed::EpochShare;
@@ -276,12 +276,16 @@ fn seed_if_fresh<G: Game>(warm_start: Option<WarmStart>, state: &G, record: &mut
 
 impl<T: Table + ?Sized> Traversal<'_, T> {
     fn visit<G: Game>(&mut self, state: &G) -> Result<f64, CfrError> {
-        self.visit_keyed(state, None)
+        self.visit_with_slot(state, None)
     }
 
-    /// [`Self::visit`], given the state's infostate key when the caller
-    /// already built it (to prefetch its record).
-    fn visit_keyed<G: Game>(&mut self, state: &G, key: Option<u128>) -> Result<f64, CfrError> {
+    /// [`Self::visit`], given the state's slot when the caller already
+    /// looked it up (together with others).
+    fn visit_with_slot<G: Game>(
+        &mut self,
+        state: &G,
+        slot: Option<SlotId>,
+    ) -> Result<f64, CfrError> {
         match state.node() {
             Node::Terminal => Ok(state.payoff(self.traverser)),
             Node::Chance | Node::SampledChance => {
@@ -304,9 +308,10 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
                         max: self.table.max_actions(),
                     });
                 }
-                let slot = self
-                    .table
-                    .slot(key.unwrap_or_else(|| state.info_key()))?;
+                let slot = match slot {
+                    Some(slot) => slot,
+                    None => self.table.slot(state.info_key())?,
+                };
                 if player != self.traverser {
                     self.stats.strategy_updates += 1;
                     return self.sample(state, slot, width);
@@ -347,7 +352,7 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
     fn explore<G: Game>(
         &mut self,
         state: &G,
-        slot: store::SlotId,
+        slot: SlotId,
         strategy: &[f64],
         regrets: &[f64],
         prune_below: Option<f64>,
@@ -368,11 +373,11 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
             next.apply(action);
             children[action] = Some(next);
         }
-        let keys = self.sample_together(&mut children[..strategy.len()])?;
+        let slots = self.sample_together(&mut children[..strategy.len()])?;
         let mut expected = 0.0;
         for (action, child) in children[..strategy.len()].iter().enumerate() {
             if let Some(child) = child {
-                values[action] = self.visit_keyed(child, keys[action])?;
+                values[action] = self.visit_with_slot(child, slots[action])?;
                 expected += strategy[action] * values[action];
             }
         }
@@ -400,7 +405,7 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
     fn sample_own<G: Game>(
         &mut self,
         state: &G,
-        slot: store::SlotId,
+        slot: SlotId,
         strategy: &[f64],
         sampling: TraverserSampling,
     ) -> Result<f64, CfrError> {
@@ -442,11 +447,11 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
     fn sample_together<G: Game>(
         &mut self,
         chains: &mut [Option<G>],
-    ) -> Result<[Option<u128>; MAX_ACTIONS], CfrError> {
+    ) -> Result<[Option<SlotId>; MAX_ACTIONS], CfrError> {
         let mut keys = [0u128; MAX_ACTIONS];
+        let mut waiting = [0usize; MAX_ACTIONS];
         loop {
-            let mut waiting = [false; MAX_ACTIONS];
-            let mut any = false;
+            let mut count = 0;
             for (chain, state) in chains.iter_mut().enumerate() {
                 let Some(state) = state else { continue };
                 while let Node::Decision(player) = state.node()
@@ -456,18 +461,19 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
                         state.apply(0);
                         continue;
                     }
-                    keys[chain] = state.info_key();
-                    self.table.prefetch(keys[chain]);
-                    waiting[chain] = true;
-                    any = true;
+                    keys[count] = state.info_key();
+                    waiting[count] = chain;
+                    count += 1;
                     break;
                 }
             }
-            if !any {
+            if count == 0 {
                 break;
             }
-            for (chain, state) in chains.iter_mut().enumerate() {
-                let Some(state) = state.as_mut().filter(|_| waiting[chain]) else {
+            let mut slots = [None; MAX_ACTIONS];
+            self.table.slots(&keys[..count], &mut slots[..count])?;
+            for (&chain, slot) in waiting[..count].iter().zip(slots) {
+                let Some(state) = chains[chain].as_mut() else {
                     continue;
                 };
                 let width = state.num_actions();
@@ -477,37 +483,38 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
                         max: self.table.max_actions(),
                     });
                 }
-                let slot = self.table.slot(keys[chain])?;
+                let slot = slot.expect("`slots` fills every slot it returns Ok for");
                 self.stats.strategy_updates += 1;
                 let choice = self.sample_action(state, slot, width)?;
                 state.apply(choice);
             }
         }
-        // Where a chain stopped at the traverser's next decision, start its
-        // lookup too: every child but the first is walked only after the
+        // Where a chain stopped at the traverser's next decision, look its
+        // slot up too: every child but the first is walked only after the
         // subtrees before it, so its record has long arrived.
-        let mut traverser_keys = [None; MAX_ACTIONS];
+        let mut count = 0;
         for (chain, state) in chains.iter().enumerate() {
             if let Some(state) = state
                 && state.node() == Node::Decision(self.traverser)
                 && state.num_actions() > 1
             {
-                let key = state.info_key();
-                self.table.prefetch(key);
-                traverser_keys[chain] = Some(key);
+                keys[count] = state.info_key();
+                waiting[count] = chain;
+                count += 1;
             }
         }
-        Ok(traverser_keys)
+        let mut slots = [None; MAX_ACTIONS];
+        self.table.slots(&keys[..count], &mut slots[..count])?;
+        let mut by_chain = [None; MAX_ACTIONS];
+        for (&chain, slot) in waiting[..count].iter().zip(slots) {
+            by_chain[chain] = slot;
+        }
+        Ok(by_chain)
     }
 
     /// Another player's decision: its current strategy joins the strategy
     /// sum, and one action is sampled from it.
-    fn sample<G: Game>(
-        &mut self,
-        state: &G,
-        slot: store::SlotId,
-        width: usize,
-    ) -> Result<f64, CfrError> {
+    fn sample<G: Game>(&mut self, state: &G, slot: SlotId, width: usize) -> Result<f64, CfrError> {
         let choice = self.sample_action(state, slot, width)?;
         let mut next = state.clone();
         next.apply(choice);
@@ -520,7 +527,7 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
     fn sample_action<G: Game>(
         &mut self,
         state: &G,
-        slot: store::SlotId,
+        slot: SlotId,
         width: usize,
     ) -> Result<usize, CfrError> {
         let (discounter, now, warm_start) = (self.discounter, self.now, self.warm_start);

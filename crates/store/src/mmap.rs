@@ -897,20 +897,31 @@ impl Table for MmapTable {
         self.slot(key).ok()
     }
 
-    /// Resolves the perfect hash (its bit-vector load overlaps with the
-    /// caller's other prefetches) and asks the CPU for the record's lines
-    /// and its stripe's lock without waiting for them; `slot` then finds
-    /// them in cache. A key outside the universe is left for `slot` to
-    /// refuse.
-    fn prefetch(&self, key: Key) {
-        let Some(slot) = self.phf.try_hash(&key).filter(|&slot| slot < self.records) else {
-            return;
-        };
-        let slot = SlotId::new(slot);
-        let first = self.record_pointer(slot);
-        prefetch_line(first);
-        prefetch_line(first.wrapping_add(self.layout.bytes() as usize - 1));
-        prefetch_line(std::ptr::from_ref(&self.stripes[slot.index() % STRIPES]).cast());
+    /// Two passes: the perfect hash of every key (independent loads the
+    /// CPU overlaps), asking for each record's lines and its stripe's lock
+    /// without waiting for them; then the key checks, which find the
+    /// records in cache or on their way.
+    fn slots(&self, keys: &[Key], slots: &mut [Option<SlotId>]) -> Result<(), StoreError> {
+        for (&key, slot) in keys.iter().zip(slots.iter_mut()) {
+            *slot = self
+                .phf
+                .try_hash(&key)
+                .filter(|&slot| slot < self.records)
+                .map(SlotId::new);
+            if let Some(slot) = *slot {
+                let first = self.record_pointer(slot);
+                prefetch_line(first);
+                prefetch_line(first.wrapping_add(self.layout.bytes() as usize - 1));
+                prefetch_line(std::ptr::from_ref(&self.stripes[slot.index() % STRIPES]).cast());
+            }
+        }
+        for (&key, slot) in keys.iter().zip(slots.iter()) {
+            match slot {
+                Some(slot) if self.key_check_of(*slot) == RecordLayout::key_check(key) => {}
+                _ => return Err(StoreError::UnknownKey { key }),
+            }
+        }
+        Ok(())
     }
 
     fn read(&self, slot: SlotId) -> Result<Record, StoreError> {

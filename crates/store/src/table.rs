@@ -53,14 +53,16 @@ pub trait Table: Send + Sync {
     /// The slot for `key` if it has one, without creating it.
     fn find(&self, key: Key) -> Option<SlotId>;
 
-    /// A hint that `slot(key)` and a read or update of its record follow
-    /// soon: a backend whose lookups are cache misses starts loading them,
-    /// so that a solver with several lookups ahead of it (the traverser's
-    /// children) waits for their misses together rather than one after
-    /// another. Changes nothing a caller can observe; the default does
-    /// nothing.
-    fn prefetch(&self, key: Key) {
-        let _ = key;
+    /// The slots of several keys, `slots[i]` for `keys[i]`, failing as
+    /// [`Table::slot`] fails at the first key that does. A backend whose
+    /// lookups miss the cache starts every key's miss before it waits for
+    /// any, so a solver with several lookups ahead of it (the traverser's
+    /// children) pays for about one; the default looks them up in turn.
+    fn slots(&self, keys: &[Key], slots: &mut [Option<SlotId>]) -> Result<(), StoreError> {
+        for (&key, slot) in keys.iter().zip(slots) {
+            *slot = Some(self.slot(key)?);
+        }
+        Ok(())
     }
 
     /// A consistent copy of one record.

@@ -253,48 +253,26 @@ fn mmap_refuses_keys_outside_its_universe() {
     assert_eq!(refused, 1_000);
 }
 
-/// A prefetch is a hint: for keys in the universe and outside it, it
-/// neither fails nor changes which slot a key has, what a record holds or
-/// which keys are refused.
+/// Keys looked up together get the slots they get one at a time, and a
+/// batch with a key outside the universe is refused, naming that key.
 #[test]
-fn mmap_prefetch_changes_nothing() {
-    let dir = TempDir::new("prefetch");
+fn mmap_slots_of_a_batch_are_the_slots_of_each_key() {
+    let dir = TempDir::new("batch");
     let chunks = universe(2_000);
     let table = MmapTable::open(&dir.0, F32, fingerprint(2), &chunks, &mut no_progress).unwrap();
     let members: Vec<Key> = chunks.iter().flatten().copied().collect();
-    let slots_before: Vec<_> = members
-        .iter()
-        .map(|&key| table.slot(key).unwrap())
-        .collect();
-    for (index, &slot) in slots_before.iter().enumerate() {
-        table
-            .update(slot, &mut |record| record.regrets[0] = index as f32)
-            .unwrap();
+    for batch in members.chunks(5) {
+        let mut slots = [None; 5];
+        table.slots(batch, &mut slots[..batch.len()]).unwrap();
+        let one_at_a_time: Vec<_> = batch.iter().map(|&key| table.slot(key).ok()).collect();
+        assert_eq!(&slots[..batch.len()], &one_at_a_time[..]);
     }
-    let records_before: Vec<_> = slots_before
-        .iter()
-        .map(|&slot| table.read(slot).unwrap())
-        .collect();
-    for (index, &key) in members.iter().enumerate() {
-        table.prefetch(key);
-        table.prefetch((index as u128) << 1); // even: outside the universe
-        table.prefetch(u128::MAX - index as u128 * 2);
-    }
-    let slots_after: Vec<_> = members
-        .iter()
-        .map(|&key| table.slot(key).unwrap())
-        .collect();
-    assert_eq!(slots_after, slots_before);
-    let records_after: Vec<_> = slots_after
-        .iter()
-        .map(|&slot| table.read(slot).unwrap())
-        .collect();
-    assert_eq!(records_after, records_before);
-    for outsider in 0..1_000u128 {
-        assert!(matches!(
-            table.slot(outsider << 1),
-            Err(StoreError::UnknownKey { .. })
-        ));
+    let outsider: Key = 4; // even: never in the (odd) universe
+    let mixed = [members[0], members[1], outsider, members[2]];
+    let mut slots = [None; 4];
+    match table.slots(&mixed, &mut slots) {
+        Err(StoreError::UnknownKey { key }) => assert_eq!(key, outsider),
+        other => panic!("a batch holding {outsider:#x} was accepted: {other:?}"),
     }
 }
 

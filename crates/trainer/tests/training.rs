@@ -99,14 +99,18 @@ fn resuming_equals_one_long_run_and_every_backend_agrees() {
     assert_eq!(digests[0], digests[2], "memory vs mmap");
     // Pinned. A change that means to alter training (a new sampling
     // scheme, a new key) updates it deliberately, and says so: this one
-    // moved when linear CFR became the default schedule (issue 13).
+    // moved when linear CFR became the default schedule (issue 13), and
+    // again when the traverser's children came to be walked together
+    // through the other seats' decisions (issue 28): the same samples from
+    // the same distributions, drawn from the stream in another order.
     assert!(
-        digests[0].ends_with("3,442 trained, digest 179b1244"),
+        digests[0].ends_with("3,393 trained, digest a3f408ca"),
         "training changed: {}",
         digests[0]
     );
     // DCFR, the default before, still trains what it trained at the
-    // engineering refactor of issue 12.
+    // engineering refactor of issue 12, but for the children walked
+    // together (issue 28), which moved it as it moved the default.
     let dcfr = temp.run("dcfr");
     let profile = temp.run("dcfr.toml");
     std::fs::write(&profile, "[solver]\nschedule = \"dcfr\"\n").expect("profile");
@@ -116,7 +120,7 @@ fn resuming_equals_one_long_run_and_every_backend_agrees() {
         &["--iterations", "400", "--config", &profile],
     );
     assert!(
-        digest(&dcfr).ends_with("3,442 trained, digest daf2338e"),
+        digest(&dcfr).ends_with("3,393 trained, digest dbbe066d"),
         "DCFR training changed: {}",
         digest(&dcfr)
     );
@@ -612,9 +616,10 @@ fn play_phases_train_on_the_mmap_store_and_agree_with_memory() {
     let (mmap, memory) = (digest(&mmap), digest(&memory));
     assert_eq!(mmap, memory, "mmap 150 + 150 vs memory 300");
     // Pinned as in the bidding test above (DCFR, before linear CFR became
-    // the default: 9216b058).
+    // the default: 9216b058; linear, before the children were walked
+    // together: d0a32895).
     assert!(
-        memory.ends_with("3,894 trained, digest d0a32895"),
+        memory.ends_with("3,954 trained, digest cb6d04cb"),
         "training changed: {memory}"
     );
 }

@@ -219,6 +219,17 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         self.reads
     }
 
+    /// Notes `key` as the key of `slot`, for the sync, which sends keys
+    /// (replicas on different backends number their slots apart).
+    fn remember(&self, slot: SlotId, key: Key) {
+        self.shard(slot)
+            .entry(slot.index() as u64)
+            .or_insert_with(|| Pending {
+                key,
+                ..Pending::default()
+            });
+    }
+
     fn shard(&self, slot: SlotId) -> MutexGuard<'_, FxHashMap<u64, Pending>> {
         self.shards[slot.index() % SHARDS]
             .lock()
@@ -440,25 +451,25 @@ impl<T: Table + ?Sized> Table for ReplicatedTable<'_, T> {
         self.base.max_actions()
     }
 
-    /// The replica's slot; the key is remembered for the sync, which sends
-    /// keys (replicas on different backends number their slots apart).
+    /// The replica's slot, its key remembered for the sync.
     fn slot(&self, key: Key) -> Result<SlotId, StoreError> {
         let slot = self.base.slot(key)?;
-        self.shard(slot)
-            .entry(slot.index() as u64)
-            .or_insert_with(|| Pending {
-                key,
-                ..Pending::default()
-            });
+        self.remember(slot, key);
         Ok(slot)
+    }
+
+    fn slots(&self, keys: &[Key], slots: &mut [Option<SlotId>]) -> Result<(), StoreError> {
+        self.base.slots(keys, slots)?;
+        for (&key, slot) in keys.iter().zip(slots.iter()) {
+            if let Some(slot) = *slot {
+                self.remember(slot, key);
+            }
+        }
+        Ok(())
     }
 
     fn find(&self, key: Key) -> Option<SlotId> {
         self.base.find(key)
-    }
-
-    fn prefetch(&self, key: Key) {
-        self.base.prefetch(key);
     }
 
     fn read(&self, slot: SlotId) -> Result<Record, StoreError> {
