@@ -1,0 +1,17 @@
+#!/bin/bash
+# Prefetch lever, steady state: copies of one store (card play under the staged bids), resumed 150 s on 2 threads each,
+#   h: e20a0cf (today's: held changes, huge pages, table-driven keys)
+#   l: h + the traverser's children walked together through the other seats' decisions, each round's lookups prefetched
+#   t: l + the traverser's next decisions prefetched, their keys passed on
+#   z: 9053d0d, the binary issue 28 was filed against
+# one binary after another, then again in reverse order.
+cd /work/runs/prefetch
+arm() { # name binary
+  local name=$1 bin=$2
+  /usr/bin/time -v -o time-$name-$round.txt $bin resume --run-dir $name --for 150s --threads 2 --eval-every off > $name-$round.out 2> $name-$round.log
+}
+round=1
+for x in ${ORDER1:-h l t z}; do arm $x /work/bin/$(cat bin-$x); done
+round=2
+for x in ${ORDER2:-z t l h}; do arm $x /work/bin/$(cat bin-$x); done
+echo done > finished
