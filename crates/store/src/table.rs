@@ -53,8 +53,9 @@ pub trait Table: Send + Sync {
     /// The slot for `key` if it has one, without creating it.
     fn find(&self, key: Key) -> Option<SlotId>;
 
-    /// The slots of several keys, `slots[i]` for `keys[i]`, failing as
-    /// [`Table::slot`] fails at the first key that does. A backend whose
+    /// The slots of several keys, `slots[i]` for `keys[i]` (the two as
+    /// long as each other), every one filled when it returns `Ok`; failing
+    /// as [`Table::slot`] fails at the first key that does. A backend whose
     /// lookups miss the cache starts every key's miss before it waits for
     /// any, so a solver with several lookups ahead of it (the traverser's
     /// children) pays for about one; the default looks them up in turn.
