@@ -275,6 +275,18 @@ fn seed_if_fresh<G: Game>(warm_start: Option<WarmStart>, state: &G, record: &mut
 }
 
 impl<T: Table + ?Sized> Traversal<'_, T> {
+    /// Refuses a decision wider than the table's records rather than let
+    /// it spill past the stored values.
+    fn fits(&self, width: usize) -> Result<(), CfrError> {
+        if width > self.table.max_actions() {
+            return Err(CfrError::TooManyActions {
+                actions: width,
+                max: self.table.max_actions(),
+            });
+        }
+        Ok(())
+    }
+
     fn visit<G: Game>(&mut self, state: &G) -> Result<f64, CfrError> {
         self.visit_with_slot(state, None)
     }
@@ -302,12 +314,7 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
                     next.apply(0);
                     return self.visit(&next);
                 }
-                if width > self.table.max_actions() {
-                    return Err(CfrError::TooManyActions {
-                        actions: width,
-                        max: self.table.max_actions(),
-                    });
-                }
+                self.fits(width)?;
                 let slot = match slot {
                     Some(slot) => slot,
                     None => self.table.slot(state.info_key())?,
@@ -481,12 +488,7 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
                     continue;
                 };
                 let width = state.num_actions();
-                if width > self.table.max_actions() {
-                    return Err(CfrError::TooManyActions {
-                        actions: width,
-                        max: self.table.max_actions(),
-                    });
-                }
+                self.fits(width)?;
                 let slot = slot.expect("`slots` fills every slot it returns Ok for");
                 self.stats.strategy_updates += 1;
                 let choice = self.sample_action(state, slot, width)?;

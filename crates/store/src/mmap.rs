@@ -502,6 +502,22 @@ impl MmapTable {
         }
     }
 
+    /// Where the perfect hash puts `key`, if within the records; a key
+    /// outside the universe may land anywhere, hence [`Self::holds`].
+    #[inline]
+    fn hashed_slot(&self, key: Key) -> Option<SlotId> {
+        self.phf
+            .try_hash(&key)
+            .filter(|&slot| slot < self.records)
+            .map(SlotId::new)
+    }
+
+    /// Whether the record at `slot` (from [`Self::hashed_slot`]) is `key`'s.
+    #[inline]
+    fn holds(&self, slot: SlotId, key: Key) -> bool {
+        self.key_check_of(slot) == RecordLayout::key_check(key)
+    }
+
     /// The key check of the record at `slot`, which must be below `records`.
     #[inline]
     fn key_check_of(&self, slot: SlotId) -> u32 {
@@ -880,16 +896,9 @@ impl Table for MmapTable {
     }
 
     fn slot(&self, key: Key) -> Result<SlotId, StoreError> {
-        let slot = self
-            .phf
-            .try_hash(&key)
-            .filter(|&slot| slot < self.records)
-            .map(SlotId::new)
-            .ok_or(StoreError::UnknownKey { key })?;
-        if self.key_check_of(slot) != RecordLayout::key_check(key) {
-            return Err(StoreError::UnknownKey { key });
-        }
-        Ok(slot)
+        self.hashed_slot(key)
+            .filter(|&slot| self.holds(slot, key))
+            .ok_or(StoreError::UnknownKey { key })
     }
 
     /// Every error of `slot` means the key has no record here.
@@ -903,11 +912,7 @@ impl Table for MmapTable {
     /// records in cache or on their way.
     fn slots(&self, keys: &[Key], slots: &mut [Option<SlotId>]) -> Result<(), StoreError> {
         for (&key, slot) in keys.iter().zip(slots.iter_mut()) {
-            *slot = self
-                .phf
-                .try_hash(&key)
-                .filter(|&slot| slot < self.records)
-                .map(SlotId::new);
+            *slot = self.hashed_slot(key);
             if let Some(slot) = *slot {
                 let first = self.record_pointer(slot);
                 prefetch_line(first);
@@ -916,9 +921,8 @@ impl Table for MmapTable {
             }
         }
         for (&key, slot) in keys.iter().zip(slots.iter()) {
-            match slot {
-                Some(slot) if self.key_check_of(*slot) == RecordLayout::key_check(key) => {}
-                _ => return Err(StoreError::UnknownKey { key }),
+            if !slot.is_some_and(|slot| self.holds(slot, key)) {
+                return Err(StoreError::UnknownKey { key });
             }
         }
         Ok(())
