@@ -28,6 +28,7 @@ use thiserror::Error;
 use crate::record::{MAX_ACTIONS, Record};
 
 /// The scale that maps the largest magnitude to `i16::MAX`.
+#[cfg(any(test, not(target_arch = "x86_64")))]
 fn scale_of(values: &[f32]) -> f32 {
     let largest = values.iter().fold(0.0f32, |m, v| m.max(v.abs()));
     if largest > 0.0 && largest.is_finite() {
@@ -50,6 +51,102 @@ fn quantise(value: f32, scale: f32) -> i16 {
     let whole = scaled as i16;
     let fraction = scaled - f32::from(whole);
     whole + i16::from(fraction >= 0.5) - i16::from(fraction <= -0.5)
+}
+
+/// The first `width` of `values` (the rest taken as zero): their scale and
+/// quantised values, as [`scale_of`] and [`quantise`] give them.
+#[inline]
+fn quantise_lanes(values: &[f32; MAX_ACTIONS], width: usize) -> (f32, [i16; MAX_ACTIONS]) {
+    let lanes: [f32; MAX_ACTIONS] =
+        std::array::from_fn(|lane| if lane < width { values[lane] } else { 0.0 });
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE2 is part of the x86-64 baseline: every x86_64 target
+    // enables it, so the CPU running this has it.
+    #[allow(unsafe_code)]
+    unsafe {
+        sse2::quantise_lanes(&lanes)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let scale = scale_of(&lanes);
+        (scale, lanes.map(|value| quantise(value, scale)))
+    }
+}
+
+/// [`scale_of`] and [`quantise`] four lanes at a time, equal to them bit
+/// for bit (tested against them). Encoding a record one value at a time was
+/// 7% of full play's training time: fourteen dependent divisions and
+/// saturating conversions, and the compiler would not vectorise them.
+/// SSE2 is part of every x86-64 CPU, so this needs no run-time check.
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use std::arch::x86_64::{
+        __m128, __m128i, _mm_add_epi32, _mm_and_ps, _mm_andnot_ps, _mm_castps_si128,
+        _mm_castsi128_ps, _mm_cmpge_ps, _mm_cmple_ps, _mm_cmpunord_ps, _mm_cvtepi32_ps,
+        _mm_cvtss_f32, _mm_cvttps_epi32, _mm_div_ps, _mm_extract_epi16, _mm_max_ps, _mm_min_ps,
+        _mm_movehl_ps, _mm_packs_epi32, _mm_set1_epi32, _mm_set1_ps, _mm_setr_ps, _mm_shuffle_ps,
+        _mm_sub_epi32, _mm_sub_ps,
+    };
+
+    use crate::record::MAX_ACTIONS;
+
+    /// `lanes` with every NaN made 0.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn without_nan(lanes: __m128) -> __m128 {
+        _mm_andnot_ps(_mm_cmpunord_ps(lanes, lanes), lanes)
+    }
+
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    pub(super) fn quantise_lanes(lanes: &[f32; MAX_ACTIONS]) -> (f32, [i16; MAX_ACTIONS]) {
+        let low = _mm_setr_ps(lanes[0], lanes[1], lanes[2], lanes[3]);
+        let high = _mm_setr_ps(lanes[4], lanes[5], lanes[6], lanes[7]);
+        // The largest magnitude, NaN skipped as `f32::max` skips it in
+        // `scale_of`'s fold from 0.
+        let magnitude = _mm_castsi128_ps(_mm_set1_epi32(0x7fff_ffff));
+        let largest = _mm_max_ps(
+            without_nan(_mm_and_ps(low, magnitude)),
+            without_nan(_mm_and_ps(high, magnitude)),
+        );
+        let largest = _mm_max_ps(largest, _mm_movehl_ps(largest, largest));
+        let largest = _mm_max_ps(largest, _mm_shuffle_ps::<0b01>(largest, largest));
+        let largest = _mm_cvtss_f32(largest);
+        let scale = if largest > 0.0 && largest.is_finite() {
+            largest / f32::from(i16::MAX)
+        } else {
+            1.0
+        };
+        let packed = _mm_packs_epi32(quantise4(low, scale), quantise4(high, scale));
+        let shorts = [
+            _mm_extract_epi16::<0>(packed),
+            _mm_extract_epi16::<1>(packed),
+            _mm_extract_epi16::<2>(packed),
+            _mm_extract_epi16::<3>(packed),
+            _mm_extract_epi16::<4>(packed),
+            _mm_extract_epi16::<5>(packed),
+            _mm_extract_epi16::<6>(packed),
+            _mm_extract_epi16::<7>(packed),
+        ];
+        (scale, shorts.map(|short| short as i16))
+    }
+
+    /// [`super::quantise`] of four lanes, as 32-bit integers within
+    /// ±`i16::MAX`: NaN is made 0 before the clamp instead of by the
+    /// conversion, which then never sees a value out of range.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn quantise4(values: __m128, scale: f32) -> __m128i {
+        let limit = f32::from(i16::MAX);
+        let scaled = without_nan(_mm_div_ps(values, _mm_set1_ps(scale)));
+        let scaled = _mm_min_ps(_mm_max_ps(scaled, _mm_set1_ps(-limit)), _mm_set1_ps(limit));
+        let whole = _mm_cvttps_epi32(scaled);
+        let fraction = _mm_sub_ps(scaled, _mm_cvtepi32_ps(whole));
+        // A true comparison is all ones: -1 as an integer.
+        let up = _mm_castps_si128(_mm_cmpge_ps(fraction, _mm_set1_ps(0.5)));
+        let down = _mm_castps_si128(_mm_cmple_ps(fraction, _mm_set1_ps(-0.5)));
+        _mm_add_epi32(_mm_sub_epi32(whole, up), down)
+    }
 }
 
 /// A record: regrets and strategy sums padded to `max_actions`, the
@@ -145,21 +242,18 @@ impl RecordLayout {
                 }
             }
             RecordEncoding::I16Scaled => {
-                let regret_scale = scale_of(&record.regrets[..width]);
-                let sum_scale = scale_of(&record.strategy_sum[..width]);
+                let (regret_scale, regrets) = quantise_lanes(&record.regrets, width);
+                let (sum_scale, sums) = quantise_lanes(&record.strategy_sum, width);
                 out[8..12].copy_from_slice(&regret_scale.to_le_bytes());
                 out[12..16].copy_from_slice(&sum_scale.to_le_bytes());
-                let quantised = record.regrets[..width]
-                    .iter()
-                    .map(|&v| quantise(v, regret_scale))
-                    .chain(
-                        record.strategy_sum[..width]
-                            .iter()
-                            .map(|&v| quantise(v, sum_scale)),
-                    );
-                for (chunk, value) in out[16..].chunks_exact_mut(2).zip(quantised) {
-                    chunk.copy_from_slice(&value.to_le_bytes());
+                let mut bytes = [0u8; 4 * MAX_ACTIONS];
+                let (regret_bytes, sum_bytes) = bytes.split_at_mut(2 * MAX_ACTIONS);
+                for lane in 0..MAX_ACTIONS {
+                    regret_bytes[2 * lane..][..2].copy_from_slice(&regrets[lane].to_le_bytes());
+                    sum_bytes[2 * lane..][..2].copy_from_slice(&sums[lane].to_le_bytes());
                 }
+                out[16..][..2 * width].copy_from_slice(&regret_bytes[..2 * width]);
+                out[16 + 2 * width..][..2 * width].copy_from_slice(&sum_bytes[..2 * width]);
             }
         }
     }
@@ -273,6 +367,82 @@ mod tests {
             }
         }
         assert!(checked > 10_000_000, "{checked}");
+    }
+
+    /// The four-lane encoder equals the one-value-at-a-time reference bit
+    /// for bit: every width, special values, ties at the half and values
+    /// spread over many magnitudes.
+    #[test]
+    fn quantising_all_lanes_at_once_equals_one_at_a_time() {
+        let specials = [
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.5,
+            -2.5,
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::MAX,
+            f32::MIN,
+            f32::MIN_POSITIVE,
+            1e-30,
+            -7.25e6,
+        ];
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut checked = 0;
+        for round in 0..200_000 {
+            let mut values = [0.0f32; MAX_ACTIONS];
+            for value in &mut values {
+                let bits = next();
+                *value = if bits % 7 == 0 {
+                    specials[(bits >> 8) as usize % specials.len()]
+                } else {
+                    // Mantissa and sign at random, magnitudes from 2^-20 to 2^20.
+                    let exponent = (bits >> 32) % 41;
+                    let mantissa = (bits >> 8) as u32 & 0x7f_ffff;
+                    let magnitude = f32::from_bits(((exponent as u32 + 107) << 23) | mantissa);
+                    if bits & 1 == 0 { magnitude } else { -magnitude }
+                };
+            }
+            if round % 5 == 0 {
+                // Largest magnitude `i16::MAX`: a scale of exactly 1, and the
+                // other lanes ties at the half.
+                values[0] = if round % 2 == 0 { 32767.0 } else { -32767.0 };
+                for (lane, value) in values.iter_mut().enumerate().skip(1) {
+                    let whole = (next() % 65_534) as f32 - 32_767.0;
+                    *value = whole + if lane % 2 == 0 { 0.5 } else { -0.5 };
+                }
+            }
+            let width = 1 + round % MAX_ACTIONS;
+            let (scale, quantised) = quantise_lanes(&values, width);
+            let expected_scale = scale_of(&values[..width]);
+            assert_eq!(
+                scale.to_bits(),
+                expected_scale.to_bits(),
+                "{values:?} width {width}"
+            );
+            for lane in 0..MAX_ACTIONS {
+                let expected = if lane < width {
+                    quantise(values[lane], expected_scale)
+                } else {
+                    0
+                };
+                assert_eq!(
+                    quantised[lane], expected,
+                    "{values:?} width {width} lane {lane}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked >= 1_600_000, "{checked}");
     }
 
     #[test]

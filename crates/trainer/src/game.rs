@@ -23,11 +23,12 @@
 //!   2^64); it is meant for sampling solvers such as external-sampling MCCFR.
 
 use cfr::{Game, Node};
+use euchre_game::engine::action::{Action, ActionList};
 use euchre_game::engine::rules::Rules;
 use euchre_game::engine::seat::Seat;
 use euchre_game::engine::state::{Deal, GameState, Stage};
 use euchre_game::keys::play::PlayAbstraction;
-use euchre_game::keys::{Decision, decision_with};
+use euchre_game::keys::{Decision, InfoKey, decision_with};
 use rand::rngs::SmallRng;
 use rand::{Rng, RngExt, SeedableRng};
 use store::MAX_ACTIONS;
@@ -126,9 +127,37 @@ impl<'b> EuchreGame<'b> {
         {
             self.payoffs = Some(self.leaves.evaluate(&state));
         } else {
-            self.decision = decision_with(&state, self.abstraction);
+            self.decision = forced_play(&state).or_else(|| decision_with(&state, self.abstraction));
         }
     }
+}
+
+/// The key kind of a forced card play, past the kinds of `euchre_game`'s
+/// keys (bidding 1 to 4, play 5).
+const FORCED_PLAY_KIND: u8 = 6;
+
+/// A card play with one legal card, keyed by its kind and the actor's seat
+/// only. Solvers learn nothing at a forced move and never store it, and
+/// about half the card-play nodes a traversal visits are forced (every
+/// seat's last card, and any single card of the led suit), so building the
+/// rank-compressed key there was a tenth of training's time for nothing.
+/// The seat keeps different players' keys apart, as [`Game::info_key`]
+/// asks.
+fn forced_play(state: &GameState) -> Option<Decision> {
+    if state.stage() != Stage::Play {
+        return None;
+    }
+    let playable = state.playable_cards();
+    if playable.len() != 1 {
+        return None;
+    }
+    let seat = state.to_act()?;
+    let mut actions = ActionList::new();
+    actions.push(Action::Play(playable.iter().next()?));
+    Some(Decision {
+        key: InfoKey(u128::from(FORCED_PLAY_KIND) << 120 | u128::from(seat.index() as u8)),
+        actions,
+    })
 }
 
 impl Game for EuchreGame<'_> {
@@ -264,6 +293,46 @@ mod tests {
                 assert!(game.payoff(0).abs() <= 4.0);
             }
         }
+    }
+
+    /// A card play with one legal card is a decision of width 1 whose one
+    /// action is that card, keyed apart from every trained key and per
+    /// seat; every other card play keeps its rank-compressed key.
+    #[test]
+    fn forced_card_plays_are_keyed_by_seat_alone() {
+        let (mut forced, mut chosen) = (0, 0);
+        for seed in 0..300 {
+            let mut rng = SmallRng::seed_from_u64(seed);
+            let mut game = EuchreGame::root(Rules::default(), Phase::FullPlay, Leaves::OpenHand);
+            while game.node() != Node::Terminal {
+                if let Node::Decision(player) = game.node() {
+                    let state = game.state.unwrap();
+                    let legal = state.legal_actions();
+                    let key = game.info_key();
+                    if state.stage() == Stage::Play && legal.len() == 1 {
+                        assert_eq!(game.num_actions(), 1);
+                        assert_eq!(game.decision.unwrap().actions.as_slice(), legal.as_slice());
+                        assert_eq!(key, u128::from(FORCED_PLAY_KIND) << 120 | player as u128);
+                        forced += 1;
+                    } else {
+                        assert_eq!(
+                            Some(key),
+                            decision_with(&state, game.abstraction).map(|d| d.key.0)
+                        );
+                        assert!((key >> 120) as u8 != FORCED_PLAY_KIND);
+                        chosen += usize::from(state.stage() == Stage::Play);
+                    }
+                    game.apply(rng.random_range(0..game.num_actions()));
+                } else {
+                    let outcome = game.sample_chance(&mut rng);
+                    game.apply(outcome);
+                }
+            }
+        }
+        assert!(
+            forced > 1000 && chosen > 1000,
+            "{forced} forced, {chosen} chosen"
+        );
     }
 
     /// The suggestion is the heuristic's own move at every decision of
