@@ -137,12 +137,12 @@ impl<'b> EuchreGame<'b> {
 const FORCED_PLAY_KIND: u8 = 6;
 
 /// A card play with one legal card, keyed by its kind and the actor's seat
-/// only. Solvers learn nothing at a forced move and never store it, and
-/// about half the card-play nodes a traversal visits are forced (every
-/// seat's last card, and any single card of the led suit), so building the
-/// rank-compressed key there was a tenth of training's time for nothing.
-/// The seat keeps different players' keys apart, as [`Game::info_key`]
-/// asks.
+/// only. Solvers learn nothing at a forced move and never store it, yet
+/// every path ends in four of them (each seat's last card), and more come
+/// from a single card of the led suit; building the rank-compressed key
+/// there cost full play about an eighth of its iterations per second
+/// (docs/experiments/full-play-forced-and-lanes.md). The seat keeps
+/// different players' keys apart, as [`Game::info_key`] asks.
 fn forced_play(state: &GameState) -> Option<Decision> {
     if state.stage() != Stage::Play {
         return None;
