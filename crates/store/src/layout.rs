@@ -45,6 +45,7 @@ fn scale_of(values: &[f32]) -> f32 {
 /// truncating conversion is one instruction, and below 2^23 the fraction
 /// it leaves is exact, so the result equals `round().clamp()` bit for bit
 /// (NaN included, which gives 0 both ways).
+#[cfg(any(test, not(target_arch = "x86_64")))]
 fn quantise(value: f32, scale: f32) -> i16 {
     let limit = f32::from(i16::MAX);
     let scaled = (value / scale).clamp(-limit, limit);
@@ -54,7 +55,7 @@ fn quantise(value: f32, scale: f32) -> i16 {
 }
 
 /// The first `width` of `values` (the rest taken as zero): their scale and
-/// quantised values, as [`scale_of`] and [`quantise`] give them.
+/// quantised values, as `scale_of` and `quantise` give them.
 #[inline]
 fn quantise_lanes(values: &[f32; MAX_ACTIONS], width: usize) -> (f32, [i16; MAX_ACTIONS]) {
     let lanes: [f32; MAX_ACTIONS] =
@@ -73,7 +74,7 @@ fn quantise_lanes(values: &[f32; MAX_ACTIONS], width: usize) -> (f32, [i16; MAX_
     }
 }
 
-/// [`scale_of`] and [`quantise`] four lanes at a time, equal to them bit
+/// `scale_of` and `quantise` four lanes at a time, equal to them bit
 /// for bit (tested against them). Encoding a record one value at a time was
 /// 7% of full play's training time: fourteen dependent divisions and
 /// saturating conversions, and the compiler would not vectorise them.
@@ -131,7 +132,7 @@ mod sse2 {
         (scale, shorts.map(|short| short as i16))
     }
 
-    /// [`super::quantise`] of four lanes, as 32-bit integers within
+    /// `quantise` of four lanes, as 32-bit integers within
     /// ±`i16::MAX`: NaN is made 0 before the clamp instead of by the
     /// conversion, which then never sees a value out of range.
     #[inline]
