@@ -252,6 +252,7 @@ mod tests {
             strategy: Default::default(),
             bidding_from: None,
             play_abstraction: Default::default(),
+            card_play_from: None,
         };
         export(&table, &meta, 2, None, &path, &mut |_, _| {}).unwrap();
         let mut out = [0.0; 2];

@@ -4,7 +4,9 @@
 //! leaves and whoever plays the cards after it. Open-hand values reward
 //! bidding that open-hand search can make good, heuristic-play values
 //! bidding that the heuristic can; calibrated values are open-hand solves
-//! mapped to what PIMC's card play actually scores from such a position.
+//! mapped to what PIMC's card play actually scores from such a position;
+//! table-play values are what a trained card-play table scores playing
+//! every seat ([`crate::card_play_table`]).
 
 use std::cell::RefCell;
 use std::fmt;
@@ -18,6 +20,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::bots::heuristic;
+use crate::card_play_table::CardPlayTable;
 use crate::seen::Seen;
 
 /// The leaf evaluator of a run.
@@ -35,6 +38,10 @@ pub enum Leaves {
     /// lone contracts keep open-hand values.
     #[serde(rename = "pimc-calibrated")]
     PimcCalibrated,
+    /// Every seat plays the rest by a trained full-play table's most likely
+    /// card: the run names the table (`--card-play-from`).
+    #[serde(rename = "table-play")]
+    TablePlay,
 }
 
 /// The kind of card play a bot brings, as far as leaves are concerned.
@@ -44,13 +51,16 @@ pub enum CardPlay {
     OpenHandSearch,
     /// The heuristic's card rules.
     Heuristic,
+    /// A trained full-play table.
+    Table,
 }
 
 impl Leaves {
-    pub const ALL: [Leaves; 3] = [
+    pub const ALL: [Leaves; 4] = [
         Leaves::OpenHand,
         Leaves::HeuristicPlay,
         Leaves::PimcCalibrated,
+        Leaves::TablePlay,
     ];
 
     /// The card play these leaves assume follows the policy.
@@ -58,6 +68,7 @@ impl Leaves {
         match self {
             Leaves::OpenHand | Leaves::PimcCalibrated => CardPlay::OpenHandSearch,
             Leaves::HeuristicPlay => CardPlay::Heuristic,
+            Leaves::TablePlay => CardPlay::Table,
         }
     }
 
@@ -66,15 +77,66 @@ impl Leaves {
         match self.assumed_play() {
             CardPlay::OpenHandSearch => "pimc:N",
             CardPlay::Heuristic => "heuristic",
+            CardPlay::Table => "policy-argmax:CARD-PLAY-FILE",
+        }
+    }
+
+    /// These leaves, ready to value positions: table-play leaves with the
+    /// `table` they play, every other kind without one.
+    pub fn valuer(self, table: Option<&CardPlayTable>) -> Result<LeafValuer<'_>, LeavesError> {
+        match (self, table) {
+            (Leaves::OpenHand, None) => Ok(LeafValuer::OpenHand),
+            (Leaves::HeuristicPlay, None) => Ok(LeafValuer::HeuristicPlay),
+            (Leaves::PimcCalibrated, None) => Ok(LeafValuer::PimcCalibrated),
+            (Leaves::TablePlay, Some(table)) => Ok(LeafValuer::TablePlay(table)),
+            (Leaves::TablePlay, None) => Err(LeavesError::NoTable),
+            (leaves, Some(_)) => Err(LeavesError::UnusedTable(leaves)),
+        }
+    }
+}
+
+/// Leaves and a card-play table that do not go together.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LeavesError {
+    #[error(
+        "table-play leaves value positions by a trained card-play table; name one with --card-play-from POLICY (a full-play run's exported policy.bin)"
+    )]
+    NoTable,
+    #[error(
+        "--card-play-from names a card-play table, which only table-play leaves read, but the leaves are {0}; add --leaves table-play, or leave the table out"
+    )]
+    UnusedTable(Leaves),
+}
+
+/// Leaves ready to value positions: the setting, with the table that
+/// table-play leaves play. Copied into every node of a traversal, so it
+/// borrows the table rather than sharing it.
+#[derive(Clone, Copy, Debug)]
+pub enum LeafValuer<'t> {
+    OpenHand,
+    HeuristicPlay,
+    PimcCalibrated,
+    TablePlay(&'t CardPlayTable),
+}
+
+impl LeafValuer<'_> {
+    /// The setting these leaves come from.
+    pub fn leaves(self) -> Leaves {
+        match self {
+            LeafValuer::OpenHand => Leaves::OpenHand,
+            LeafValuer::HeuristicPlay => Leaves::HeuristicPlay,
+            LeafValuer::PimcCalibrated => Leaves::PimcCalibrated,
+            LeafValuer::TablePlay(_) => Leaves::TablePlay,
         }
     }
 
     /// Each team's payoff from `state`, a position in play with a contract.
     pub fn evaluate(self, state: &GameState) -> [f64; 2] {
         match self {
-            Leaves::OpenHand => evaluate_open_handed(state),
-            Leaves::HeuristicPlay => evaluate_by_heuristic_play(*state),
-            Leaves::PimcCalibrated => evaluate_calibrated(state),
+            LeafValuer::OpenHand => evaluate_open_handed(state),
+            LeafValuer::HeuristicPlay => evaluate_by_heuristic_play(*state),
+            LeafValuer::PimcCalibrated => evaluate_calibrated(state),
+            LeafValuer::TablePlay(table) => table.play_out(state),
         }
     }
 }
@@ -85,13 +147,14 @@ impl fmt::Display for Leaves {
             Leaves::OpenHand => "open-hand",
             Leaves::HeuristicPlay => "heuristic-play",
             Leaves::PimcCalibrated => "pimc-calibrated",
+            Leaves::TablePlay => "table-play",
         })
     }
 }
 
 /// A leaves name that names no evaluator.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown leaves '{0}': use open-hand, heuristic-play or pimc-calibrated")]
+#[error("unknown leaves '{0}': use open-hand, heuristic-play, pimc-calibrated or table-play")]
 pub struct UnknownLeaves(pub String);
 
 impl FromStr for Leaves {
@@ -207,7 +270,7 @@ fn evaluate_by_heuristic_play(mut state: GameState) -> [f64; 2] {
 /// with the same key also agree on the trick count. So is the makers' team:
 /// the solver's split is exact only as far as the makers' score goes, and
 /// a march by one side reads as a plain win if the other side made trump.
-fn boundary_key(state: &GameState) -> Option<u128> {
+pub(crate) fn boundary_key(state: &GameState) -> Option<u128> {
     if state.trick().played_mask != 0 {
         return None;
     }
@@ -273,7 +336,7 @@ mod tests {
             let Some(state) = first_lead(seed) else {
                 continue;
             };
-            let [north_south, east_west] = Leaves::PimcCalibrated.evaluate(&state);
+            let [north_south, east_west] = LeafValuer::PimcCalibrated.evaluate(&state);
             assert!((north_south + east_west).abs() < 1e-12);
             let contract = state.contract().unwrap();
             let makers = contract.maker.team();

@@ -11,7 +11,8 @@
 //! - [`arena`]: duplicate matches with confidence intervals;
 //! - [`local_best_response`]: how far one seat gains by deviating alone;
 //! - [`policy_file`] and [`blueprint`]: the exported policy, and its bids
-//!   as a fixed bidding policy for card-play runs;
+//!   as a fixed bidding policy for card-play runs; [`card_play_table`]: its
+//!   card play as the leaves of a bidding run;
 //! - [`phase`] and [`leaves`]: how far a policy's tree reaches, and who
 //!   plays (or what values) the hand past it;
 //! - [`human_game`]: a game to a target score between a person and three
@@ -23,6 +24,7 @@ pub mod arena;
 pub mod blueprint;
 pub mod bot;
 pub mod bots;
+pub mod card_play_table;
 pub mod human_game;
 pub mod leaves;
 pub mod local_best_response;

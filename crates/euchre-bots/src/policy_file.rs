@@ -25,6 +25,7 @@ use store::{Key, Record, StoreError, Table};
 use thiserror::Error;
 
 use crate::blueprint::{BiddingBlueprint, BlueprintSource, is_bidding_key};
+use crate::card_play_table::CardPlaySource;
 use crate::leaves::Leaves;
 use crate::phase::Phase;
 
@@ -54,6 +55,10 @@ pub struct PolicyMeta {
     /// (and every plain one, byte for byte as before) were plain.
     #[serde(default, skip_serializing_if = "PlayAbstraction::is_plain")]
     pub play_abstraction: PlayAbstraction,
+    /// The card-play table whose play valued the leaves, for table-play
+    /// leaves: the bids are refit to that card play.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub card_play_from: Option<CardPlaySource>,
 }
 
 /// Which strategy of a table a policy file holds.
@@ -448,6 +453,7 @@ mod tests {
             strategy: Strategy::Average,
             bidding_from: None,
             play_abstraction: Default::default(),
+            card_play_from: None,
         }
     }
 

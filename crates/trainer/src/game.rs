@@ -11,7 +11,7 @@
 //! - Decisions use the canonical keys of `euchre_game`: perfect recall in
 //!   bidding, the rank-compressed key in play. Actions are in the key's
 //!   canonical order, so action `i` means the same at every state of a key.
-//! - Where the solver stops, a [`Leaves`] evaluator values the position:
+//! - Where the solver stops, a [`LeafValuer`] values the position:
 //!   open-handed by default, by the heuristic's play, or open-handed and
 //!   calibrated to what PIMC's card play scores.
 //! - With a fixed bidding blueprint ([`EuchreGame::with_fixed_bids`]),
@@ -35,7 +35,7 @@ use store::MAX_ACTIONS;
 
 use euchre_bots::blueprint::{BiddingBlueprint, is_bidding_key};
 use euchre_bots::bots::heuristic;
-use euchre_bots::leaves::{Leaves, team_payoffs};
+use euchre_bots::leaves::{LeafValuer, team_payoffs};
 use euchre_bots::phase::Phase;
 use euchre_bots::seen::Seen;
 
@@ -53,7 +53,7 @@ pub struct EuchreGame<'b> {
     rules: Rules,
     /// Cards of play the solver owns; `None` for all of them.
     horizon: Option<u32>,
-    leaves: Leaves,
+    leaves: LeafValuer<'b>,
     /// Bids played from a fixed policy rather than trained.
     fixed_bids: Option<&'b BiddingBlueprint>,
     state: Option<GameState>,
@@ -66,7 +66,7 @@ pub struct EuchreGame<'b> {
 }
 
 impl<'b> EuchreGame<'b> {
-    pub fn root(rules: Rules, phase: Phase, leaves: Leaves) -> EuchreGame<'b> {
+    pub fn root(rules: Rules, phase: Phase, leaves: LeafValuer<'b>) -> EuchreGame<'b> {
         EuchreGame {
             rules,
             horizon: phase.horizon(),
@@ -260,7 +260,7 @@ mod tests {
 
     fn walk_randomly(phase: Phase, seed: u64) -> (EuchreGame<'static>, u32) {
         let mut rng = SmallRng::seed_from_u64(seed);
-        let mut game = EuchreGame::root(Rules::default(), phase, Leaves::OpenHand);
+        let mut game = EuchreGame::root(Rules::default(), phase, LeafValuer::OpenHand);
         let mut decisions = 0;
         loop {
             match game.node() {
@@ -303,7 +303,8 @@ mod tests {
         let (mut forced, mut chosen) = (0, 0);
         for seed in 0..300 {
             let mut rng = SmallRng::seed_from_u64(seed);
-            let mut game = EuchreGame::root(Rules::default(), Phase::FullPlay, Leaves::OpenHand);
+            let mut game =
+                EuchreGame::root(Rules::default(), Phase::FullPlay, LeafValuer::OpenHand);
             while game.node() != Node::Terminal {
                 if let Node::Decision(player) = game.node() {
                     let state = game.state.unwrap();
@@ -344,7 +345,8 @@ mod tests {
         let mut checked = 0;
         for seed in 0..200 {
             let mut rng = SmallRng::seed_from_u64(seed);
-            let mut game = EuchreGame::root(Rules::default(), Phase::FullPlay, Leaves::OpenHand);
+            let mut game =
+                EuchreGame::root(Rules::default(), Phase::FullPlay, LeafValuer::OpenHand);
             loop {
                 match game.node() {
                     Node::Terminal => break,
@@ -375,7 +377,7 @@ mod tests {
         let table = store::MemoryTable::new();
         for seed in seeds {
             let mut rng = SmallRng::seed_from_u64(seed);
-            let mut game = EuchreGame::root(Rules::default(), Phase::Bidding, Leaves::OpenHand);
+            let mut game = EuchreGame::root(Rules::default(), Phase::Bidding, LeafValuer::OpenHand);
             loop {
                 match game.node() {
                     Node::Terminal => break,
@@ -403,10 +405,11 @@ mod tests {
             phase: Phase::Bidding,
             rules: Rules::default(),
             iterations: 1,
-            leaves: Leaves::OpenHand,
+            leaves: Default::default(),
             strategy: Default::default(),
             bidding_from: None,
             play_abstraction: Default::default(),
+            card_play_from: None,
         };
         let width = euchre_bots::phase::RECORD_WIDTH;
         euchre_bots::policy_file::export(&table, &meta, width, None, &path, &mut |_, _| {})
@@ -423,8 +426,9 @@ mod tests {
         let mut fixed_bids = 0;
         for seed in 0..50 {
             let mut rng = SmallRng::seed_from_u64(seed);
-            let mut game = EuchreGame::root(Rules::default(), Phase::FullPlay, Leaves::OpenHand)
-                .with_fixed_bids(&blueprint);
+            let mut game =
+                EuchreGame::root(Rules::default(), Phase::FullPlay, LeafValuer::OpenHand)
+                    .with_fixed_bids(&blueprint);
             loop {
                 let bidding = game
                     .state

@@ -531,7 +531,7 @@ fn heuristic_play_leaves_are_a_run_setting_recorded_in_the_policy() {
     assert!(!refused.status.success());
     let error = text(&refused.stderr);
     assert!(
-        error.contains("open-hand, heuristic-play or pimc-calibrated"),
+        error.contains("open-hand, heuristic-play, pimc-calibrated or table-play"),
         "{error}"
     );
 }
@@ -577,6 +577,135 @@ fn pimc_calibrated_leaves_train_bidding_pair_with_pimc_and_refuse_other_phases()
         error.contains("use --phase bidding, or --leaves open-hand for play-2"),
         "{error}"
     );
+}
+
+#[test]
+fn bids_refit_to_a_card_play_table_are_valued_by_its_play_and_the_run_guards_it() {
+    use euchre_bots::policy_file::PolicyFile;
+
+    let temp = TempDir::new("table-play");
+    // A card-play table: full play under a short bidding run's bids.
+    let bidding = temp.run("bidding");
+    train(&bidding, "memory", &["--iterations", "300", "--export"]);
+    let cards = temp.run("cards");
+    ok(&full_play_in(
+        &cards,
+        &[
+            "--iterations",
+            "200",
+            "--bidding-from",
+            &format!("{bidding}/policy.bin"),
+            "--eval-every",
+            "off",
+            "--export",
+        ],
+    ));
+    let table = format!("{cards}/policy.bin");
+    let table_checksum = PolicyFile::load(table.as_ref()).expect("table").checksum();
+
+    // Bids refit to it: a bidding run whose leaves the table plays out.
+    let refit = temp.run("refit");
+    train(
+        &refit,
+        "memory",
+        &[
+            "--leaves",
+            "table-play",
+            "--card-play-from",
+            &table,
+            "--iterations",
+            "300",
+            "--export",
+        ],
+    );
+    let settings = std::fs::read_to_string(format!("{refit}/settings.toml")).expect("settings");
+    assert!(settings.contains("leaves = \"table-play\""), "{settings}");
+    assert!(settings.contains("[identity.card_play_from]"), "{settings}");
+    let exported = PolicyFile::load(format!("{refit}/policy.bin").as_ref()).expect("policy");
+    let recorded = exported
+        .meta
+        .card_play_from
+        .clone()
+        .expect("the file names the table its bids were refit to");
+    assert_eq!(recorded.checksum, table_checksum);
+    // Other leaves give other bids from the same seed and deals.
+    let open_hand = temp.run("open-hand");
+    train(&open_hand, "memory", &["--iterations", "300"]);
+    assert_ne!(digest(&refit), digest(&open_hand));
+
+    // Played with its table, the refit policy is the pairing its leaves
+    // assumed; with PIMC, it is not.
+    let refit_policy = format!("{refit}/policy.bin");
+    let matching = eval_warnings(&refit_policy, &format!("policy-argmax:{table}"));
+    assert!(!matching.contains("plays past its phase"), "{matching}");
+    let mismatched = eval_warnings(&refit_policy, "pimc:2");
+    assert!(
+        mismatched.contains("trained on table-play leaves, but pimc:2 plays past its phase"),
+        "{mismatched}"
+    );
+    let exploit = ok(&trainer(&[
+        "exploit",
+        "--policy",
+        &refit_policy,
+        "--deals",
+        "20",
+        "--worlds",
+        "2",
+    ]));
+    assert!(
+        exploit.contains("local best response (round-1 bids"),
+        "{exploit}"
+    );
+
+    // Each contradiction is refused by name.
+    let error = refused(&trainer(&[
+        "train",
+        "--leaves",
+        "table-play",
+        "--run-dir",
+        &temp.run("no-table"),
+    ]));
+    assert!(error.contains("name one with --card-play-from"), "{error}");
+    let error = refused(&trainer(&[
+        "train",
+        "--card-play-from",
+        &table,
+        "--run-dir",
+        &temp.run("unused"),
+    ]));
+    assert!(error.contains("only table-play leaves read"), "{error}");
+    let error = refused(&full_play_in(
+        &temp.run("full"),
+        &["--leaves", "table-play", "--card-play-from", &table],
+    ));
+    assert!(error.contains("full play has none"), "{error}");
+    let error = refused(&trainer(&[
+        "train",
+        "--leaves",
+        "table-play",
+        "--card-play-from",
+        &format!("{bidding}/policy.bin"),
+        "--run-dir",
+        &temp.run("bids-as-table"),
+    ]));
+    assert!(error.contains("does not play a whole hand"), "{error}");
+
+    // A table replaced since the run started stops resume and export.
+    ok(&full_play_in(
+        &cards,
+        &["--iterations", "10", "--eval-every", "off", "--export"],
+    ));
+    assert_ne!(
+        PolicyFile::load(table.as_ref()).expect("table").checksum(),
+        table_checksum
+    );
+    for command in [
+        vec!["resume", "--run-dir", &refit, "--iterations", "10"],
+        vec!["export", "--run-dir", &refit],
+    ] {
+        let error = refused(&trainer(&command));
+        assert!(error.contains("changed since this run started"), "{error}");
+    }
 }
 
 #[test]

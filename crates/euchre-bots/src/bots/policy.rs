@@ -253,7 +253,7 @@ impl Bot for PolicyBot {
     /// A bidding or play-N policy plays the cards like whoever follows it.
     fn card_play(&self) -> Option<CardPlay> {
         if self.file.meta.phase == Phase::FullPlay {
-            None
+            Some(CardPlay::Table)
         } else {
             self.beyond.card_play()
         }
@@ -314,6 +314,7 @@ mod tests {
             strategy: Default::default(),
             bidding_from: None,
             play_abstraction: PlayAbstraction::MakerSeat,
+            card_play_from: None,
         };
         export(&table, &meta, 7, None, &path, &mut |_, _| {}).unwrap();
         let bot = PolicyBot::load(

@@ -2,8 +2,8 @@
 //!
 //! For each sampled deal one seat, the responder, may deviate at its
 //! round-1 bid; everyone else, and the responder at every later decision,
-//! plays the policy's average strategy, and card play is valued open-handed
-//! (the same leaves as training). At its bid the responder knows only its
+//! plays the policy's average strategy, and card play is valued by the
+//! leaves the policy was trained on. At its bid the responder knows only its
 //! own cards and the upcard, and that the seats before it passed. It picks
 //! the action with the best value averaged over `worlds` deals of the
 //! hidden cards, each weighted by how likely the policy makes the earlier
@@ -18,14 +18,11 @@
 //! the inference weights exact; deals where the responder's round-1 turn
 //! never comes count as a gain of zero.
 
-use std::cell::RefCell;
-
 use euchre_game::engine::action::Action;
 use euchre_game::engine::card::CardSet;
-use euchre_game::engine::double_dummy::DoubleDummy;
 use euchre_game::engine::rules::Rules;
 use euchre_game::engine::seat::{Seat, Team};
-use euchre_game::engine::state::{Deal, GameState, Stage, score};
+use euchre_game::engine::state::{Deal, GameState, Stage};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
@@ -34,21 +31,20 @@ use super::{
     DecisionKind, LocalBestResponse, over_deals, policy_action, policy_mix_value,
     policy_probabilities,
 };
+use crate::leaves::LeafValuer;
 use crate::policy_file::PolicyFile;
-
-thread_local! {
-    static SOLVER: RefCell<DoubleDummy> = RefCell::new(DoubleDummy::new());
-}
 
 /// Spreads deal indices over the seed; each estimate keeps its own stream.
 const DEAL_STREAM: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// Estimates the local best response of `policy` over `deals` deals with
-/// `worlds` samples of the hidden cards each, on rayon's current pool. The
-/// same seed gives the same estimate on any number of threads.
+/// `worlds` samples of the hidden cards each, card play valued by `leaves`,
+/// on rayon's current pool. The same seed gives the same estimate on any
+/// number of threads.
 pub fn of_bids(
     policy: &PolicyFile,
     rules: Rules,
+    leaves: LeafValuer<'_>,
     deals: u64,
     worlds: usize,
     seed: u64,
@@ -58,7 +54,7 @@ pub fn of_bids(
         seed,
         DEAL_STREAM,
         DecisionKind::RoundOneBid,
-        |responder, rng| deal_gain(policy, rules, responder, worlds, rng),
+        |responder, rng| deal_gain(policy, rules, leaves, responder, worlds, rng),
     )
 }
 
@@ -67,6 +63,7 @@ pub fn of_bids(
 fn deal_gain(
     policy: &PolicyFile,
     rules: Rules,
+    leaves: LeafValuer<'_>,
     responder: Seat,
     worlds: usize,
     rng: &mut SmallRng,
@@ -99,7 +96,7 @@ fn deal_gain(
         weight_sum += weight;
         let stream = SmallRng::from_rng(rng);
         for (total, &action) in totals.iter_mut().zip(legal.iter()) {
-            *total += weight * rollout(policy, world, action, team, &mut stream.clone());
+            *total += weight * rollout(policy, leaves, world, action, team, &mut stream.clone());
         }
     }
     if weight_sum <= 0.0 {
@@ -110,7 +107,7 @@ fn deal_gain(
     let stream = SmallRng::from_rng(rng);
     let values: Vec<f64> = legal
         .iter()
-        .map(|&action| rollout(policy, state, action, team, &mut stream.clone()))
+        .map(|&action| rollout(policy, leaves, state, action, team, &mut stream.clone()))
         .collect();
     Some(values[best] - policy_mix_value(policy, &state, &legal, &values))
 }
@@ -161,9 +158,10 @@ fn sample_world(
 }
 
 /// The responder's team's points after `action` in `state`, with the rest
-/// of the bidding sampled from the policy and the play open-handed.
+/// of the bidding sampled from the policy and the play valued by `leaves`.
 fn rollout(
     policy: &PolicyFile,
+    leaves: LeafValuer<'_>,
     mut state: GameState,
     action: Action,
     team: Team,
@@ -179,10 +177,7 @@ fn rollout(
             .outcome()
             .map_or(0.0, |outcome| f64::from(outcome.payoff(team)));
     }
-    let Some(tricks) = SOLVER.with_borrow_mut(|solver| solver.solve_for_score(&state)) else {
-        return 0.0;
-    };
-    f64::from(score(state.contract(), state.lone_defender().is_some(), tricks).payoff(team))
+    leaves.evaluate(&state)[team.index()]
 }
 
 #[cfg(test)]
@@ -204,6 +199,7 @@ mod tests {
             strategy: Default::default(),
             bidding_from: None,
             play_abstraction: Default::default(),
+            card_play_from: None,
         };
         export(
             &store::MemoryTable::new(),
@@ -222,7 +218,7 @@ mod tests {
     #[test]
     fn a_random_bidder_is_clearly_exploitable_and_the_estimate_is_reproducible() {
         let policy = untrained_policy();
-        let estimate = of_bids(&policy, Rules::default(), 400, 4, 9);
+        let estimate = of_bids(&policy, Rules::default(), LeafValuer::OpenHand, 400, 4, 9);
         assert!(
             estimate.gain - estimate.interval > 0.1,
             "uniform bids lose to a best response: {estimate}"
@@ -232,7 +228,8 @@ mod tests {
             .num_threads(1)
             .build()
             .unwrap();
-        let again = pool.install(|| of_bids(&policy, Rules::default(), 400, 4, 9));
+        let again =
+            pool.install(|| of_bids(&policy, Rules::default(), LeafValuer::OpenHand, 400, 4, 9));
         assert_eq!(again, estimate, "the same seed gives the same estimate");
     }
 }

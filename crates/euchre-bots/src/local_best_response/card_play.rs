@@ -176,6 +176,7 @@ mod tests {
             strategy: Default::default(),
             bidding_from: None,
             play_abstraction: Default::default(),
+            card_play_from: None,
         };
         export(
             &store::MemoryTable::new(),

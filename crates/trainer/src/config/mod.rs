@@ -26,7 +26,8 @@ pub use sync::{DEFAULT_SYNC_EVERY, SyncEvery, SyncReads, SyncSettings, SyncStrat
 pub use writeback::MmapWriteback;
 
 use euchre_bots::blueprint::{BiddingBlueprint, BlueprintError, BlueprintSource};
-use euchre_bots::leaves::Leaves;
+use euchre_bots::card_play_table::{CardPlayError, CardPlaySource, CardPlayTable};
+use euchre_bots::leaves::{Leaves, LeavesError};
 use euchre_bots::phase::Phase;
 use euchre_bots::spec::BotSpecError;
 use euchre_game::keys::play::PlayAbstraction;
@@ -236,6 +237,14 @@ pub enum ConfigError {
         "pimc-calibrated leaves are measured at the first lead, so they value only the bidding phase's leaves; use --phase bidding, or --leaves open-hand for {phase}"
     )]
     CalibratedLeavesPhase { phase: Phase },
+    #[error(
+        "table-play leaves value the positions past a phase's horizon, and full play has none; train bids with --phase bidding --leaves table-play --card-play-from POLICY"
+    )]
+    TablePlayPhase,
+    #[error(transparent)]
+    Leaves(#[from] LeavesError),
+    #[error("opening the card-play table of --card-play-from")]
+    CardPlay(#[source] CardPlayError),
     #[error("an iteration budget of 0 trains nothing: give at least 1, or use --for 2h")]
     ZeroIterations,
     #[error("[run] batch must be at least 1")]
@@ -344,6 +353,8 @@ pub struct Identity {
     pub encoding: EncodingName,
     pub seed: u64,
     pub bids: Bids,
+    /// The card-play table that values table-play leaves.
+    pub card_play_from: Option<CardPlaySource>,
 }
 
 /// [`Identity`] as `settings.toml` holds it, the bids as two optional
@@ -361,6 +372,8 @@ struct IdentityOnDisk {
     bidding_from: Option<BlueprintSource>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     bidding_stage: Option<BiddingStage>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    card_play_from: Option<CardPlaySource>,
 }
 
 impl From<IdentityOnDisk> for Identity {
@@ -377,6 +390,7 @@ impl From<IdentityOnDisk> for Identity {
                 bidding_stage: disk.bidding_stage,
             }
             .into(),
+            card_play_from: disk.card_play_from,
         }
     }
 }
@@ -393,6 +407,7 @@ impl From<Identity> for IdentityOnDisk {
             seed: identity.seed,
             bidding_from: bids.bidding_from,
             bidding_stage: bids.bidding_stage,
+            card_play_from: identity.card_play_from,
         }
     }
 }
@@ -450,6 +465,14 @@ impl Identity {
                 describe(saved.bids.blueprint()),
             );
         }
+        let describe_table = |source: Option<&CardPlaySource>| {
+            source.map_or_else(|| "no card-play table".to_owned(), ToString::to_string)
+        };
+        check(
+            "card-play table",
+            describe_table(self.card_play_from.as_ref()),
+            describe_table(saved.card_play_from.as_ref()),
+        );
         out
     }
 }
@@ -733,6 +756,16 @@ fn identity_of(
     if solver.leaves == Leaves::PimcCalibrated && phase != Phase::Bidding {
         return Err(ConfigError::CalibratedLeavesPhase { phase });
     }
+    if solver.leaves == Leaves::TablePlay && phase == Phase::FullPlay {
+        return Err(ConfigError::TablePlayPhase);
+    }
+    let card_play = options
+        .card_play_from
+        .as_deref()
+        .map(|path| CardPlayTable::load(path, rules))
+        .transpose()
+        .map_err(ConfigError::CardPlay)?;
+    solver.leaves.valuer(card_play.as_ref())?;
     Ok(Identity {
         phase,
         store: options.store.unwrap_or(Backend::Memory),
@@ -744,6 +777,7 @@ fn identity_of(
             .unwrap_or_else(|| EncodingName::default_for(phase)),
         seed: options.seed.unwrap_or(1),
         bids: bids_of(options, phase, rules)?,
+        card_play_from: card_play.map(|table| table.source().clone()),
     })
 }
 

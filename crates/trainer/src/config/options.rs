@@ -39,8 +39,10 @@ pub struct RunOptions {
     /// How positions past the phase are valued: open-hand (both sides play
     /// the rest perfectly, face up; pair the policy with pimc:N),
     /// pimc-calibrated (bidding only: the open-hand count mapped to what
-    /// PIMC's card play scores from it; pair with pimc:N) or heuristic-play
-    /// (the heuristic plays the rest; pair it with heuristic).
+    /// PIMC's card play scores from it; pair with pimc:N), heuristic-play
+    /// (the heuristic plays the rest; pair it with heuristic) or table-play
+    /// (a trained full-play table, --card-play-from, plays the rest; pair
+    /// it with that table).
     #[arg(long, value_parser = parse_leaves)]
     #[serde(skip)]
     pub leaves: Option<Leaves>,
@@ -67,6 +69,12 @@ pub struct RunOptions {
     /// when a run starts.
     #[arg(long, value_name = "POLICY")]
     pub bidding_from: Option<PathBuf>,
+    /// With --leaves table-play: the full-play policy (a run's exported
+    /// policy.bin) whose card play, at all four seats, values each leaf, so
+    /// that the bids are refit to the card play they will be played with.
+    /// Fixed when a run starts.
+    #[arg(long, value_name = "POLICY")]
+    pub card_play_from: Option<PathBuf>,
     /// How fixed bids (--bidding-from's, or the bidding stage's) are drawn:
     /// argmax (its most likely bid, as policy-argmax: plays; the default) or
     /// average (a draw from its average strategy, as policy: plays).
@@ -259,6 +267,7 @@ impl RunOptions {
             encoding: self.encoding.or(base.encoding),
             seed: self.seed.or(base.seed),
             bidding_from: self.bidding_from.or(base.bidding_from),
+            card_play_from: self.card_play_from.or(base.card_play_from),
             fixed_bids: self.fixed_bids.or(base.fixed_bids),
             bids: self.bids.or(base.bids),
             bidding_iterations: self.bidding_iterations.or(base.bidding_iterations),

@@ -79,6 +79,7 @@ pub fn stage_identity(run: &Identity) -> Identity {
         encoding: EncodingName::default_for(Phase::Bidding),
         seed: run.seed,
         bids: Bids::Trained,
+        card_play_from: None,
     }
 }
 

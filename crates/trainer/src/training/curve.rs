@@ -153,14 +153,23 @@ pub fn measure(
     .map_err(TrainingError::ExportForCurve)?;
     // One bot serves both roles: bots act through `&self` and are `Sync`.
     let opponent = from_spec(&settings.against, meta.rules, Unseen::Heuristic)?;
+    // Bids refit to a card-play table are played with that table's cards;
+    // other bids with the opponent's, as their leaves assume.
+    let card_player = match &meta.card_play_from {
+        Some(source) => Arc::new(
+            PolicyBot::load(
+                &source.path,
+                Sampling::Argmax,
+                Unseen::Heuristic,
+                Arc::clone(&opponent),
+            )
+            .map_err(TrainingError::ExportForCurve)?,
+        ),
+        None => Arc::clone(&opponent),
+    };
     let policy: Arc<dyn Bot> = Arc::new(
-        PolicyBot::load(
-            &snapshot,
-            Sampling::Sample,
-            Unseen::Heuristic,
-            Arc::clone(&opponent),
-        )
-        .map_err(TrainingError::ExportForCurve)?,
+        PolicyBot::load(&snapshot, Sampling::Sample, Unseen::Heuristic, card_player)
+            .map_err(TrainingError::ExportForCurve)?,
     );
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)

@@ -8,6 +8,8 @@ use store::{Backend, StoreError};
 use thiserror::Error;
 
 use euchre_bots::blueprint::BlueprintError;
+use euchre_bots::card_play_table::CardPlayError;
+use euchre_bots::leaves::LeavesError;
 use euchre_bots::policy_file::PolicyFileError;
 use euchre_bots::spec::BotSpecError;
 
@@ -114,6 +116,14 @@ pub enum TrainingError {
     StageUnfinished { dir: PathBuf },
     #[error("opening the run's bidding blueprint")]
     Blueprint(#[source] BlueprintError),
+    #[error("opening the run's card-play table")]
+    CardPlay(#[source] CardPlayError),
+    #[error(transparent)]
+    Leaves(#[from] LeavesError),
+    #[error(
+        "table-play leaves are trained on one machine only: every rank would need the card-play table; run this bidding run without mpirun"
+    )]
+    TablePlayOnCluster,
     #[error("exporting the policy to measure")]
     ExportForCurve(#[source] PolicyFileError),
     #[error("seating the curve's bots")]

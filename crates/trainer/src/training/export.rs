@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use euchre_bots::blueprint::{BiddingBlueprint, BlueprintSource};
+use euchre_bots::card_play_table::CardPlayTable;
 use euchre_bots::local_best_response::{self, LocalBestResponse};
 use euchre_bots::phase::{Phase, RECORD_WIDTH};
 use euchre_bots::policy_file::{self, PolicyFile, PolicyMeta, Strategy};
@@ -96,6 +97,7 @@ pub fn export(
         strategy,
         bidding_from: saved.identity.bids.blueprint().cloned(),
         play_abstraction: saved.identity.solver.abstraction,
+        card_play_from: saved.identity.card_play_from.clone(),
     };
     if out.is_none() && !store::is_writable(dir) {
         return Err(TrainingError::ReadOnlyRunDir {
@@ -122,8 +124,22 @@ pub fn export(
     drop(table);
     let policy = read_back(&path, &meta, written)?;
     let started = Instant::now();
-    let response =
-        local_best_response::of_bids(&policy, saved.identity.rules, LBR_DEALS, LBR_WORLDS, 1);
+    let card_play = saved
+        .identity
+        .card_play_from
+        .as_ref()
+        .map(|source| CardPlayTable::reopen(source, saved.identity.rules))
+        .transpose()
+        .map_err(TrainingError::CardPlay)?;
+    let leaves = saved.identity.solver.leaves.valuer(card_play.as_ref())?;
+    let response = local_best_response::of_bids(
+        &policy,
+        saved.identity.rules,
+        leaves,
+        LBR_DEALS,
+        LBR_WORLDS,
+        1,
+    );
     let lbr_seconds = started.elapsed().as_secs_f64();
     let card_play_response = (saved.identity.phase == Phase::FullPlay).then(|| {
         let started = Instant::now();

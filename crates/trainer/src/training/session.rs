@@ -21,6 +21,7 @@ use crate::training::curve::{self, CurvePoint};
 use crate::training::error::TrainingError;
 use crate::training::run_dir::{Progress, RunDir, STORE_DIR};
 use euchre_bots::blueprint::BiddingBlueprint;
+use euchre_bots::card_play_table::CardPlayTable;
 use euchre_bots::policy_file::PolicyMeta;
 
 /// Why a session ended.
@@ -122,6 +123,8 @@ pub struct Session {
     table: Box<dyn DurableTable>,
     /// The bids the run plays instead of training, if it has fixed ones.
     fixed_bids: Option<BiddingBlueprint>,
+    /// The card play that values table-play leaves.
+    card_play: Option<CardPlayTable>,
     progress: Progress,
     resumed_from: u64,
     /// When, and at which run total, the last checkpoint was written.
@@ -170,6 +173,15 @@ impl Session {
             .map_err(TrainingError::Blueprint)?;
         if let Some(source) = identity.bids.blueprint() {
             info!("bids are played from the blueprint {source}, not trained");
+        }
+        let card_play = identity
+            .card_play_from
+            .as_ref()
+            .map(|source| CardPlayTable::reopen(source, identity.rules))
+            .transpose()
+            .map_err(TrainingError::CardPlay)?;
+        if let Some(source) = &identity.card_play_from {
+            info!("leaves are played out by the card-play table {source}");
         }
         info!(
             "run {}: phase {}, store {}, seed {}, solver {}, {} leaves, {} play key",
@@ -221,6 +233,7 @@ impl Session {
             settings: settings.clone(),
             table,
             fixed_bids,
+            card_play,
             resumed_from: progress.iterations,
             last_checkpoint: (Instant::now(), progress.iterations),
             progress,
@@ -286,23 +299,26 @@ impl Session {
             settings,
             table,
             fixed_bids,
+            card_play,
             progress,
             last_checkpoint,
             ..
         } = self;
         let table = table.as_ref();
         let fixed_bids = fixed_bids.as_ref();
+        let card_play = card_play.as_ref();
         let looping = Looping {
             run,
             identity,
             settings,
             table,
             fixed_bids,
+            card_play,
             threads,
         };
         match crate::training::cluster::leading() {
             None => {
-                let solver = solver(identity, settings, table, fixed_bids, threads)?;
+                let solver = solver(identity, settings, table, fixed_bids, card_play, threads)?;
                 let mut steps = LocalSteps {
                     solver: &solver,
                     batch: BatchSize::new(settings.batch),
@@ -439,6 +455,7 @@ pub(crate) struct Looping<'a> {
     pub(crate) settings: &'a SessionSettings,
     pub(crate) table: &'a dyn DurableTable,
     pub(crate) fixed_bids: Option<&'a BiddingBlueprint>,
+    pub(crate) card_play: Option<&'a CardPlayTable>,
     pub(crate) threads: usize,
 }
 
@@ -459,6 +476,7 @@ impl Looping<'_> {
             settings,
             table,
             fixed_bids,
+            card_play: _,
             threads,
         } = *self;
         watcher.started(budget.length(progress.iterations));
@@ -520,16 +538,18 @@ impl Looping<'_> {
     }
 }
 
-/// The solver over the run's game (with its fixed bids, if any) and
-/// store, on `threads` threads.
+/// The solver over the run's game (with its fixed bids and the table of
+/// its table-play leaves, if any) and store, on `threads` threads.
 pub(crate) fn solver<'t, T: store::Table + ?Sized>(
     identity: &Identity,
     settings: &SessionSettings,
     table: &'t T,
     fixed_bids: Option<&'t BiddingBlueprint>,
+    card_play: Option<&'t CardPlayTable>,
     threads: usize,
 ) -> Result<ExternalSampling<'t, EuchreGame<'t>, T>, TrainingError> {
-    let mut root = EuchreGame::root(identity.rules, identity.phase, identity.solver.leaves)
+    let leaves = identity.solver.leaves.valuer(card_play)?;
+    let mut root = EuchreGame::root(identity.rules, identity.phase, leaves)
         .with_play_abstraction(identity.solver.abstraction);
     if let Some(blueprint) = fixed_bids {
         root = root.with_fixed_bids(blueprint);
@@ -579,6 +599,7 @@ fn curve_point(
         strategy: euchre_bots::policy_file::Strategy::Average,
         bidding_from: identity.bids.blueprint().cloned(),
         play_abstraction: identity.solver.abstraction,
+        card_play_from: identity.card_play_from.clone(),
     };
     let point = curve::measure(
         table,

@@ -110,6 +110,7 @@ fn follow_session(
         &begin.settings,
         &replica,
         blueprint.as_ref(),
+        None,
         threads,
     )?;
     loop {

@@ -30,6 +30,11 @@ pub(crate) fn lead_session(
     progress: &mut Progress,
     last_checkpoint: &mut (Instant, u64),
 ) -> Result<(SessionCounts, Ending), TrainingError> {
+    if looping.card_play.is_some() {
+        // Refused before any order goes out, so the ranks wait for the
+        // next session as after any other refused start.
+        return Err(TrainingError::TablePlayOnCluster);
+    }
     let sync = looping.settings.sync;
     let blueprint =
         match looping.identity.bids.blueprint() {
@@ -78,6 +83,7 @@ pub(crate) fn lead_session(
         looping.settings,
         &replica,
         looping.fixed_bids,
+        looping.card_play,
         looping.threads,
     )?;
     let mut steps = Epochs {
