@@ -40,4 +40,10 @@ pub trait Bot: Send + Sync {
     fn warnings(&self) -> Vec<String> {
         Vec::new()
     }
+
+    /// [`Bot::warnings`] when `player` plays the cards after this bot's
+    /// bids, in place of whoever would follow them otherwise (`bids:A+B`).
+    fn warnings_followed_by(&self, _player: &dyn Bot) -> Vec<String> {
+        self.warnings()
+    }
 }

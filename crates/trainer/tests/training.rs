@@ -643,6 +643,27 @@ fn bids_refit_to_a_card_play_table_are_valued_by_its_play_and_the_run_guards_it(
         mismatched.contains("trained on table-play leaves, but pimc:2 plays past its phase"),
         "{mismatched}"
     );
+    // The same in a split, where the split's card player follows the bids.
+    let split_warnings = |player: &str| {
+        let output = trainer(&[
+            "eval",
+            "--a",
+            &format!("bids:policy-argmax:{refit_policy}+{player}"),
+            "--b",
+            "random",
+            "--hands",
+            "2",
+        ]);
+        assert!(output.status.success(), "{}", text(&output.stderr));
+        text(&output.stderr)
+    };
+    let matching = split_warnings(&format!("policy-argmax:{table}"));
+    assert!(!matching.contains("plays past its phase"), "{matching}");
+    let mismatched = split_warnings("pimc:2");
+    assert!(
+        mismatched.contains("trained on table-play leaves, but pimc:2 plays past its phase"),
+        "{mismatched}"
+    );
     let exploit = ok(&trainer(&[
         "exploit",
         "--policy",

@@ -104,18 +104,18 @@ impl PolicyBot {
     /// A card player after the policy that its leaves did not assume: the
     /// policy's bids were tuned for other play, so a match measures the
     /// pairing, not the policy.
-    fn leaves_mismatch(&self) -> Option<String> {
+    fn leaves_mismatch(&self, player: &dyn Bot) -> Option<String> {
         if self.file.meta.phase == Phase::FullPlay {
             return None;
         }
         let leaves = self.file.meta.leaves;
-        if self.beyond.card_play() == Some(leaves.assumed_play()) {
+        if player.card_play() == Some(leaves.assumed_play()) {
             return None;
         }
         Some(format!(
             "{} was trained on {leaves} leaves, but {} plays past its phase; the policy's bids assume {} play (pass +{} after the file, or train with --leaves to match)",
             self.name,
-            self.beyond.name(),
+            player.name(),
             leaves.matching_player(),
             leaves.matching_player()
         ))
@@ -260,9 +260,13 @@ impl Bot for PolicyBot {
     }
 
     fn warnings(&self) -> Vec<String> {
-        let mut warnings: Vec<String> = self.leaves_mismatch().into_iter().collect();
+        let mut warnings = self.warnings_followed_by(self.beyond.as_ref());
         warnings.extend(self.beyond.warnings());
         warnings
+    }
+
+    fn warnings_followed_by(&self, player: &dyn Bot) -> Vec<String> {
+        self.leaves_mismatch(player).into_iter().collect()
     }
 }
 

@@ -73,7 +73,7 @@ impl Bot for SplitBot {
     }
 
     fn warnings(&self) -> Vec<String> {
-        let mut warnings = self.bidder.warnings();
+        let mut warnings = self.bidder.warnings_followed_by(self.player.as_ref());
         warnings.extend(self.player.warnings());
         warnings
     }
