@@ -1,0 +1,11 @@
+#!/bin/bash
+# Pilot evals: the 9-minute table with the staged blueprint's bids (A) against the same table with bids refit to it (B).
+cd /work/runs/refit-smoke
+while [ ! -f refit.rc ]; do sleep 10; done
+T=/work/bin/trainer-bc0979a
+A=policy-argmax:table9m.bin
+B=bids:policy-argmax:refit/policy.bin+policy-argmax:table9m.bin
+$T eval --a $A --b heuristic --hands 20000 --unseen uniform --threads 1 > eval-blueprint-heuristic.txt 2>&1
+$T eval --a $B --b heuristic --hands 20000 --unseen uniform --threads 1 > eval-refit-heuristic.txt 2>&1
+$T eval --a $B --b $A --hands 20000 --unseen uniform --threads 1 > eval-refit-vs-blueprint.txt 2>&1
+echo done > evals.done

@@ -1,0 +1,6 @@
+#!/bin/bash
+# Pilot: bids refit to the 9-minute full-play table (table9m.bin), 8 M iterations like the staged blueprint, 1 thread.
+cd /work/runs/refit-smoke
+T=/work/bin/trainer-bc0979a
+/usr/bin/time -v -o refit-time-v.txt $T train --phase bidding --leaves table-play --card-play-from table9m.bin --threads 1 --iterations 8000000 --run-dir refit --export > refit.out 2> refit.err
+echo $? > refit.rc
