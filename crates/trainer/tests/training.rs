@@ -621,6 +621,11 @@ fn bids_refit_to_a_card_play_table_are_valued_by_its_play_and_the_run_guards_it(
     let settings = std::fs::read_to_string(format!("{refit}/settings.toml")).expect("settings");
     assert!(settings.contains("leaves = \"table-play\""), "{settings}");
     assert!(settings.contains("[identity.card_play_from]"), "{settings}");
+    let status = ok(&trainer(&["status", "--run-dir", &refit]));
+    assert!(
+        status.contains("leaves     table-play: every seat plays the rest by the card-play table"),
+        "{status}"
+    );
     let exported = PolicyFile::load(format!("{refit}/policy.bin").as_ref()).expect("policy");
     let recorded = exported
         .meta

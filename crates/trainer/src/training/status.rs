@@ -6,6 +6,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use euchre_bots::leaves::Leaves;
 use store::{DurableTable, Manifest, Record, Verification, Verify};
 
 use crate::config::{Bids, Identity};
@@ -234,6 +235,15 @@ impl fmt::Display for RunStatus {
                 "play key   {} (not the plain rank-compressed key)",
                 identity.solver.abstraction
             )?;
+        }
+        match (&identity.card_play_from, identity.solver.leaves) {
+            (Some(table), _) => writeln!(
+                out,
+                "leaves     {}: every seat plays the rest by the card-play table {table}",
+                identity.solver.leaves
+            )?,
+            (None, Leaves::OpenHand) => {}
+            (None, leaves) => writeln!(out, "leaves     {leaves} (not open-hand)")?,
         }
         match &self.bids {
             BidsStatus::Staging {
