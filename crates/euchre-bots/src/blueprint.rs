@@ -20,7 +20,8 @@ use serde::{Deserialize, Serialize};
 use store::Key;
 use thiserror::Error;
 
-use crate::policy_file::{PolicyFile, PolicyFileError, most_likely};
+use crate::pinned::{Pinned, PinnedError};
+use crate::policy_file::{PolicyFile, most_likely};
 
 /// Which file a run's bids come from, as the run's settings and its policy
 /// file record it: enough to find the file again and to notice that it was
@@ -84,43 +85,22 @@ impl std::fmt::Display for BlueprintSource {
     }
 }
 
-/// Why a blueprint cannot be used. Each message names the file and what to
-/// do about it.
+/// Why a blueprint cannot be used. Each message names the file and what
+/// to do about it.
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum BlueprintError {
-    #[error("the bidding blueprint cannot be read")]
-    Policy(#[source] PolicyFileError),
-    #[error("cannot resolve the bidding blueprint's path {}", path.display())]
-    Path {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error(
-        "the bidding blueprint {} was trained under other rules ({blueprint}) than this run ({run}); train a bidding policy under this run's rules",
-        path.display()
-    )]
-    Rules {
-        path: PathBuf,
-        blueprint: String,
-        run: String,
-    },
+    #[error(transparent)]
+    Pinned(#[from] PinnedError),
     #[error(
         "the bidding blueprint {} holds no bidding decisions; export a policy of a bidding run (`trainer train --phase bidding --export`)",
         path.display()
     )]
     NoBids { path: PathBuf },
-    #[error(
-        "the bidding blueprint {} changed since this run started (checksum {found:08x}, the run was made with {expected:08x}); put the original file back, or train card play under the new one in a new run directory",
-        path.display()
-    )]
-    Changed {
-        path: PathBuf,
-        expected: u32,
-        found: u32,
-    },
 }
+
+/// What a run uses a blueprint as, in messages about it.
+const ROLE: &str = "bidding blueprint";
 
 /// A loaded bidding blueprint: only its bidding decisions are ever read.
 #[derive(Debug)]
@@ -143,18 +123,22 @@ impl BiddingBlueprint {
         rules: Rules,
         choice: BidChoice,
     ) -> Result<BiddingBlueprint, BlueprintError> {
-        let path = std::fs::canonicalize(path).map_err(|source| BlueprintError::Path {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        let policy = PolicyFile::load(&path).map_err(BlueprintError::Policy)?;
-        if policy.meta.rules != rules {
-            return Err(BlueprintError::Rules {
-                path,
-                blueprint: policy.meta.rules.to_string(),
-                run: rules.to_string(),
-            });
-        }
+        BiddingBlueprint::from_pinned(Pinned::open(path, rules, ROLE)?, choice)
+    }
+
+    /// Loads the blueprint a run was started with, refusing a file that has
+    /// changed since: card play trained under one set of bids must not go
+    /// on under another.
+    pub fn reopen(
+        source: &BlueprintSource,
+        rules: Rules,
+    ) -> Result<BiddingBlueprint, BlueprintError> {
+        let pinned = Pinned::reopen(&source.path, source.checksum, rules, ROLE)?;
+        BiddingBlueprint::from_pinned(pinned, source.choice)
+    }
+
+    fn from_pinned(pinned: Pinned, choice: BidChoice) -> Result<BiddingBlueprint, BlueprintError> {
+        let Pinned { path, policy } = pinned;
         if !policy.entries().any(|(key, _)| is_bidding_key(key)) {
             return Err(BlueprintError::NoBids { path });
         }
@@ -167,24 +151,6 @@ impl BiddingBlueprint {
             },
             policy,
         })
-    }
-
-    /// Loads the blueprint a run was started with, refusing a file that has
-    /// changed since: card play trained under one set of bids must not go
-    /// on under another.
-    pub fn reopen(
-        source: &BlueprintSource,
-        rules: Rules,
-    ) -> Result<BiddingBlueprint, BlueprintError> {
-        let blueprint = BiddingBlueprint::load(&source.path, rules, source.choice)?;
-        if blueprint.source.checksum != source.checksum {
-            return Err(BlueprintError::Changed {
-                path: source.path.clone(),
-                expected: source.checksum,
-                found: blueprint.source.checksum,
-            });
-        }
-        Ok(blueprint)
     }
 
     pub fn source(&self) -> &BlueprintSource {

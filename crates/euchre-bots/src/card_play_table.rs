@@ -28,7 +28,8 @@ use thiserror::Error;
 use crate::bots::heuristic;
 use crate::leaves::{boundary_key, team_payoffs};
 use crate::phase::Phase;
-use crate::policy_file::{PolicyFile, PolicyFileError, most_likely};
+use crate::pinned::{Pinned, PinnedError};
+use crate::policy_file::{PolicyFile, most_likely};
 use crate::seen::Seen;
 
 /// Which card-play table a run's leaves come from, as the run's settings
@@ -62,38 +63,17 @@ impl std::fmt::Display for CardPlaySource {
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum CardPlayError {
-    #[error("the card-play table cannot be read")]
-    Policy(#[source] PolicyFileError),
-    #[error("cannot resolve the card-play table's path {}", path.display())]
-    Path {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error(
-        "the card-play table {} was trained under other rules ({table}) than this run ({run}); train full play under this run's rules",
-        path.display()
-    )]
-    Rules {
-        path: PathBuf,
-        table: String,
-        run: String,
-    },
+    #[error(transparent)]
+    Pinned(#[from] PinnedError),
     #[error(
         "the card-play table {} is a {phase} policy, which does not play a whole hand; export a full-play run (`trainer --phase full-play`, then `trainer export`)",
         path.display()
     )]
     NotFullPlay { path: PathBuf, phase: Phase },
-    #[error(
-        "the card-play table {} changed since this run started (checksum {found:08x}, the run was made with {expected:08x}); put the original file back, or refit bids to the new table in a new run directory",
-        path.display()
-    )]
-    Changed {
-        path: PathBuf,
-        expected: u32,
-        found: u32,
-    },
 }
+
+/// What a run uses a table as, in messages about it.
+const ROLE: &str = "card-play table";
 
 /// A loaded full-play policy: only its card plays are ever read.
 #[derive(Debug)]
@@ -118,18 +98,19 @@ thread_local! {
 impl CardPlayTable {
     /// Loads a table for a new run under `rules`.
     pub fn load(path: &Path, rules: Rules) -> Result<CardPlayTable, CardPlayError> {
-        let path = std::fs::canonicalize(path).map_err(|source| CardPlayError::Path {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        let policy = PolicyFile::load(&path).map_err(CardPlayError::Policy)?;
-        if policy.meta.rules != rules {
-            return Err(CardPlayError::Rules {
-                path,
-                table: policy.meta.rules.to_string(),
-                run: rules.to_string(),
-            });
-        }
+        CardPlayTable::from_pinned(Pinned::open(path, rules, ROLE)?)
+    }
+
+    /// Loads the table a run was started with, refusing a file that has
+    /// changed since: bids refit to one card play must not go on under
+    /// another.
+    pub fn reopen(source: &CardPlaySource, rules: Rules) -> Result<CardPlayTable, CardPlayError> {
+        let pinned = Pinned::reopen(&source.path, source.checksum, rules, ROLE)?;
+        CardPlayTable::from_pinned(pinned)
+    }
+
+    fn from_pinned(pinned: Pinned) -> Result<CardPlayTable, CardPlayError> {
+        let Pinned { path, policy } = pinned;
         if policy.meta.phase != Phase::FullPlay {
             return Err(CardPlayError::NotFullPlay {
                 path,
@@ -144,21 +125,6 @@ impl CardPlayTable {
             },
             policy,
         })
-    }
-
-    /// Loads the table a run was started with, refusing a file that has
-    /// changed since: bids refit to one card play must not go on under
-    /// another.
-    pub fn reopen(source: &CardPlaySource, rules: Rules) -> Result<CardPlayTable, CardPlayError> {
-        let table = CardPlayTable::load(&source.path, rules)?;
-        if table.source.checksum != source.checksum {
-            return Err(CardPlayError::Changed {
-                path: source.path.clone(),
-                expected: source.checksum,
-                found: table.source.checksum,
-            });
-        }
-        Ok(table)
     }
 
     pub fn source(&self) -> &CardPlaySource {
@@ -343,7 +309,10 @@ mod tests {
             ..Rules::default()
         };
         let error = CardPlayTable::load(&path, lone).unwrap_err();
-        assert!(matches!(error, CardPlayError::Rules { .. }), "{error}");
+        assert!(
+            error.to_string().contains("trained under other rules"),
+            "{error}"
+        );
 
         let bidding = temp("bidding");
         let meta = PolicyMeta {
@@ -387,6 +356,11 @@ mod tests {
         );
         std::fs::remove_file(&path).ok();
         let error = CardPlayTable::load(&path, Rules::default()).unwrap_err();
-        assert!(matches!(error, CardPlayError::Path { .. }), "{error}");
+        assert!(
+            error
+                .to_string()
+                .contains("cannot resolve the card-play table's path"),
+            "{error}"
+        );
     }
 }

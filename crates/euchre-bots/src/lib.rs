@@ -12,7 +12,8 @@
 //! - [`local_best_response`]: how far one seat gains by deviating alone;
 //! - [`policy_file`] and [`blueprint`]: the exported policy, and its bids
 //!   as a fixed bidding policy for card-play runs; [`card_play_table`]: its
-//!   card play as the leaves of a bidding run;
+//!   card play as the leaves of a bidding run; [`pinned`], how a run holds
+//!   on to either;
 //! - [`phase`] and [`leaves`]: how far a policy's tree reaches, and who
 //!   plays (or what values) the hand past it;
 //! - [`human_game`]: a game to a target score between a person and three
@@ -29,6 +30,7 @@ pub mod human_game;
 pub mod leaves;
 pub mod local_best_response;
 pub mod phase;
+pub mod pinned;
 pub mod policy_file;
 pub mod seen;
 pub mod spec;
