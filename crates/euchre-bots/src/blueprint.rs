@@ -210,16 +210,7 @@ mod tests {
         }
         let path =
             std::env::temp_dir().join(format!("blueprint-argmax-{}.bin", std::process::id()));
-        let meta = PolicyMeta {
-            phase: crate::phase::Phase::Bidding,
-            rules: Rules::default(),
-            iterations: 4,
-            leaves: Default::default(),
-            strategy: Default::default(),
-            bidding_from: None,
-            play_abstraction: Default::default(),
-            card_play_from: None,
-        };
+        let meta = PolicyMeta::new(crate::phase::Phase::Bidding, Rules::default(), 4);
         export(&table, &meta, 2, None, &path, &mut |_, _| {}).unwrap();
         let mut out = [0.0; 2];
         let average = BiddingBlueprint::load(&path, Rules::default(), BidChoice::Average).unwrap();

@@ -237,16 +237,7 @@ mod tests {
                 state.apply(legal[rng.random_range(0..legal.len())]);
             }
         }
-        let meta = PolicyMeta {
-            phase: Phase::FullPlay,
-            rules: Rules::default(),
-            iterations: 1,
-            leaves: Default::default(),
-            strategy: Default::default(),
-            bidding_from: None,
-            play_abstraction: Default::default(),
-            card_play_from: None,
-        };
+        let meta = PolicyMeta::new(Phase::FullPlay, Rules::default(), 1);
         export(&table, &meta, 7, None, path, &mut |_, _| {}).unwrap();
         CardPlayTable::load(path, Rules::default()).unwrap()
     }
@@ -315,16 +306,7 @@ mod tests {
         );
 
         let bidding = temp("bidding");
-        let meta = PolicyMeta {
-            phase: Phase::Bidding,
-            rules: Rules::default(),
-            iterations: 1,
-            leaves: Default::default(),
-            strategy: Default::default(),
-            bidding_from: None,
-            play_abstraction: Default::default(),
-            card_play_from: None,
-        };
+        let meta = PolicyMeta::new(Phase::Bidding, Rules::default(), 1);
         export(
             &store::MemoryTable::new(),
             &meta,

@@ -61,6 +61,24 @@ pub struct PolicyMeta {
     pub card_play_from: Option<CardPlaySource>,
 }
 
+impl PolicyMeta {
+    /// A policy of `phase` under `rules` after `iterations`, every other
+    /// setting as a run makes it by default: open-hand leaves, the average
+    /// strategy, the plain play key, trained bids and no card-play table.
+    pub fn new(phase: Phase, rules: Rules, iterations: u64) -> PolicyMeta {
+        PolicyMeta {
+            phase,
+            rules,
+            iterations,
+            leaves: Leaves::default(),
+            strategy: Strategy::default(),
+            bidding_from: None,
+            play_abstraction: PlayAbstraction::default(),
+            card_play_from: None,
+        }
+    }
+}
+
 /// Which strategy of a table a policy file holds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
@@ -445,16 +463,7 @@ mod tests {
     }
 
     fn meta() -> PolicyMeta {
-        PolicyMeta {
-            phase: Phase::Bidding,
-            rules: Rules::default(),
-            iterations: 12,
-            leaves: Leaves::OpenHand,
-            strategy: Strategy::Average,
-            bidding_from: None,
-            play_abstraction: Default::default(),
-            card_play_from: None,
-        }
+        PolicyMeta::new(Phase::Bidding, Rules::default(), 12)
     }
 
     fn temp(name: &str) -> PathBuf {

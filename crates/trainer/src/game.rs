@@ -401,16 +401,7 @@ mod tests {
             "trainer-first-action-blueprint-{}.bin",
             std::process::id()
         ));
-        let meta = euchre_bots::policy_file::PolicyMeta {
-            phase: Phase::Bidding,
-            rules: Rules::default(),
-            iterations: 1,
-            leaves: Default::default(),
-            strategy: Default::default(),
-            bidding_from: None,
-            play_abstraction: Default::default(),
-            card_play_from: None,
-        };
+        let meta = euchre_bots::policy_file::PolicyMeta::new(Phase::Bidding, Rules::default(), 1);
         let width = euchre_bots::phase::RECORD_WIDTH;
         euchre_bots::policy_file::export(&table, &meta, width, None, &path, &mut |_, _| {})
             .unwrap();

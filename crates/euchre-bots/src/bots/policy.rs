@@ -311,14 +311,8 @@ mod tests {
             .unwrap();
         let path = std::env::temp_dir().join(format!("policy-keyed-{}.bin", std::process::id()));
         let meta = PolicyMeta {
-            phase: Phase::FullPlay,
-            rules: Rules::default(),
-            iterations: 1,
-            leaves: Default::default(),
-            strategy: Default::default(),
-            bidding_from: None,
             play_abstraction: PlayAbstraction::MakerSeat,
-            card_play_from: None,
+            ..PolicyMeta::new(Phase::FullPlay, Rules::default(), 1)
         };
         export(&table, &meta, 7, None, &path, &mut |_, _| {}).unwrap();
         let bot = PolicyBot::load(

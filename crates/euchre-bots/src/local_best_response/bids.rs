@@ -191,16 +191,7 @@ mod tests {
     fn untrained_policy() -> PolicyFile {
         let path =
             std::env::temp_dir().join(format!("trainer-lbr-policy-{}.bin", std::process::id()));
-        let meta = PolicyMeta {
-            phase: Phase::Bidding,
-            rules: Rules::default(),
-            iterations: 0,
-            leaves: Default::default(),
-            strategy: Default::default(),
-            bidding_from: None,
-            play_abstraction: Default::default(),
-            card_play_from: None,
-        };
+        let meta = PolicyMeta::new(Phase::Bidding, Rules::default(), 0);
         export(
             &store::MemoryTable::new(),
             &meta,

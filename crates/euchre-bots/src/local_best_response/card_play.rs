@@ -168,16 +168,7 @@ mod tests {
             "euchre-bots-card-lbr-policy-{}.bin",
             std::process::id()
         ));
-        let meta = PolicyMeta {
-            phase: Phase::FullPlay,
-            rules: Rules::default(),
-            iterations: 0,
-            leaves: Default::default(),
-            strategy: Default::default(),
-            bidding_from: None,
-            play_abstraction: Default::default(),
-            card_play_from: None,
-        };
+        let meta = PolicyMeta::new(Phase::FullPlay, Rules::default(), 0);
         export(
             &store::MemoryTable::new(),
             &meta,
