@@ -20,6 +20,8 @@ pub enum CfrError {
     WarmStart(String),
     #[error("invalid traverser sampling: {0}")]
     TraverserSampling(String),
+    #[error("invalid opponent model: {0}")]
+    OpponentModel(String),
     #[error("could not start the thread pool: {0}")]
     ThreadPool(String),
     #[error(transparent)]

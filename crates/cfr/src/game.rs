@@ -67,6 +67,22 @@ pub trait Game: Clone + Send + Sync {
         None
     }
 
+    /// What a model of this decision's player plays here, for an
+    /// [`crate::OpponentModel`] to play when the player is the traverser's
+    /// opponent; `None` where the model has no say (the player's own
+    /// strategy plays). It may read the whole state, but a model of a real
+    /// player should depend only on what the actor knows.
+    fn modelled_action(&self) -> Option<usize> {
+        None
+    }
+
+    /// Whether players `a` and `b` play for one side, as partners in a team
+    /// game do: an [`crate::OpponentModel`] models only the traverser's
+    /// opponents, never its partners.
+    fn same_side(&self, a: usize, b: usize) -> bool {
+        a == b
+    }
+
     /// Samples a chance outcome, which [`Game::apply`] then takes. The
     /// default walks the cumulative distribution of a [`Node::Chance`]; a
     /// game with [`Node::SampledChance`] must provide its own.

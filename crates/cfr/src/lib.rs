@@ -11,7 +11,9 @@
 //!   global lock, reproducible with one thread and resumable mid-stream.
 //!   A [`WarmStart`] seeds each infostate's first visit with the game's
 //!   suggested action; a [`TraverserSampling`] samples the traverser's own
-//!   actions below its first decisions instead of walking them all.
+//!   actions below its first decisions instead of walking them all; an
+//!   [`OpponentModel`] makes the traverser's opponents play a model of
+//!   them in a share of its walks (a restricted Nash response).
 //! - [`distributed`]: one MCCFR run over many processes, each with a full
 //!   replica, kept identical by summing their regret deltas at each sync.
 //! - [`games`]: Kuhn poker and Leduc hold'em, the games with known values that
@@ -25,6 +27,7 @@ pub mod exact;
 pub mod game;
 pub mod games;
 pub mod mccfr;
+pub mod opponent_model;
 pub mod policy;
 pub mod pruning;
 pub mod regret;
@@ -36,6 +39,7 @@ pub mod warm_start;
 pub use discount::Schedule;
 pub use error::CfrError;
 pub use game::{Game, Node};
+pub use opponent_model::OpponentModel;
 pub use pruning::Pruning;
 pub use traverser_sampling::TraverserSampling;
 pub use warm_start::WarmStart;

@@ -17,7 +17,9 @@
 //! [`crate::pruning`]). With a [`WarmStart`], an infostate's first visit
 //! seeds it with the game's suggested action (see [`crate::warm_start`]).
 //! With a [`TraverserSampling`], the traverser samples its own actions
-//! past its first decisions (see [`crate::traverser_sampling`]).
+//! past its first decisions (see [`crate::traverser_sampling`]). With an
+//! [`OpponentModel`], the traverser's opponents play the game's model of
+//! them in a share of its walks (see [`crate::opponent_model`]).
 //!
 //! Parallelism: iterations run concurrently on a rayon pool, all threads
 //! sharing one table. There is no global lock. Each record update is atomic
@@ -39,6 +41,7 @@ use crate::discount::{Discounter, Schedule};
 use crate::distributed::EpochShare;
 use crate::error::CfrError;
 use crate::game::{Game, Node};
+use crate::opponent_model::{MODEL_STREAM, OpponentModel};
 use crate::pruning::Pruning;
 use crate::regret::{floor_regrets, regret_matching};
 use crate::rng::iteration_rng;
@@ -55,6 +58,7 @@ pub struct ExternalSampling<'t, G: Game, T: Table + ?Sized> {
     pruning: Option<Pruning>,
     warm_start: Option<WarmStart>,
     traverser_sampling: Option<TraverserSampling>,
+    opponent_model: Option<OpponentModel>,
 }
 
 impl<G: Game, T: Table + ?Sized> std::fmt::Debug for ExternalSampling<'_, G, T> {
@@ -113,6 +117,7 @@ impl<'t, G: Game, T: Table + ?Sized> ExternalSampling<'t, G, T> {
             pruning: None,
             warm_start: None,
             traverser_sampling: None,
+            opponent_model: None,
         })
     }
 
@@ -145,6 +150,16 @@ impl<'t, G: Game, T: Table + ?Sized> ExternalSampling<'t, G, T> {
             sampling.validate()?;
         }
         self.traverser_sampling = sampling;
+        Ok(self)
+    }
+
+    /// Plays the traverser's opponents from the game's model in
+    /// `model.share` of its walks from now on (`None`: never).
+    pub fn with_opponent_model(mut self, model: Option<OpponentModel>) -> Result<Self, CfrError> {
+        if let Some(model) = &model {
+            model.validate()?;
+        }
+        self.opponent_model = model;
         Ok(self)
     }
 
@@ -233,9 +248,19 @@ impl<'t, G: Game, T: Table + ?Sized> ExternalSampling<'t, G, T> {
             traverser_sampling: self.traverser_sampling,
             own_rng: iteration_rng(self.seed ^ TRAVERSER_STREAM, iteration),
             explored: 0,
+            modelled: false,
         };
+        // Drawn only with a model, so that a run without one draws what it
+        // always drew.
+        let mut coin = self
+            .opponent_model
+            .map(|_| iteration_rng(self.seed ^ MODEL_STREAM, iteration));
         for traverser in 0..self.root.num_players() {
             walk.traverser = traverser;
+            walk.modelled = match (&self.opponent_model, &mut coin) {
+                (Some(model), Some(coin)) => model.plays_model(coin),
+                _ => false,
+            };
             walk.chance = chance.clone();
             walk.visit(&self.root)?;
         }
@@ -261,6 +286,8 @@ struct Traversal<'a, T: Table + ?Sized> {
     own_rng: SmallRng,
     /// The traverser's branching decisions explored on the current path.
     explored: u32,
+    /// Whether this walk's opponents play the game's model.
+    modelled: bool,
 }
 
 /// Seeds `record` with the game's suggestion at `state` if `warm_start` is
@@ -275,6 +302,16 @@ fn seed_if_fresh<G: Game>(warm_start: Option<WarmStart>, state: &G, record: &mut
 }
 
 impl<T: Table + ?Sized> Traversal<'_, T> {
+    /// The model's action, if `player` is this walk's modelled opponent
+    /// and the model has a say at `state`.
+    fn modelled_action<G: Game>(&self, state: &G, player: usize) -> Option<usize> {
+        if self.modelled && !state.same_side(player, self.traverser) {
+            state.modelled_action()
+        } else {
+            None
+        }
+    }
+
     /// Refuses a decision wider than the table's records rather than let
     /// it spill past the stored values.
     fn fits(&self, width: usize) -> Result<(), CfrError> {
@@ -312,6 +349,12 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
                     // Nothing to learn at a forced move; it is never stored.
                     let mut next = state.clone();
                     next.apply(0);
+                    return self.visit(&next);
+                }
+                if let Some(action) = self.modelled_action(state, player) {
+                    // The model plays it: nothing is looked up or stored.
+                    let mut next = state.clone();
+                    next.apply(action);
                     return self.visit(&next);
                 }
                 self.fits(width)?;
@@ -470,6 +513,10 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
                 {
                     if state.num_actions() == 1 {
                         state.apply(0);
+                        continue;
+                    }
+                    if let Some(action) = self.modelled_action(state, player) {
+                        state.apply(action);
                         continue;
                     }
                     keys[count] = state.info_key();

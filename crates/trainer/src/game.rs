@@ -19,6 +19,9 @@
 //!   probabilities: the solver samples it and never stores it.
 //! - A warm start ([`cfr::WarmStart`]) seeds each fresh infostate with
 //!   the heuristic's move ([`Game::suggested_action`]).
+//! - With modelled bids ([`EuchreGame::with_modelled_bids`]), the
+//!   heuristic's bid is the model of an opponent's bid
+//!   ([`Game::modelled_action`]) that a [`cfr::OpponentModel`] plays.
 //! - Exact solvers cannot walk this tree (the deal is one outcome among
 //!   2^64); it is meant for sampling solvers such as external-sampling MCCFR.
 
@@ -63,6 +66,8 @@ pub struct EuchreGame<'b> {
     payoffs: Option<[f64; 2]>,
     /// How card-play decisions are keyed.
     abstraction: PlayAbstraction,
+    /// Whether the heuristic's bids model the opponents' bids.
+    modelled_bids: bool,
 }
 
 impl<'b> EuchreGame<'b> {
@@ -76,6 +81,7 @@ impl<'b> EuchreGame<'b> {
             decision: None,
             payoffs: None,
             abstraction: PlayAbstraction::Plain,
+            modelled_bids: false,
         }
     }
 
@@ -91,6 +97,15 @@ impl<'b> EuchreGame<'b> {
     pub fn with_fixed_bids(self, blueprint: &'b BiddingBlueprint) -> EuchreGame<'b> {
         EuchreGame {
             fixed_bids: Some(blueprint),
+            ..self
+        }
+    }
+
+    /// Names the heuristic's bid as the model of every bid
+    /// ([`Game::modelled_action`]); card play has no model.
+    pub fn with_modelled_bids(self) -> EuchreGame<'b> {
+        EuchreGame {
+            modelled_bids: true,
             ..self
         }
     }
@@ -228,6 +243,25 @@ impl Game for EuchreGame<'_> {
         let (state, decision) = (self.state.as_ref()?, self.decision?);
         let chosen = heuristic::choose(&Seen::new(state, &[]));
         decision.actions.iter().position(|&action| action == chosen)
+    }
+
+    /// The heuristic's bid, with modelled bids: the bidder that PIMC
+    /// models the other seats as, and the yardstick most players meet.
+    fn modelled_action(&self) -> Option<usize> {
+        let bidding = self
+            .decision
+            .is_some_and(|decision| is_bidding_key(decision.key.0));
+        if self.modelled_bids && bidding {
+            self.suggested_action()
+        } else {
+            None
+        }
+    }
+
+    /// Seats across the table are partners.
+    fn same_side(&self, a: usize, b: usize) -> bool {
+        let team = |player: usize| Seat::from_index(player as u8).team();
+        team(a) == team(b)
     }
 
     /// A deal is one of 2^64 seeds, drawn uniformly; a fixed bid is drawn

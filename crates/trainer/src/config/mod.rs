@@ -16,11 +16,13 @@ use thiserror::Error;
 
 mod bids;
 mod curve;
+mod opponent_bids;
 mod options;
 mod sync;
 mod writeback;
 pub use bids::{BiddingStage, Bids, BidsName, DEFAULT_BIDDING_STAGE_ITERATIONS};
 pub use curve::CurveSettings;
+pub use opponent_bids::{OpponentBids, UnknownOpponentBids};
 pub use options::{ClusterOptions, CurveOptions, RunOptions, SessionOptions};
 pub use sync::{DEFAULT_SYNC_EVERY, SyncEvery, SyncReads, SyncSettings, SyncStrategySums};
 pub use writeback::MmapWriteback;
@@ -50,6 +52,12 @@ pub struct SolverSettings {
     /// which seats have shown a void in trump). Runs saved before the
     /// setting existed were plain.
     pub abstraction: PlayAbstraction,
+    /// What the trained bids assume of the opponents' bids: `equilibrium`
+    /// (nothing), or `heuristic:SHARE` (that they bid as the heuristic in
+    /// that share of walks). Runs saved before the setting existed were
+    /// equilibrium.
+    #[serde(skip_serializing_if = "OpponentBids::is_equilibrium")]
+    pub opponent_bids: OpponentBids,
 }
 
 /// Linear CFR by default: under sampling a key waits thousands of
@@ -68,6 +76,7 @@ impl Default for SolverSettings {
             gamma: 2.0,
             leaves: Leaves::OpenHand,
             abstraction: PlayAbstraction::Plain,
+            opponent_bids: OpponentBids::Equilibrium,
         }
     }
 }
@@ -243,6 +252,12 @@ pub enum ConfigError {
     TablePlayPhase,
     #[error(transparent)]
     Leaves(#[from] LeavesError),
+    #[error(
+        "--opponent-bids says what trained bids assume of the opponents' bids, but --bidding-from fixes every bid; drop one of the two (a staged or bidding run trains bids against the model)"
+    )]
+    OpponentBidsWithFixedBids,
+    #[error("[solver] opponent_bids")]
+    OpponentBids(#[from] UnknownOpponentBids),
     #[error("opening the card-play table of --card-play-from")]
     CardPlay(#[source] CardPlayError),
     #[error("an iteration budget of 0 trains nothing: give at least 1, or use --for 2h")]
@@ -436,6 +451,11 @@ impl Identity {
             "play key",
             self.solver.abstraction.to_string(),
             saved.solver.abstraction.to_string(),
+        );
+        check(
+            "opponents' bids",
+            self.solver.opponent_bids.to_string(),
+            saved.solver.opponent_bids.to_string(),
         );
         check(
             "store encoding",
@@ -747,6 +767,7 @@ fn identity_of(
     let solver = SolverSettings {
         leaves: options.leaves.unwrap_or(solver.leaves),
         abstraction: options.abstraction.unwrap_or(solver.abstraction),
+        opponent_bids: options.opponent_bids.unwrap_or(solver.opponent_bids),
         ..solver
     };
     solver
@@ -758,6 +779,9 @@ fn identity_of(
     }
     if solver.leaves == Leaves::TablePlay && phase == Phase::FullPlay {
         return Err(ConfigError::TablePlayPhase);
+    }
+    if !solver.opponent_bids.is_equilibrium() && options.bidding_from.is_some() {
+        return Err(ConfigError::OpponentBidsWithFixedBids);
     }
     let card_play = options
         .card_play_from

@@ -19,7 +19,10 @@ use euchre_game::keys::play::PlayAbstraction;
 use serde::{Deserialize, Deserializer};
 use store::{Backend, UnknownBackend};
 
-use super::{BidsName, ConfigError, DurationError, EncodingName, parse_duration};
+use super::{
+    BidsName, ConfigError, DurationError, EncodingName, OpponentBids, UnknownOpponentBids,
+    parse_duration,
+};
 
 /// A run's settings: the flags of `trainer train` and the `[run]` table of
 /// a profile. Every field is optional; the flags win.
@@ -53,6 +56,15 @@ pub struct RunOptions {
     #[arg(long, value_parser = parse_abstraction)]
     #[serde(skip)]
     pub abstraction: Option<PlayAbstraction>,
+    /// What the trained bids assume of the opponents' bids: equilibrium
+    /// (nothing; the default) or heuristic:SHARE (that they bid as the
+    /// heuristic in that share of the walks, 0 to 1: a restricted Nash
+    /// response, stronger against the heuristic, weaker against bidders
+    /// unlike it). Full play's bidding stage trains with it. Fixed when a
+    /// run starts.
+    #[arg(long, value_name = "MODEL", value_parser = parse_opponent_bids)]
+    #[serde(skip)]
+    pub opponent_bids: Option<OpponentBids>,
     /// Record encoding: i16 (one scale per infostate, half the disk and
     /// page cache; the default for full play) or f32 (the default for
     /// bidding and play-N). Fixed when a run starts.
@@ -264,6 +276,7 @@ impl RunOptions {
             store: self.store.or(base.store),
             leaves: self.leaves.or(base.leaves),
             abstraction: self.abstraction.or(base.abstraction),
+            opponent_bids: self.opponent_bids.or(base.opponent_bids),
             encoding: self.encoding.or(base.encoding),
             seed: self.seed.or(base.seed),
             bidding_from: self.bidding_from.or(base.bidding_from),
@@ -393,6 +406,10 @@ fn parse_phase(text: &str) -> Result<Phase, UnknownPhase> {
 }
 
 fn parse_leaves(text: &str) -> Result<Leaves, UnknownLeaves> {
+    text.parse()
+}
+
+fn parse_opponent_bids(text: &str) -> Result<OpponentBids, UnknownOpponentBids> {
     text.parse()
 }
 

@@ -554,6 +554,11 @@ pub(crate) fn solver<'t, T: store::Table + ?Sized>(
     if let Some(blueprint) = fixed_bids {
         root = root.with_fixed_bids(blueprint);
     }
+    let opponent_model = identity.solver.opponent_bids.solver();
+    if opponent_model.is_some() {
+        root = root.with_modelled_bids();
+        info!("opponents' bids: {}", identity.solver.opponent_bids);
+    }
     let solver = ExternalSampling::new(
         root,
         table,
@@ -567,7 +572,8 @@ pub(crate) fn solver<'t, T: store::Table + ?Sized>(
         settings
             .traverser_sampling
             .map(|sampling| sampling.solver()),
-    )?;
+    )?
+    .with_opponent_model(opponent_model)?;
     if let Some(sampling) = &settings.traverser_sampling {
         info!("traverser sampling: {sampling}");
     }
