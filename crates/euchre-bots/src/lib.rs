@@ -29,6 +29,7 @@ pub mod card_play_table;
 pub mod human_game;
 pub mod leaves;
 pub mod local_best_response;
+pub mod opponent_bids;
 pub mod phase;
 pub mod pinned;
 pub mod policy_file;

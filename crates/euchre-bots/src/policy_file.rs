@@ -27,6 +27,7 @@ use thiserror::Error;
 use crate::blueprint::{BiddingBlueprint, BlueprintSource, is_bidding_key};
 use crate::card_play_table::CardPlaySource;
 use crate::leaves::Leaves;
+use crate::opponent_bids::OpponentBids;
 use crate::phase::Phase;
 
 const MAGIC: &[u8; 12] = b"EUCHREPOLICY";
@@ -59,6 +60,11 @@ pub struct PolicyMeta {
     /// leaves: the bids are refit to that card play.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub card_play_from: Option<CardPlaySource>,
+    /// What the bids assumed of the opponents' bids; files written before
+    /// the setting existed (and every equilibrium one, byte for byte as
+    /// before) were equilibrium.
+    #[serde(default, skip_serializing_if = "OpponentBids::is_equilibrium")]
+    pub opponent_bids: OpponentBids,
 }
 
 impl PolicyMeta {
@@ -75,6 +81,7 @@ impl PolicyMeta {
             bidding_from: None,
             play_abstraction: PlayAbstraction::default(),
             card_play_from: None,
+            opponent_bids: OpponentBids::Equilibrium,
         }
     }
 }

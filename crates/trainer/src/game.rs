@@ -404,6 +404,50 @@ mod tests {
         assert!(checked > 2000, "{checked} decisions");
     }
 
+    /// With modelled bids, the model of every bid is the heuristic's bid
+    /// and card play has none; without them nothing is modelled. Partners
+    /// are one side.
+    #[test]
+    fn the_model_is_the_heuristics_bid_and_only_a_bid() {
+        let (mut bids, mut plays) = (0, 0);
+        for seed in 0..200 {
+            let mut rng = SmallRng::seed_from_u64(seed);
+            let mut game =
+                EuchreGame::root(Rules::default(), Phase::FullPlay, LeafValuer::OpenHand)
+                    .with_modelled_bids();
+            loop {
+                match game.node() {
+                    Node::Terminal => break,
+                    Node::Chance | Node::SampledChance => {
+                        let outcome = game.sample_chance(&mut rng);
+                        game.apply(outcome);
+                    }
+                    Node::Decision(_) => {
+                        let unmodelled = EuchreGame {
+                            modelled_bids: false,
+                            ..game.clone()
+                        };
+                        assert_eq!(unmodelled.modelled_action(), None);
+                        if game.state.unwrap().stage() == Stage::Play {
+                            assert_eq!(game.modelled_action(), None);
+                            plays += 1;
+                        } else {
+                            assert_eq!(game.modelled_action(), game.suggested_action());
+                            assert!(game.modelled_action().is_some());
+                            bids += 1;
+                        }
+                        game.apply(rng.random_range(0..game.num_actions()));
+                    }
+                }
+            }
+        }
+        assert!(bids > 300 && plays > 1000, "{bids} bids, {plays} plays");
+        let game = EuchreGame::root(Rules::default(), Phase::Bidding, LeafValuer::OpenHand);
+        for (a, b, partners) in [(0, 2, true), (1, 3, true), (0, 1, false), (2, 3, false)] {
+            assert_eq!(game.same_side(a, b), partners, "{a} {b}");
+        }
+    }
+
     /// A blueprint that always takes its first action, at every bidding key
     /// that hands of these seeds reach when every bid is the first action.
     fn first_action_blueprint(seeds: std::ops::Range<u64>) -> BiddingBlueprint {

@@ -536,6 +536,127 @@ fn heuristic_play_leaves_are_a_run_setting_recorded_in_the_policy() {
     );
 }
 
+/// Bids trained against the heuristic's bids are a run setting: saved,
+/// kept by `resume`, named by `status`, carried by the policy and by a
+/// full-play run's bidding stage; the run guards it, and every setting
+/// that cannot be met is refused by name.
+#[test]
+fn bids_trained_against_the_heuristics_bids_are_a_run_setting_that_the_policy_carries() {
+    use euchre_bots::opponent_bids::OpponentBids;
+    use euchre_bots::policy_file::PolicyFile;
+
+    let temp = TempDir::new("opponent-bids");
+    let modelled = temp.run("modelled");
+    let plain = temp.run("plain");
+    let model = ["--opponent-bids", "heuristic:0.5"];
+    train(
+        &modelled,
+        "memory",
+        &[&["--iterations", "2000"][..], &model].concat(),
+    );
+    train(&plain, "memory", &["--iterations", "2000"]);
+    let settings = std::fs::read_to_string(format!("{modelled}/settings.toml")).unwrap();
+    assert!(
+        settings.contains("opponent_bids = \"heuristic:0.5\""),
+        "{settings}"
+    );
+    // An equilibrium run's settings are written as they always were.
+    let settings = std::fs::read_to_string(format!("{plain}/settings.toml")).unwrap();
+    assert!(!settings.contains("opponent_bids"), "{settings}");
+    assert_ne!(digest(&modelled), digest(&plain));
+    let status = ok(&trainer(&["status", "--run-dir", &modelled]));
+    assert!(
+        status.contains("opponents  bids trained against heuristic:0.5"),
+        "{status}"
+    );
+    let status = ok(&trainer(&["status", "--run-dir", &plain]));
+    assert!(!status.contains("opponents"), "{status}");
+
+    // `resume` keeps it; another model is another run.
+    let resumed = ok(&trainer(&[
+        "resume",
+        "--run-dir",
+        &modelled,
+        "--iterations",
+        "100",
+    ]));
+    assert!(resumed.contains("run total 2,100 iterations"), "{resumed}");
+    let error = refused(&trainer(&[
+        "train",
+        "--seed",
+        "7",
+        "--run-dir",
+        &modelled,
+        "--opponent-bids",
+        "heuristic:1",
+    ]));
+    assert!(
+        error.contains(
+            "opponents' bids: the run has heuristic:0.5, this command asks for heuristic:1"
+        ),
+        "{error}"
+    );
+
+    let out = temp.run("modelled.bin");
+    ok(&trainer(&["export", "--run-dir", &modelled, "--out", &out]));
+    let policy = PolicyFile::load(out.as_ref()).expect("policy");
+    assert_eq!(
+        policy.meta.opponent_bids,
+        OpponentBids::Heuristic { share: 0.5 }
+    );
+    let plain_out = temp.run("plain.bin");
+    ok(&trainer(&[
+        "export",
+        "--run-dir",
+        &plain,
+        "--out",
+        &plain_out,
+    ]));
+    let policy = PolicyFile::load(plain_out.as_ref()).expect("policy");
+    assert_eq!(policy.meta.opponent_bids, OpponentBids::Equilibrium);
+
+    // Full play's bidding stage trains against the model too.
+    let staged = temp.run("staged");
+    ok(&full_play_in(
+        &staged,
+        &[
+            &["--bidding-iterations", "300", "--iterations", "20"][..],
+            &model,
+        ]
+        .concat(),
+    ));
+    let stage = std::fs::read_to_string(format!("{staged}/bidding/settings.toml")).unwrap();
+    assert!(
+        stage.contains("opponent_bids = \"heuristic:0.5\""),
+        "{stage}"
+    );
+
+    // Fixed bids have nothing to train against a model; bad models are
+    // explained.
+    let error = refused(&full_play_in(
+        &temp.run("fixed"),
+        &[&["--bidding-from", &out][..], &model].concat(),
+    ));
+    assert!(
+        error.contains("--bidding-from fixes every bid; drop one of the two"),
+        "{error}"
+    );
+    for bad in ["heuristic:0", "heuristic:2", "pimc:50"] {
+        let error = refused(&trainer(&[
+            "train",
+            "--run-dir",
+            &temp.run("bad"),
+            "--opponent-bids",
+            bad,
+        ]));
+        assert!(
+            error.contains(&format!("'{bad}' is not an opponent-bids setting"))
+                && error.contains("heuristic:SHARE"),
+            "{error}"
+        );
+    }
+}
+
 #[test]
 fn pimc_calibrated_leaves_train_bidding_pair_with_pimc_and_refuse_other_phases() {
     let temp = TempDir::new("calibrated");

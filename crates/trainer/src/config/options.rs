@@ -14,15 +14,13 @@ use std::time::Duration;
 
 use euchre_bots::blueprint::BidChoice;
 use euchre_bots::leaves::{Leaves, UnknownLeaves};
+use euchre_bots::opponent_bids::{OpponentBids, UnknownOpponentBids};
 use euchre_bots::phase::{Phase, UnknownPhase};
 use euchre_game::keys::play::PlayAbstraction;
 use serde::{Deserialize, Deserializer};
 use store::{Backend, UnknownBackend};
 
-use super::{
-    BidsName, ConfigError, DurationError, EncodingName, OpponentBids, UnknownOpponentBids,
-    parse_duration,
-};
+use super::{BidsName, ConfigError, DurationError, EncodingName, parse_duration};
 
 /// A run's settings: the flags of `trainer train` and the `[run]` table of
 /// a profile. Every field is optional; the flags win.

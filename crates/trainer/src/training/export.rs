@@ -98,6 +98,7 @@ pub fn export(
         bidding_from: saved.identity.bids.blueprint().cloned(),
         play_abstraction: saved.identity.solver.abstraction,
         card_play_from: saved.identity.card_play_from.clone(),
+        opponent_bids: saved.identity.solver.opponent_bids,
     };
     if out.is_none() && !store::is_writable(dir) {
         return Err(TrainingError::ReadOnlyRunDir {

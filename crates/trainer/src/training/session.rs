@@ -184,14 +184,15 @@ impl Session {
             info!("leaves are played out by the card-play table {source}");
         }
         info!(
-            "run {}: phase {}, store {}, seed {}, solver {}, {} leaves, {} play key",
+            "run {}: phase {}, store {}, seed {}, solver {}, {} leaves, {} play key, {} opponents' bids",
             run_dir.display(),
             identity.phase,
             identity.store,
             identity.seed,
             identity.solver,
             identity.solver.leaves,
-            identity.solver.abstraction
+            identity.solver.abstraction,
+            identity.solver.opponent_bids
         );
         let opened = Instant::now();
         let table = backend::open(
@@ -606,6 +607,7 @@ fn curve_point(
         bidding_from: identity.bids.blueprint().cloned(),
         play_abstraction: identity.solver.abstraction,
         card_play_from: identity.card_play_from.clone(),
+        opponent_bids: identity.solver.opponent_bids,
     };
     let point = curve::measure(
         table,

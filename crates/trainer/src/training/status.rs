@@ -245,6 +245,13 @@ impl fmt::Display for RunStatus {
             (None, Leaves::OpenHand) => {}
             (None, leaves) => writeln!(out, "leaves     {leaves} (not open-hand)")?,
         }
+        if !identity.solver.opponent_bids.is_equilibrium() {
+            writeln!(
+                out,
+                "opponents  bids trained against {} (the opponents bid as the heuristic in that share of walks; not an equilibrium)",
+                identity.solver.opponent_bids
+            )?;
+        }
         match &self.bids {
             BidsStatus::Staging {
                 stage_dir,
