@@ -1203,6 +1203,10 @@ mod tests {
         assert!(bad("[run]\nfor = \"soon\"\n").contains("duration"));
         assert!(bad("[run]\niterations = 0\n").contains("at least 1"));
         assert!(bad("[log]\nlevel = \"loud\"\n").contains("loud"));
+        assert!(
+            bad("[solver]\nopponent_bids = \"heuristic:7\"\n")
+                .contains("'heuristic:7' is not an opponent-bids setting")
+        );
         // Keys the [run] table once took and ignored are now refused by name.
         let message = bad("[run]\nleaves = \"heuristic-play\"\nthreds = 2\n");
         assert!(
