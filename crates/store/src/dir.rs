@@ -319,12 +319,22 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
 }
 
 pub(crate) fn sync_parent(path: &Path) -> Result<(), StoreError> {
-    if let Some(parent) = path.parent() {
+    if let Some(parent) = directory_of(path) {
         File::open(parent)
             .and_then(|dir| dir.sync_all())
             .map_err(StoreError::io(parent))?;
     }
     Ok(())
+}
+
+/// The directory whose entry for `path` a rename changes. A bare file name
+/// (`--out policy.bin`) has the empty path as its parent, which cannot be
+/// opened: it means the current directory.
+fn directory_of(path: &Path) -> Option<&Path> {
+    match path.parent() {
+        Some(parent) if parent.as_os_str().is_empty() => Some(Path::new(".")),
+        parent => parent,
+    }
 }
 
 /// Maps a failed write to [`StoreError::DiskFull`] when the disk is full.
@@ -377,5 +387,21 @@ impl Committed {
         dir.write_manifest(&next)?;
         *current = next;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bare_file_name_lives_in_the_current_directory() {
+        assert_eq!(directory_of(Path::new("policy.bin")), Some(Path::new(".")));
+        assert_eq!(
+            directory_of(Path::new("runs/policy.bin")),
+            Some(Path::new("runs"))
+        );
+        assert_eq!(directory_of(Path::new("/policy.bin")), Some(Path::new("/")));
+        assert_eq!(directory_of(Path::new("/")), None);
     }
 }

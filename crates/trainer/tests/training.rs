@@ -499,6 +499,25 @@ fn eval_warnings(policy: &str, beyond: &str) -> String {
     text(&output.stderr)
 }
 
+/// `--out` with a bare file name writes into the current directory; the
+/// directory sync after the rename once tried to open the empty path and
+/// failed after the file was written.
+#[test]
+fn export_to_a_bare_file_name_writes_into_the_current_directory() {
+    let temp = TempDir::new("bare-out");
+    let run = temp.run("run");
+    train(&run, "memory", &["--iterations", "100"]);
+    let output = Command::new(env!("CARGO_BIN_EXE_trainer"))
+        .args(["export", "--run-dir", "run", "--out", "bare.bin"])
+        .current_dir(&temp.0)
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .expect("the trainer binary runs");
+    ok(&output);
+    let policy = euchre_bots::policy_file::PolicyFile::load(&temp.0.join("bare.bin"));
+    assert!(policy.is_ok(), "{policy:?}");
+}
+
 #[test]
 fn heuristic_play_leaves_are_a_run_setting_recorded_in_the_policy() {
     let temp = TempDir::new("leaves");
