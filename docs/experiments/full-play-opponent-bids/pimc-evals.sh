@@ -1,0 +1,12 @@
+#!/bin/sh
+# Low-priority PIMC-50 matches for the bidding arms, beside the 2-hour run.
+T=/work/bin/trainer-7b257f2
+E=/work/runs/now2h/runs/full-play-mmap/policy.bin
+cd /work/runs/model
+for arm in s09-8m p6m-share-1 p6m-share-0.5; do
+  for seed in 1 2; do
+    nice -n 19 $T eval --a "bids:policy-argmax:$arm.bin+policy-argmax:$E" --b pimc:50 --hands 4000 --unseen uniform --seed $seed --threads 1 > $arm-pimc50-seed$seed.txt 2>&1
+  done
+done
+nice -n 19 $T eval --a "bids:policy-argmax:p6m-share-1.bin+policy-argmax:$E" --b pimc:50 --hands 4000 --unseen heuristic --seed 1 --threads 1 > p6m-share-1-pimc50-seed1-unseen-heuristic.txt 2>&1
+echo done > pimc-evals.done
