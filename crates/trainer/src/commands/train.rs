@@ -29,7 +29,9 @@ pub fn train(
     curve_flags: CurveOptions,
 ) -> anyhow::Result<()> {
     let profile = config::load_profile(config)?;
-    let chooses_bids = flags.clone().or(profile.run.clone()).chooses_bids();
+    let chosen = flags.clone().or(profile.run.clone());
+    let chooses_bids = chosen.chooses_bids();
+    let chooses_opponent_bids = chosen.opponent_bids.is_some();
     let (mut identity, session, dir) = config::resolve(profile, flags, curve_flags)?;
     let dir = dir.unwrap_or_else(|| run_dir::default_path(identity.phase, identity.store));
     // A run made before staged bids were full play's default goes on as it
@@ -39,6 +41,13 @@ pub fn train(
         && saved.identity.phase == identity.phase
     {
         identity.bids = saved.identity.bids;
+    }
+    // Likewise a run made before full play's bids modelled the heuristic's.
+    if !chooses_opponent_bids
+        && let Some(saved) = read_settings(&dir)?
+        && saved.identity.phase == identity.phase
+    {
+        identity.solver.opponent_bids = saved.identity.solver.opponent_bids;
     }
     run_session(&dir, &identity, &session)
 }
