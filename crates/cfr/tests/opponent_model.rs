@@ -8,58 +8,23 @@ use cfr::policy::average_strategy;
 use cfr::{Game, Node, OpponentModel, Schedule};
 mod common;
 
-use common::{record_bits, sorted_records};
-use rand::Rng;
+use common::{Hooked, record_bits, sorted_records};
 use store::MemoryTable;
 
 /// Kuhn poker in which the second player is modelled as always passing
 /// (checking, or folding to a bet), optionally with both players declared
 /// one side.
-#[derive(Clone)]
-struct PassiveSecond {
-    game: Kuhn,
-    one_side: bool,
-}
-
-impl Game for PassiveSecond {
-    fn num_players(&self) -> usize {
-        2
-    }
-    fn node(&self) -> Node {
-        self.game.node()
-    }
-    fn num_actions(&self) -> usize {
-        self.game.num_actions()
-    }
-    fn chance_probability(&self, outcome: usize) -> f64 {
-        self.game.chance_probability(outcome)
-    }
-    fn apply(&mut self, action: usize) {
-        self.game.apply(action);
-    }
-    fn info_key(&self) -> u128 {
-        self.game.info_key()
-    }
-    fn payoff(&self, player: usize) -> f64 {
-        self.game.payoff(player)
-    }
-    fn sample_chance<R: Rng + ?Sized>(&self, rng: &mut R) -> usize {
-        self.game.sample_chance(rng)
-    }
-    fn modelled_action(&self) -> Option<usize> {
-        (self.game.node() == Node::Decision(1)).then_some(0)
-    }
-    fn same_side(&self, a: usize, b: usize) -> bool {
-        self.one_side || a == b
+fn passive_second(one_side: bool) -> Hooked<Kuhn> {
+    Hooked {
+        modelled: |game| (game.node() == Node::Decision(1)).then_some(0),
+        same_side: if one_side { |_, _| true } else { |a, b| a == b },
+        ..Hooked::new(Kuhn::new())
     }
 }
 
 fn train(one_side: bool, model: Option<OpponentModel>, iterations: u64) -> MemoryTable {
     let table = MemoryTable::new();
-    let root = PassiveSecond {
-        game: Kuhn::new(),
-        one_side,
-    };
+    let root = passive_second(one_side);
     ExternalSampling::new(root, &table, Schedule::VANILLA, 3, 1)
         .unwrap()
         .with_opponent_model(model)

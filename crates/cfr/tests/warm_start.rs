@@ -8,49 +8,11 @@ use cfr::games::leduc::Leduc;
 use cfr::mccfr::ExternalSampling;
 use cfr::policy::AveragePolicy;
 use cfr::tree::Tree;
-use cfr::{Game, Node, Schedule, WarmStart};
+use cfr::{Game, Schedule, WarmStart};
 mod common;
 
-use common::sorted_records;
-use rand::Rng;
+use common::{Hooked, sorted_records};
 use store::MemoryTable;
-
-/// `G`, suggesting at every decision what `suggest` says of the state.
-#[derive(Clone)]
-struct Suggesting<G> {
-    game: G,
-    suggest: fn(&G) -> usize,
-}
-
-impl<G: Game> Game for Suggesting<G> {
-    fn num_players(&self) -> usize {
-        self.game.num_players()
-    }
-    fn node(&self) -> Node {
-        self.game.node()
-    }
-    fn num_actions(&self) -> usize {
-        self.game.num_actions()
-    }
-    fn chance_probability(&self, outcome: usize) -> f64 {
-        self.game.chance_probability(outcome)
-    }
-    fn apply(&mut self, action: usize) {
-        self.game.apply(action);
-    }
-    fn info_key(&self) -> u128 {
-        self.game.info_key()
-    }
-    fn payoff(&self, player: usize) -> f64 {
-        self.game.payoff(player)
-    }
-    fn sample_chance<R: Rng + ?Sized>(&self, rng: &mut R) -> usize {
-        self.game.sample_chance(rng)
-    }
-    fn suggested_action(&self) -> Option<usize> {
-        Some((self.suggest)(&self.game))
-    }
-}
 
 /// The most likely action of Kuhn's pure-as-can-be equilibrium (alpha 0).
 fn kuhn_equilibrium_move(game: &Kuhn) -> usize {
@@ -85,9 +47,9 @@ fn a_good_suggestion_makes_the_early_average_less_exploitable() {
         regret: 1.0,
         strategy_weight: 2.0,
     };
-    let suggesting = Suggesting {
-        game: Kuhn::new(),
-        suggest: kuhn_equilibrium_move,
+    let suggesting = Hooked {
+        suggested: |game| Some(kuhn_equilibrium_move(game)),
+        ..Hooked::new(Kuhn::new())
     };
     let (mut cold_total, mut warm_total) = (0.0, 0.0);
     for seed in 1..=8 {
@@ -107,9 +69,9 @@ fn a_good_suggestion_makes_the_early_average_less_exploitable() {
 #[test]
 fn a_bad_suggestion_still_converges() {
     let tree = Tree::build(&Leduc::new()).unwrap();
-    let always_first = Suggesting {
-        game: Leduc::new(),
-        suggest: |_| 0,
+    let always_first = Hooked {
+        suggested: |_| Some(0),
+        ..Hooked::new(Leduc::new())
     };
     let warm = WarmStart {
         regret: 20.0,
@@ -127,9 +89,9 @@ fn a_seed_of_nothing_is_the_plain_run_bit_for_bit() {
         regret: 0.0,
         strategy_weight: 0.0,
     };
-    let suggesting = Suggesting {
-        game: Leduc::new(),
-        suggest: |_| 1,
+    let suggesting = Hooked {
+        suggested: |_| Some(1),
+        ..Hooked::new(Leduc::new())
     };
     let plain = sorted_records(&train(Leduc::new(), None, 7, 2_000));
     let seeded = sorted_records(&train(suggesting, Some(nothing), 7, 2_000));

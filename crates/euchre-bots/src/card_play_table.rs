@@ -28,8 +28,8 @@ use thiserror::Error;
 use crate::bots::heuristic;
 use crate::leaves::{boundary_key, team_payoffs};
 use crate::phase::Phase;
-use crate::pinned::{Pinned, PinnedError};
-use crate::policy_file::{PolicyFile, most_likely};
+use crate::pinned::{Pinned, PinnedError, PinnedHeader};
+use crate::policy_file::{PolicyFile, PolicyMeta, most_likely};
 use crate::seen::Seen;
 
 /// Which card-play table a run's leaves come from, as the run's settings
@@ -44,6 +44,34 @@ pub struct CardPlaySource {
     pub checksum: u32,
     /// The iterations the table was trained for.
     pub iterations: u64,
+}
+
+impl CardPlaySource {
+    /// What a new run under `rules` records of the table at `path`, read
+    /// from the file's header alone: a table may be a gigabyte, and the
+    /// session loads and verifies it once, by [`CardPlayTable::reopen`].
+    pub fn probe(path: &Path, rules: Rules) -> Result<CardPlaySource, CardPlayError> {
+        let PinnedHeader { path, header } = Pinned::probe(path, rules, ROLE)?;
+        CardPlaySource::of(path, &header.meta, header.checksum)
+    }
+
+    fn of(
+        path: PathBuf,
+        meta: &PolicyMeta,
+        checksum: u32,
+    ) -> Result<CardPlaySource, CardPlayError> {
+        if meta.phase != Phase::FullPlay {
+            return Err(CardPlayError::NotFullPlay {
+                path,
+                phase: meta.phase,
+            });
+        }
+        Ok(CardPlaySource {
+            path,
+            checksum,
+            iterations: meta.iterations,
+        })
+    }
 }
 
 impl std::fmt::Display for CardPlaySource {
@@ -111,18 +139,8 @@ impl CardPlayTable {
 
     fn from_pinned(pinned: Pinned) -> Result<CardPlayTable, CardPlayError> {
         let Pinned { path, policy } = pinned;
-        if policy.meta.phase != Phase::FullPlay {
-            return Err(CardPlayError::NotFullPlay {
-                path,
-                phase: policy.meta.phase,
-            });
-        }
         Ok(CardPlayTable {
-            source: CardPlaySource {
-                path,
-                checksum: policy.checksum(),
-                iterations: policy.meta.iterations,
-            },
+            source: CardPlaySource::of(path, &policy.meta, policy.checksum())?,
             policy,
         })
     }

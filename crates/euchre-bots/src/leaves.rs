@@ -84,13 +84,23 @@ impl Leaves {
     /// These leaves, ready to value positions: table-play leaves with the
     /// `table` they play, every other kind without one.
     pub fn valuer(self, table: Option<&CardPlayTable>) -> Result<LeafValuer<'_>, LeavesError> {
-        match (self, table) {
-            (Leaves::OpenHand, None) => Ok(LeafValuer::OpenHand),
-            (Leaves::HeuristicPlay, None) => Ok(LeafValuer::HeuristicPlay),
-            (Leaves::PimcCalibrated, None) => Ok(LeafValuer::PimcCalibrated),
-            (Leaves::TablePlay, Some(table)) => Ok(LeafValuer::TablePlay(table)),
-            (Leaves::TablePlay, None) => Err(LeavesError::NoTable),
-            (leaves, Some(_)) => Err(LeavesError::UnusedTable(leaves)),
+        self.check_table(table.is_some())?;
+        Ok(match (self, table) {
+            (Leaves::OpenHand, _) => LeafValuer::OpenHand,
+            (Leaves::HeuristicPlay, _) => LeafValuer::HeuristicPlay,
+            (Leaves::PimcCalibrated, _) => LeafValuer::PimcCalibrated,
+            (Leaves::TablePlay, Some(table)) => LeafValuer::TablePlay(table),
+            (Leaves::TablePlay, None) => return Err(LeavesError::NoTable),
+        })
+    }
+
+    /// Whether these leaves go with a card-play table, or without one: a
+    /// table only table-play leaves read, and they need one.
+    pub fn check_table(self, has_table: bool) -> Result<(), LeavesError> {
+        match (self, has_table) {
+            (Leaves::TablePlay, false) => Err(LeavesError::NoTable),
+            (Leaves::TablePlay, true) | (_, false) => Ok(()),
+            (leaves, true) => Err(LeavesError::UnusedTable(leaves)),
         }
     }
 }

@@ -1,5 +1,5 @@
 //! What the trained bids assume of the opponents' bids: nothing (an
-//! equilibrium, the default), or that they bid as the heuristic some share
+//! equilibrium), or that they bid as the heuristic some share
 //! of the time (a restricted Nash response, [`cfr::opponent_model`]).
 //!
 //! An equilibrium's bids hold up against anyone but take nothing extra
@@ -29,7 +29,7 @@ pub enum OpponentBids {
 
 #[derive(Debug, Error, PartialEq)]
 #[error(
-    "'{given}' is not an opponent-bids setting: give equilibrium (the default), or heuristic:SHARE \
+    "'{given}' is not an opponent-bids setting: give equilibrium (no model), or heuristic:SHARE \
      with SHARE above 0 and at most 1, the share of walks in which the opponents bid as the \
      heuristic (heuristic:0.5; heuristic alone means heuristic:1)"
 )]

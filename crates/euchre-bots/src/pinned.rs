@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use euchre_game::engine::rules::Rules;
 use thiserror::Error;
 
-use crate::policy_file::{PolicyFile, PolicyFileError};
+use crate::policy_file::{PolicyFile, PolicyFileError, PolicyHeader, PolicyMeta};
 
 /// Why a pinned policy file cannot be used; `role` says what the run uses
 /// it as ("bidding blueprint", "card-play table"). Each message names the
@@ -60,25 +60,37 @@ pub struct Pinned {
     pub policy: PolicyFile,
 }
 
+/// What a pinned policy file says of itself, by its absolute path, read
+/// without its entries ([`PolicyFile::read_header`]).
+#[derive(Debug)]
+pub struct PinnedHeader {
+    pub path: PathBuf,
+    pub header: PolicyHeader,
+}
+
 impl Pinned {
     /// Opens the `role` file at `path` for a run under `rules`.
     pub fn open(path: &Path, rules: Rules, role: &'static str) -> Result<Pinned, PinnedError> {
-        let path = std::fs::canonicalize(path).map_err(|source| PinnedError::Path {
-            role,
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let path = absolute(path, role)?;
         let policy =
             PolicyFile::load(&path).map_err(|source| PinnedError::Policy { role, source })?;
-        if policy.meta.rules != rules {
-            return Err(PinnedError::Rules {
-                role,
-                path,
-                trained: policy.meta.rules.to_string(),
-                run: rules.to_string(),
-            });
-        }
+        check_rules(&path, &policy.meta, rules, role)?;
         Ok(Pinned { path, policy })
+    }
+
+    /// Reads the `role` file's header for a run under `rules`: what a run
+    /// records of the file, without loading it. [`Pinned::reopen`] then
+    /// verifies the whole file against the checksum recorded.
+    pub fn probe(
+        path: &Path,
+        rules: Rules,
+        role: &'static str,
+    ) -> Result<PinnedHeader, PinnedError> {
+        let path = absolute(path, role)?;
+        let header = PolicyFile::read_header(&path)
+            .map_err(|source| PinnedError::Policy { role, source })?;
+        check_rules(&path, &header.meta, rules, role)?;
+        Ok(PinnedHeader { path, header })
     }
 
     /// Opens the `role` file a run recorded with `checksum`, refusing one
@@ -100,5 +112,31 @@ impl Pinned {
             });
         }
         Ok(pinned)
+    }
+}
+
+fn absolute(path: &Path, role: &'static str) -> Result<PathBuf, PinnedError> {
+    std::fs::canonicalize(path).map_err(|source| PinnedError::Path {
+        role,
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn check_rules(
+    path: &Path,
+    meta: &PolicyMeta,
+    rules: Rules,
+    role: &'static str,
+) -> Result<(), PinnedError> {
+    if meta.rules == rules {
+        Ok(())
+    } else {
+        Err(PinnedError::Rules {
+            role,
+            path: path.to_path_buf(),
+            trained: meta.rules.to_string(),
+            run: rules.to_string(),
+        })
     }
 }

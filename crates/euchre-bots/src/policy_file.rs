@@ -315,7 +315,104 @@ impl<'a> Reader<'a> {
     }
 }
 
+impl Reader<'_> {
+    /// The magic and the format version, refused unless they are this
+    /// trainer's.
+    fn preamble(&mut self) -> Result<(), PolicyFileError> {
+        let magic: [u8; 12] = self.array()?;
+        if &magic != MAGIC {
+            return Err(PolicyFileError::NotAPolicy {
+                path: self.path.to_path_buf(),
+            });
+        }
+        let version = u32::from_le_bytes(self.array()?);
+        if version != VERSION {
+            return Err(PolicyFileError::Version {
+                path: self.path.to_path_buf(),
+                found: version,
+            });
+        }
+        Ok(())
+    }
+
+    fn meta(&mut self) -> Result<PolicyMeta, PolicyFileError> {
+        let meta_len = u32::from_le_bytes(self.array()?) as usize;
+        serde_json::from_slice(self.take(meta_len)?).map_err(|source| PolicyFileError::Metadata {
+            path: self.path.to_path_buf(),
+            source,
+        })
+    }
+}
+
+/// What a policy file says of itself, read without its entries: a run
+/// pins a card-play table of up to a gigabyte by this when it resolves its
+/// settings, and loads it whole, verifying the checksum, once, when the
+/// session opens.
+#[derive(Debug)]
+pub struct PolicyHeader {
+    pub meta: PolicyMeta,
+    /// The CRC-32 the file records in its last four bytes, not yet checked
+    /// against its body.
+    pub checksum: u32,
+}
+
+/// The magic, the version and the metadata's length.
+const PREAMBLE_LEN: usize = 12 + 4 + 4;
+
 impl PolicyFile {
+    /// The file's metadata and recorded checksum, read from its first and
+    /// last bytes; [`PolicyFile::load`] verifies what this trusts.
+    pub fn read_header(path: &Path) -> Result<PolicyHeader, PolicyFileError> {
+        use std::io::{Read, Seek, SeekFrom};
+
+        let unreadable = |source| PolicyFileError::Unreadable {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mut file = std::fs::File::open(path).map_err(unreadable)?;
+        let file_len = file.metadata().map_err(unreadable)?.len();
+        let truncated = || PolicyFileError::Truncated {
+            path: path.to_path_buf(),
+            len: usize::try_from(file_len).unwrap_or(usize::MAX),
+        };
+        let mut prefix = vec![0; PREAMBLE_LEN];
+        file.read_exact(&mut prefix)
+            .map_err(|error| match error.kind() {
+                std::io::ErrorKind::UnexpectedEof => truncated(),
+                _ => unreadable(error),
+            })?;
+        Reader {
+            bytes: &prefix,
+            at: 0,
+            path,
+        }
+        .preamble()?;
+        let meta_len = u32::from_le_bytes(prefix[PREAMBLE_LEN - 4..].try_into().expect("4 bytes"));
+        // The length comes from the file: bound it by the file before
+        // allocating, so that a damaged header cannot ask for gigabytes.
+        let header_len = PREAMBLE_LEN as u64 + u64::from(meta_len);
+        if header_len + 4 > file_len {
+            return Err(truncated());
+        }
+        prefix.resize(PREAMBLE_LEN + meta_len as usize, 0);
+        file.read_exact(&mut prefix[PREAMBLE_LEN..])
+            .map_err(unreadable)?;
+        let mut tail = [0; 4];
+        file.seek(SeekFrom::End(-4))
+            .and_then(|_| file.read_exact(&mut tail))
+            .map_err(unreadable)?;
+        let meta = Reader {
+            bytes: &prefix,
+            at: PREAMBLE_LEN - 4,
+            path,
+        }
+        .meta()?;
+        Ok(PolicyHeader {
+            meta,
+            checksum: u32::from_le_bytes(tail),
+        })
+    }
+
     pub fn load(path: &Path) -> Result<PolicyFile, PolicyFileError> {
         let owned = || path.to_path_buf();
         let bytes = std::fs::read(path).map_err(|source| PolicyFileError::Unreadable {
@@ -327,17 +424,7 @@ impl PolicyFile {
             at: 0,
             path,
         };
-        let magic: [u8; 12] = reader.array()?;
-        if &magic != MAGIC {
-            return Err(PolicyFileError::NotAPolicy { path: owned() });
-        }
-        let version = u32::from_le_bytes(reader.array()?);
-        if version != VERSION {
-            return Err(PolicyFileError::Version {
-                path: owned(),
-                found: version,
-            });
-        }
+        reader.preamble()?;
         let Some((body, tail)) = bytes.split_last_chunk::<4>() else {
             return Err(PolicyFileError::Truncated {
                 path: owned(),
@@ -347,14 +434,7 @@ impl PolicyFile {
         if crc32(body) != u32::from_le_bytes(*tail) {
             return Err(PolicyFileError::Checksum { path: owned() });
         }
-        let meta_len = u32::from_le_bytes(reader.array()?) as usize;
-        let meta: PolicyMeta =
-            serde_json::from_slice(reader.take(meta_len)?).map_err(|source| {
-                PolicyFileError::Metadata {
-                    path: owned(),
-                    source,
-                }
-            })?;
+        let meta = reader.meta()?;
         let count = u64::from_le_bytes(reader.array()?) as usize;
         let actions = usize::from(reader.array::<1>()?[0]);
         if !(1..=8).contains(&actions) {
@@ -588,5 +668,50 @@ mod tests {
             error.to_string().contains("export the policy again"),
             "{error}"
         );
+    }
+
+    /// The header says what `load` would find of the metadata and the
+    /// checksum, and refuses what is not a policy or stops short of one;
+    /// a damaged body is `load`'s to find, and a damaged length allocates
+    /// nothing.
+    #[test]
+    fn the_header_is_the_files_meta_and_recorded_checksum() {
+        let path = temp("header.bin");
+        export(&sample_table(), &meta(), 7, None, &path, &mut |_, _| {}).unwrap();
+        let loaded = PolicyFile::load(&path).unwrap();
+        let header = PolicyFile::read_header(&path).unwrap();
+        assert_eq!(header.meta, loaded.meta);
+        assert_eq!(header.checksum, loaded.checksum());
+
+        let good = std::fs::read(&path).unwrap();
+        let header_of = |bytes: &[u8]| {
+            std::fs::write(&path, bytes).unwrap();
+            PolicyFile::read_header(&path)
+        };
+        let refused = |bytes: &[u8], expected: &str| {
+            let error = format!("{:#}", header_of(bytes).unwrap_err());
+            assert!(error.contains(expected), "{expected}: {error}");
+        };
+        refused(&good[..8], "truncated");
+        refused(&good[..30], "truncated");
+        refused(b"not a policy at all, but long enough", "not a policy file");
+        let mut version = good.clone();
+        version[12] = 9;
+        refused(&version, "version 9");
+        let mut meta_len = good.clone();
+        meta_len[16..20].copy_from_slice(&u32::MAX.to_le_bytes());
+        refused(&meta_len, "truncated");
+        let mut meta_text = good.clone();
+        meta_text[21] = b'!';
+        refused(&meta_text, "metadata does not parse");
+        // A flipped entry leaves the header as it was; loading finds it.
+        let mut flipped = good.clone();
+        let last_entry = good.len() - 6;
+        flipped[last_entry] ^= 1;
+        assert_eq!(header_of(&flipped).unwrap().checksum, loaded.checksum());
+        assert!(matches!(
+            PolicyFile::load(&path).unwrap_err(),
+            PolicyFileError::Checksum { .. }
+        ));
     }
 }

@@ -676,6 +676,71 @@ fn bids_trained_against_the_heuristics_bids_are_a_run_setting_that_the_policy_ca
     }
 }
 
+/// The user's command trains its bidding stage against the heuristic's
+/// bids without being told; `--opponent-bids equilibrium` trains the plain
+/// blueprint; a run made before the default changed goes on as it was made
+/// when the command does not say, and the bidding phase stays an
+/// equilibrium.
+#[test]
+fn full_plays_bids_model_the_heuristics_by_default_and_old_runs_resume_as_made() {
+    use euchre_bots::opponent_bids::OpponentBids;
+    use euchre_bots::policy_file::PolicyFile;
+
+    let temp = TempDir::new("default-opponent-bids");
+    let budget = ["--bidding-iterations", "300", "--iterations", "20"];
+    let fresh = temp.run("fresh");
+    ok(&full_play_in(&fresh, &budget));
+    for settings in [
+        format!("{fresh}/bidding/settings.toml"),
+        format!("{fresh}/settings.toml"),
+    ] {
+        let settings = std::fs::read_to_string(settings).unwrap();
+        assert!(
+            settings.contains("opponent_bids = \"heuristic:0.9\""),
+            "{settings}"
+        );
+    }
+    let status = ok(&trainer(&["status", "--run-dir", &fresh]));
+    assert!(
+        status.contains("opponents  bids trained against heuristic:0.9"),
+        "{status}"
+    );
+    let blueprint = PolicyFile::load(format!("{fresh}/bidding/policy.bin").as_ref()).unwrap();
+    assert_eq!(
+        blueprint.meta.opponent_bids,
+        OpponentBids::Heuristic { share: 0.9 }
+    );
+
+    // As the run was made before the default: an equilibrium, recorded
+    // by leaving the setting out.
+    let old = temp.run("old");
+    let equilibrium = ["--opponent-bids", "equilibrium"];
+    ok(&full_play_in(&old, &[&budget[..], &equilibrium].concat()));
+    let settings = std::fs::read_to_string(format!("{old}/settings.toml")).unwrap();
+    assert!(!settings.contains("opponent_bids"), "{settings}");
+    let resumed = ok(&full_play_in(&old, &["--iterations", "20"]));
+    assert!(resumed.contains("run total 40 iterations"), "{resumed}");
+    let settings = std::fs::read_to_string(format!("{old}/settings.toml")).unwrap();
+    assert!(!settings.contains("opponent_bids"), "{settings}");
+    // Saying another model is still another run.
+    let error = refused(&full_play_in(
+        &old,
+        &["--iterations", "20", "--opponent-bids", "heuristic:0.9"],
+    ));
+    assert!(
+        error.contains(
+            "opponents' bids: the run has equilibrium, this command asks for heuristic:0.9"
+        ),
+        "{error}"
+    );
+
+    // The bidding phase's blueprint is the equilibrium it always was.
+    let bidding = temp.run("bidding");
+    train(&bidding, "memory", &["--iterations", "300"]);
+    let settings = std::fs::read_to_string(format!("{bidding}/settings.toml")).unwrap();
+    assert!(!settings.contains("opponent_bids"), "{settings}");
+}
+
 #[test]
 fn pimc_calibrated_leaves_train_bidding_pair_with_pimc_and_refuse_other_phases() {
     let temp = TempDir::new("calibrated");
@@ -855,6 +920,30 @@ fn bids_refit_to_a_card_play_table_are_valued_by_its_play_and_the_run_guards_it(
         &temp.run("bids-as-table"),
     ]));
     assert!(error.contains("does not play a whole hand"), "{error}");
+    // A run pins the table by its header and loads it once, whole: a
+    // damaged body is refused when the session opens, before the run
+    // records anything.
+    let mut damaged = std::fs::read(&table).expect("table");
+    let last_entry = damaged.len() - 6;
+    damaged[last_entry] ^= 1;
+    let damaged_table = temp.run("damaged.bin");
+    std::fs::write(&damaged_table, &damaged).expect("write");
+    let damaged_run = temp.run("damaged-run");
+    let error = refused(&trainer(&[
+        "train",
+        "--leaves",
+        "table-play",
+        "--card-play-from",
+        &damaged_table,
+        "--run-dir",
+        &damaged_run,
+    ]));
+    assert!(
+        error.contains("card-play table cannot be read")
+            && error.contains("checksum does not match"),
+        "{error}"
+    );
+    assert!(!Path::new(&format!("{damaged_run}/settings.toml")).exists());
 
     // A table replaced since the run started stops resume and export.
     ok(&full_play_in(

@@ -1,5 +1,10 @@
 //! Helpers shared by the solver's integration tests.
 
+#[allow(dead_code)] // not every test file hooks a game
+mod hooked;
+#[allow(unused_imports)]
+pub(crate) use hooked::Hooked;
+
 use store::{Key, MemoryTable, Record, Table};
 
 /// Every record of `table`, in key order.

@@ -26,7 +26,7 @@ pub use sync::{DEFAULT_SYNC_EVERY, SyncEvery, SyncReads, SyncSettings, SyncStrat
 pub use writeback::MmapWriteback;
 
 use euchre_bots::blueprint::{BiddingBlueprint, BlueprintError, BlueprintSource};
-use euchre_bots::card_play_table::{CardPlayError, CardPlaySource, CardPlayTable};
+use euchre_bots::card_play_table::{CardPlayError, CardPlaySource};
 use euchre_bots::leaves::{Leaves, LeavesError};
 use euchre_bots::opponent_bids::{OpponentBids, UnknownOpponentBids};
 use euchre_bots::phase::Phase;
@@ -829,13 +829,13 @@ fn identity_of(
     if !solver.opponent_bids.is_equilibrium() && options.bidding_from.is_some() {
         return Err(ConfigError::OpponentBidsWithFixedBids);
     }
-    let card_play = options
+    let card_play_from = options
         .card_play_from
         .as_deref()
-        .map(|path| CardPlayTable::load(path, rules))
+        .map(|path| CardPlaySource::probe(path, rules))
         .transpose()
         .map_err(ConfigError::CardPlay)?;
-    solver.leaves.valuer(card_play.as_ref())?;
+    solver.leaves.check_table(card_play_from.is_some())?;
     Ok(Identity {
         phase,
         store: options.store.unwrap_or(Backend::Memory),
@@ -847,7 +847,7 @@ fn identity_of(
             .unwrap_or_else(|| EncodingName::default_for(phase)),
         seed: options.seed.unwrap_or(1),
         bids,
-        card_play_from: card_play.map(|table| table.source().clone()),
+        card_play_from,
     })
 }
 
@@ -1235,6 +1235,59 @@ mod tests {
         );
         let (identity, _, _) = resolve_flags(profile.unwrap(), RunOptions::default()).unwrap();
         assert_eq!(identity.encoding, EncodingName::F32);
+    }
+
+    /// Full play's staged bids model the heuristic's unless a flag or a
+    /// profile says otherwise; every other run's bids are an equilibrium,
+    /// and fixed bids, which train nothing, are never modelled.
+    #[test]
+    fn only_full_plays_bidding_stage_models_the_heuristics_bids_by_default() {
+        let opponents = |profile: &str, flags: RunOptions| {
+            let profile = parse_profile(profile, "t").unwrap();
+            resolve_flags(profile, flags)
+                .unwrap()
+                .0
+                .solver
+                .opponent_bids
+        };
+        let phase = |phase: Phase| RunOptions {
+            phase: Some(phase),
+            ..RunOptions::default()
+        };
+        assert_eq!(opponents("", phase(Phase::FullPlay)), STAGED_OPPONENT_BIDS);
+        assert_eq!(
+            opponents("", phase(Phase::Bidding)),
+            OpponentBids::Equilibrium
+        );
+        assert_eq!(
+            opponents("", phase(Phase::Play(2))),
+            OpponentBids::Equilibrium
+        );
+        let joint = RunOptions {
+            bids: Some(BidsName::Trained),
+            ..phase(Phase::FullPlay)
+        };
+        assert_eq!(opponents("", joint), OpponentBids::Equilibrium);
+        // A profile's choice is a choice, even of the equilibrium; a flag
+        // overrides it.
+        let equilibrium = "[solver]\nopponent_bids = \"equilibrium\"\n";
+        assert_eq!(
+            opponents(equilibrium, phase(Phase::FullPlay)),
+            OpponentBids::Equilibrium
+        );
+        let flagged = RunOptions {
+            opponent_bids: Some(OpponentBids::Heuristic { share: 0.5 }),
+            ..phase(Phase::FullPlay)
+        };
+        assert_eq!(
+            opponents(equilibrium, flagged),
+            OpponentBids::Heuristic { share: 0.5 }
+        );
+        // A `[solver]` table without the key leaves the default.
+        assert_eq!(
+            opponents("[solver]\nschedule = \"linear\"\n", phase(Phase::FullPlay)),
+            STAGED_OPPONENT_BIDS
+        );
     }
 
     #[test]
