@@ -313,9 +313,7 @@ impl<'a> Reader<'a> {
         out.copy_from_slice(self.take(N)?);
         Ok(out)
     }
-}
 
-impl Reader<'_> {
     /// The magic and the format version, refused unless they are this
     /// trainer's.
     fn preamble(&mut self) -> Result<(), PolicyFileError> {
