@@ -34,20 +34,18 @@ pub fn train(
     let chooses_opponent_bids = chosen.opponent_bids.is_some();
     let (mut identity, session, dir) = config::resolve(profile, flags, curve_flags)?;
     let dir = dir.unwrap_or_else(|| run_dir::default_path(identity.phase, identity.store));
-    // A run made before staged bids were full play's default goes on as it
-    // was made when the command does not say where its bids come from.
-    if !chooses_bids
-        && let Some(saved) = read_settings(&dir)?
+    // A run made before staged bids, or bids modelling the heuristic's, were
+    // full play's default goes on as it was made when the command does not
+    // choose them.
+    if let Some(saved) = read_settings(&dir)?
         && saved.identity.phase == identity.phase
     {
-        identity.bids = saved.identity.bids;
-    }
-    // Likewise a run made before full play's bids modelled the heuristic's.
-    if !chooses_opponent_bids
-        && let Some(saved) = read_settings(&dir)?
-        && saved.identity.phase == identity.phase
-    {
-        identity.solver.opponent_bids = saved.identity.solver.opponent_bids;
+        if !chooses_bids {
+            identity.bids = saved.identity.bids;
+        }
+        if !chooses_opponent_bids {
+            identity.solver.opponent_bids = saved.identity.solver.opponent_bids;
+        }
     }
     run_session(&dir, &identity, &session)
 }

@@ -322,7 +322,7 @@ pub enum ConfigError {
 }
 
 pub fn parse_profile(text: &str, origin: &str) -> Result<RunProfile, ConfigError> {
-    let profile: RunProfile = toml::from_str(text).map_err(|source| ConfigError::Profile {
+    let mut profile: RunProfile = toml::from_str(text).map_err(|source| ConfigError::Profile {
         origin: origin.to_owned(),
         source,
     })?;
@@ -331,7 +331,6 @@ pub fn parse_profile(text: &str, origin: &str) -> Result<RunProfile, ConfigError
     // choice and the phase's default (and, on resume, the run's own), but
     // `[solver]` fills every missing field with a default. The table, parsed
     // again, says whether the key was there.
-    let mut profile = profile;
     let names_opponent_bids = toml::from_str::<toml::Table>(text)
         .ok()
         .and_then(|table| {
