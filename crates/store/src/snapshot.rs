@@ -80,22 +80,38 @@ fn load(
     table: &MemoryTable,
 ) -> Result<Vec<String>, StoreError> {
     let path = dir.file(&snapshot_file(manifest.checkpoints));
-    let bytes = std::fs::read(&path).map_err(StoreError::missing_or_io(
+    let file = std::fs::File::open(&path).map_err(StoreError::missing_or_io(
         &path,
         &format!(
             "the manifest lists {} records but their snapshot is gone; restore it or start a new store directory",
             manifest.records
         ),
     ))?;
-    let expected = manifest.records as usize * entry_bytes(layout);
-    if bytes.len() != expected {
+    // The length is checked before anything is read, so a file that was
+    // replaced (by a device, or something huge) is never read whole.
+    let metadata = file.metadata().map_err(StoreError::io(&path))?;
+    let expected = manifest.records.saturating_mul(entry_bytes(layout) as u64);
+    if !metadata.is_file() || metadata.len() != expected {
         return Err(StoreError::Corrupt {
             path,
-            reason: format!(
-                "it is {} bytes, but {} records need {expected}; it was truncated or overwritten",
-                bytes.len(),
-                manifest.records
-            ),
+            reason: if metadata.is_file() {
+                format!(
+                    "it is {} bytes, but {} records need {expected}; it was truncated or overwritten",
+                    metadata.len(),
+                    manifest.records
+                )
+            } else {
+                "it is not a regular file".to_owned()
+            },
+        });
+    }
+    let mut bytes = Vec::with_capacity(expected as usize);
+    std::io::Read::read_to_end(&mut std::io::Read::take(file, expected), &mut bytes)
+        .map_err(StoreError::io(&path))?;
+    if bytes.len() as u64 != expected {
+        return Err(StoreError::Corrupt {
+            path,
+            reason: format!("it ended after {} of its {expected} bytes", bytes.len()),
         });
     }
     let checksum = crc32fast::hash(&bytes);

@@ -103,6 +103,25 @@ pub(crate) fn crc32_parallel(bytes: &[u8]) -> u32 {
     whole.finalize()
 }
 
+/// The length and CRC-32 of the file at `path`, read with plain reads (a
+/// file that shrinks while it is read is an error, never a fault).
+#[cfg(feature = "lmdb")]
+pub(crate) fn crc32_of_file(path: &Path) -> Result<(u64, u32), StoreError> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path).map_err(StoreError::io(path))?;
+    let mut hasher = crc32fast::Hasher::new();
+    let mut buffer = vec![0u8; 1 << 20];
+    let mut bytes = 0u64;
+    loop {
+        let read = file.read(&mut buffer).map_err(StoreError::io(path))?;
+        if read == 0 {
+            return Ok((bytes, hasher.finalize()));
+        }
+        hasher.update(&buffer[..read]);
+        bytes += read as u64;
+    }
+}
+
 /// The checksum of the file `name` in `dir`, read through a private map.
 #[cfg(feature = "mmap")]
 pub(crate) fn checksum_file(dir: &Path, name: &str) -> Result<Checksum, StoreError> {

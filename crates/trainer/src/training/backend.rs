@@ -11,27 +11,16 @@ use crate::training::universe::PhaseUniverse;
 use euchre_bots::phase::RECORD_WIDTH;
 use store::Backend;
 
-/// The LMDB write-back cache of a store opened only to read it (status,
-/// export): reads go to the map, so a small cache is enough.
-pub const READ_CACHE_RECORDS: usize = 1 << 16;
-
 /// Opens an existing store only to read it, as export and status do:
-/// writable when its directory is (so a session that ended without a
-/// checkpoint is rolled back for good), read-only otherwise, as on a
-/// read-only mount or a backup, where nothing is written.
+/// read-only whatever the directory allows, so that a command that only
+/// reads leaves every byte of the store as it was (a session that ended
+/// without a checkpoint is read as its checkpoint left it, and rolled back
+/// for good only by the next training session).
 pub fn open_to_read(
     identity: &Identity,
     dir: &Path,
     verify: Verify,
 ) -> Result<Box<dyn DurableTable>, StoreError> {
-    if store::is_writable(dir) {
-        // Nothing is changed, so nothing is held.
-        let tuning = StoreTuning {
-            lmdb_cache_records: READ_CACHE_RECORDS,
-            mmap_writeback: MmapWriteback::Continuous,
-        };
-        return open(identity, dir, tuning, &mut |_| {}, verify);
-    }
     let layout = layout(identity)?;
     let fingerprint = fingerprint(identity);
     Ok(match identity.store {

@@ -21,68 +21,127 @@
 //! with records newer than its checkpoint. So the same transaction that
 //! overwrites a record for the first time since the checkpoint also saves
 //! its old bytes (or its absence) in an `undo` database, tagged with the
-//! checkpoint's number. Opening rolls those back when the tag matches the
-//! manifest; a checkpoint empties it under the new number. Opening the env is `unsafe` in heed because two
-//! processes opening one env with different options is undefined
-//! behaviour; the directory lock rules that out.
+//! checkpoint's number. A checkpoint empties it under the new number.
+//!
+//! Opening trusts nothing in the file until it is checked, and writes
+//! nothing until the records are verified: LMDB's file is first walked as
+//! untrusted bytes ([`file_check`]), so a damaged page is refused instead
+//! of faulting inside LMDB; then the records are read as the checkpoint
+//! left them (each key's saved old bytes in place of its current ones) and
+//! checked against the checkpoint's count and checksum; only then does a
+//! writable open roll the saved bytes back. A read-only open (status,
+//! export) reads through the saved bytes and never writes.
+//!
+//! Opening the env is `unsafe` in heed because two processes opening one
+//! env with different options is undefined behaviour; the directory lock
+//! rules that out.
+
+mod file_check;
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError, RwLock};
 
 use heed::types::Bytes;
-use heed::{Database, Env, EnvFlags, EnvOpenOptions};
+use heed::{Database, Env, EnvFlags, EnvOpenOptions, RoTxn};
 use rustc_hash::FxBuildHasher;
 
 use crate::client_state::ClientState;
-use crate::dir::{Backend, Committed, Fingerprint, Manifest, StoreDir};
+use crate::dir::{
+    Backend, Committed, Fingerprint, Manifest, StoreDir, classify_write_error, write_atomically,
+};
 use crate::durable::DurableTable;
 use crate::error::StoreError;
 use crate::index::{ChunkedArena, KeyIndex, MAX_SLOTS};
 use crate::layout::RecordLayout;
 use crate::record::Record;
 use crate::table::{Key, SlotId, Table};
-use crate::verify::{Checksum, Timer, Verification, expect};
+use crate::verify::{Checksum, Timer, Verification, crc32_of_file, expect};
+
+use file_check::{LiveMeta, RECORDS_DB, UNDO_DB};
+
+/// The whole data file as the last checkpoint left it. LMDB changes the
+/// file only by committing, and every commit raises the transaction id, so
+/// while the live meta page still names the sealed transaction the file
+/// must be byte for byte what was sealed: damage anywhere in it, on pages
+/// in use or free, is found before LMDB maps it. Once a session has
+/// committed past its checkpoint the seal no longer applies, and the
+/// structural walk and the records' checksum decide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Seal {
+    /// The checkpoint (manifest count) it was made at.
+    checkpoint: u64,
+    txnid: u64,
+    bytes: u64,
+    crc32: u32,
+}
+
+impl Seal {
+    const MAX_BYTES: u64 = 4096;
+
+    /// The seal in `dir` if there is one that reads; a missing or
+    /// unreadable seal is no seal (stores made before seals have none, and
+    /// a seal damaged on disk only loses its own extra check).
+    fn read(dir: &StoreDir) -> Option<Seal> {
+        use std::io::Read;
+        let file = std::fs::File::open(dir.file(SEAL_FILE)).ok()?;
+        let mut text = String::new();
+        file.take(Self::MAX_BYTES).read_to_string(&mut text).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    /// Checks the data file against the seal of `manifest`'s checkpoint,
+    /// when its live transaction is the sealed one.
+    fn check(dir: &StoreDir, manifest: &Manifest, live: &LiveMeta) -> Result<(), StoreError> {
+        let Some(seal) = Seal::read(dir) else {
+            return Ok(());
+        };
+        if seal.checkpoint != manifest.checkpoints || seal.txnid != live.txnid {
+            return Ok(());
+        }
+        let path = dir.file(LMDB_DIR).join(DATA_FILE);
+        let (bytes, crc32) = crc32_of_file(&path)?;
+        let recorded = Checksum {
+            what: DATA_FILE.to_owned(),
+            bytes: seal.bytes,
+            crc32: seal.crc32,
+        };
+        let found = Checksum {
+            what: DATA_FILE.to_owned(),
+            bytes,
+            crc32,
+        };
+        expect(&recorded, &found, &path)
+    }
+
+    /// Whether a seal of `manifest`'s checkpoint names another transaction
+    /// than the live one although the undo database says nothing was
+    /// committed since: the file changed behind the store's back.
+    fn contradicts(dir: &StoreDir, manifest: &Manifest, live: &LiveMeta) -> bool {
+        Seal::read(dir)
+            .is_some_and(|seal| seal.checkpoint == manifest.checkpoints && seal.txnid != live.txnid)
+    }
+}
 
 pub(crate) const LMDB_DIR: &str = "lmdb";
 const DATA_FILE: &str = "data.mdb";
-/// What the records' checksum is filed under in the manifest.
-const RECORDS_CHECKSUM: &str = "lmdb records (key and value of each, in key order)";
+/// The data file's seal: its length and CRC-32 as a checkpoint left it.
+const SEAL_FILE: &str = "lmdb-seal.json";
+/// What the records' checksum was filed under before checkpoints kept a
+/// running sum: a CRC-32 over every key and value in key order. Still
+/// checked when a manifest has it; the next checkpoint writes the sum.
+const ORDERED_CHECKSUM: &str = "lmdb records (key and value of each, in key order)";
+/// What the records' running sum is filed under in the manifest.
+const SUM_CHECKSUM: &str = "lmdb records (wrapping sum of each key and value's mixed CRC-32)";
 /// The undo database's checkpoint tag: one byte, so no 16-byte key meets it.
 const EPOCH_KEY: &[u8] = &[0xEC];
-
-/// Restores the records saved in `undo` if they belong to checkpoint
-/// `epoch`, then empties it under that tag.
-fn roll_back(
-    transaction: &mut heed::RwTxn<'_>,
-    db: Database<Bytes, Bytes>,
-    undo: Database<Bytes, Bytes>,
-    epoch: u64,
-) -> Result<(), heed::Error> {
-    let tag = undo.get(transaction, EPOCH_KEY)?.map(<[u8]>::to_vec);
-    if tag.as_deref() == Some(&epoch.to_le_bytes()[..]) {
-        let mut saved: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
-        for entry in undo.iter(transaction)? {
-            let (key, value) = entry?;
-            if key.len() == 16 {
-                saved.push((key.to_vec(), value.to_vec()));
-            }
-        }
-        for (key, old) in saved {
-            if old.is_empty() {
-                db.delete(transaction, &key)?;
-            } else {
-                db.put(transaction, &key, &old)?;
-            }
-        }
-    }
-    undo.clear(transaction)?;
-    undo.put(transaction, EPOCH_KEY, &epoch.to_le_bytes())
-}
 const CACHE_SHARDS: usize = 64;
 const INITIAL_MAP_BYTES: usize = 1 << 30;
+/// Free space below which a failed LMDB write is taken for a full disk:
+/// LMDB reports a failed write-out as a bare I/O error.
+const FULL_DISK_MARGIN: u64 = 16 << 20;
 
 /// A table in LMDB with a bounded write-back cache.
 pub struct LmdbTable {
@@ -101,11 +160,18 @@ pub struct LmdbTable {
     /// Whether a slot's record has ever been written to LMDB. A cache miss
     /// on a slot that never was needs no read transaction: it is fresh.
     in_database: ChunkedArena<AtomicBool>,
+    /// Each slot's term in the records' running sum, as LMDB holds it.
+    record_sums: ChunkedArena<AtomicU32>,
+    /// The running sum of every stored record's term.
+    sum: AtomicU32,
     cache: Box<[Mutex<HashMap<u64, Record, FxBuildHasher>>]>,
     shard_capacity: usize,
     verification: Verification,
     /// Opened read-only: updates and checkpoints are refused.
     read_only: bool,
+    /// Reads see the undo database's saved bytes first: a read-only open
+    /// of a store whose last session ended without a checkpoint.
+    through_undo: bool,
 }
 
 impl std::fmt::Debug for LmdbTable {
@@ -116,12 +182,14 @@ impl std::fmt::Debug for LmdbTable {
     }
 }
 
+/// Maps heed's errors to the store's: I/O stays I/O (or a full disk, when
+/// the filesystem has no room left), anything else is damage.
 fn lmdb_error(path: &Path) -> impl FnOnce(heed::Error) -> StoreError + '_ {
     move |error| match error {
-        heed::Error::Io(source) => StoreError::Io {
-            path: path.to_path_buf(),
-            source,
-        },
+        heed::Error::Io(source) => disk_error(path, source),
+        heed::Error::Mdb(heed::MdbError::Other(code)) => {
+            disk_error(path, std::io::Error::from_raw_os_error(code))
+        }
         other => StoreError::Corrupt {
             path: path.to_path_buf(),
             reason: format!("LMDB reports {other}"),
@@ -129,96 +197,106 @@ fn lmdb_error(path: &Path) -> impl FnOnce(heed::Error) -> StoreError + '_ {
     }
 }
 
-/// A CRC-32 over every record's key and value, in key order (LMDB's
-/// order), so it depends only on what the records are.
+/// A failed write: LMDB passes on `EIO` where the kernel could not write a
+/// page out for lack of space, so the filesystem's free space decides.
+fn disk_error(path: &Path, source: std::io::Error) -> StoreError {
+    let full = matches!(source.raw_os_error(), Some(5 | 28 | 122))
+        && free_bytes(path).is_some_and(|free| free < FULL_DISK_MARGIN);
+    if full {
+        classify_write_error(path, FULL_DISK_MARGIN, std::io::Error::from_raw_os_error(28))
+    } else {
+        classify_write_error(path, 0, source)
+    }
+}
+
+/// Bytes free to this process on the filesystem of `path`.
+fn free_bytes(path: &Path) -> Option<u64> {
+    let stats = rustix::fs::statvfs(path).ok()?;
+    Some(stats.f_bavail.saturating_mul(stats.f_frsize))
+}
+
+/// One record's term in the running sum: its key and value's CRC-32,
+/// mixed so that the wrapping sum is not linear in the CRCs.
+fn record_term(key: &[u8], value: &[u8]) -> u32 {
+    let mut hasher = crc32fast::Hasher::new();
+    hasher.update(key);
+    hasher.update(value);
+    let mut mixed = u64::from(hasher.finalize()) ^ ((value.len() as u64) << 32);
+    mixed = (mixed ^ (mixed >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    mixed = (mixed ^ (mixed >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    (mixed ^ (mixed >> 31)) as u32
+}
+
+/// Both checksums over the records as read in key order at open: the
+/// ordered CRC older manifests recorded, and the running sum.
 #[derive(Default)]
-struct RecordsSum {
-    hasher: crc32fast::Hasher,
+struct RecordsSums {
+    ordered: crc32fast::Hasher,
+    sum: u32,
     bytes: u64,
 }
 
-impl RecordsSum {
-    fn add(&mut self, key: &[u8], value: &[u8]) {
-        self.hasher.update(key);
-        self.hasher.update(value);
+impl RecordsSums {
+    fn add(&mut self, key: &[u8], value: &[u8]) -> u32 {
+        self.ordered.update(key);
+        self.ordered.update(value);
         self.bytes += (key.len() + value.len()) as u64;
+        let term = record_term(key, value);
+        self.sum = self.sum.wrapping_add(term);
+        term
     }
 
-    fn finish(self) -> Checksum {
+    fn checksum(&self, what: &str) -> Checksum {
         Checksum {
-            what: RECORDS_CHECKSUM.to_owned(),
+            what: what.to_owned(),
             bytes: self.bytes,
-            crc32: self.hasher.finalize(),
+            crc32: if what == ORDERED_CHECKSUM {
+                self.ordered.clone().finalize()
+            } else {
+                self.sum
+            },
         }
     }
 }
 
-/// LMDB's own account of its file: two meta pages at the start, the live
-/// one (the higher transaction id) naming the last page in use. The file
-/// must reach that page; LMDB itself would map a shorter file and fault.
-fn check_data_file(path: &Path, manifest: &Manifest) -> Result<(), StoreError> {
-    const MAGIC: u32 = 0xBEEF_C0DE;
-    let corrupt = |reason: String| StoreError::Corrupt {
-        path: path.to_path_buf(),
-        reason,
-    };
-    // The meta pages only: the file itself may be gigabytes.
-    let read_head = || -> std::io::Result<(Vec<u8>, u64)> {
-        use std::io::Read;
-        let file = File::open(path)?;
-        let length = file.metadata()?.len();
-        let mut head = Vec::new();
-        file.take(128 * 1024).read_to_end(&mut head)?;
-        Ok((head, length))
-    };
-    let (bytes, length) = match read_head() {
-        Ok(read) => read,
+/// The data file must exist when the manifest lists checkpoints, and any
+/// data file must pass [`file_check`] before LMDB maps it.
+fn check_data_file(
+    path: &Path,
+    manifest: &Manifest,
+    layout: RecordLayout,
+) -> Result<Option<LiveMeta>, StoreError> {
+    match std::fs::metadata(path) {
+        Ok(_) => file_check::check(path, layout.bytes()).map(Some),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            return Err(StoreError::Missing {
+            if manifest.checkpoints == 0 {
+                return Ok(None);
+            }
+            Err(StoreError::Missing {
                 path: path.to_path_buf(),
                 hint: format!(
                     "the manifest lists {} records from checkpoint {}; restore the file or start a new store directory",
                     manifest.records, manifest.checkpoints
                 ),
-            });
+            })
         }
-        Err(source) => return Err(StoreError::io(path)(source)),
-    };
-    let word = |at: usize| -> Option<u32> {
-        Some(u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?))
-    };
-    let long = |at: usize| -> Option<u64> {
-        Some(u64::from_le_bytes(bytes.get(at..at + 8)?.try_into().ok()?))
-    };
-    // Each meta page: a 16-byte page header, then magic, version, address,
-    // map size, the two databases' headers (the first's pad holds the page
-    // size), the last page number and the transaction id.
-    let meta = |page: usize| -> Option<(u64, u64, u64)> {
-        (word(page + 16)? == MAGIC).then_some(())?;
-        let page_size = u64::from(word(page + 40)?);
-        Some((page_size, long(page + 136)?, long(page + 144)?))
-    };
-    let Some((page_size, ..)) = meta(0).filter(|(size, ..)| *size >= 512) else {
-        return Err(corrupt(format!(
-            "it is {length} bytes and does not start with an LMDB meta page; it was emptied or overwritten (the manifest lists {} records)",
-            manifest.records
-        )));
-    };
-    let second = usize::try_from(page_size).unwrap_or(usize::MAX);
-    let live = [meta(0), meta(second)]
-        .into_iter()
-        .flatten()
-        .max_by_key(|&(_, _, txnid)| txnid);
-    let Some((_, last_page, _)) = live else {
-        return Err(corrupt("its meta pages do not read".to_owned()));
-    };
-    let needed = (last_page + 1).saturating_mul(page_size);
-    if length < needed {
-        return Err(corrupt(format!(
-            "it is {length} bytes, but its own metadata says it uses {needed} (pages of {page_size} up to page {last_page}); it was truncated"
-        )));
+        Err(source) => Err(StoreError::io(path)(source)),
     }
-    Ok(())
+}
+
+/// How the undo database stands against the manifest's checkpoint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum UndoState {
+    /// Tagged with the checkpoint, holding nothing: the records are the
+    /// checkpoint's.
+    Clean,
+    /// Tagged with the checkpoint and holding saved bytes: the last
+    /// session ended without a checkpoint.
+    Pending,
+    /// Tagged otherwise (a crash between the manifest and the undo reset,
+    /// or a new store): its contents describe no checkpoint of this
+    /// manifest and are ignored.
+    Stale,
 }
 
 impl LmdbTable {
@@ -253,11 +331,9 @@ impl LmdbTable {
         };
         let env_path: PathBuf = dir.file(LMDB_DIR);
         let timer = Timer::start();
-        // LMDB maps whatever file it finds and creates one that is missing:
-        // a truncated file would fault (SIGBUS) at the first read past its
-        // end, and a missing one would be a silently empty store.
-        if manifest.checkpoints > 0 {
-            check_data_file(&env_path.join(DATA_FILE), &manifest)?;
+        let live = check_data_file(&env_path.join(DATA_FILE), &manifest, layout)?;
+        if let Some(live) = &live {
+            Seal::check(&dir, &manifest, live)?;
         }
         std::fs::create_dir_all(&env_path).map_err(StoreError::io(&env_path))?;
         let existing =
@@ -267,7 +343,7 @@ impl LmdbTable {
             .next_multiple_of(1 << 20);
         // SAFETY: the directory lock guarantees that no other process has
         // this env open, and we open it exactly once; the flags are
-        // discussed in the module docs.
+        // discussed in the module docs. The file passed `file_check`.
         #[allow(unsafe_code)]
         let env = unsafe {
             EnvOpenOptions::new()
@@ -277,17 +353,61 @@ impl LmdbTable {
                 .open(&env_path)
         }
         .map_err(lmdb_error(&env_path))?;
-        let mut transaction = env.write_txn().map_err(lmdb_error(&env_path))?;
-        let db: Database<Bytes, Bytes> = env
-            .create_database(&mut transaction, Some("records"))
-            .map_err(lmdb_error(&env_path))?;
-        let undo: Database<Bytes, Bytes> = env
-            .create_database(&mut transaction, Some("undo"))
-            .map_err(lmdb_error(&env_path))?;
-        roll_back(&mut transaction, db, undo, manifest.checkpoints)
-            .map_err(lmdb_error(&env_path))?;
-        transaction.commit().map_err(lmdb_error(&env_path))?;
+        // An existing store's databases are opened in a read transaction:
+        // nothing is written before the records are verified.
+        let found = open_databases(&env, &env_path)?;
+        let (db, undo) = match found {
+            Some(databases) => databases,
+            None if manifest.checkpoints == 0 => {
+                let mut transaction = env.write_txn().map_err(lmdb_error(&env_path))?;
+                let db = env
+                    .create_database(&mut transaction, Some(RECORDS_DB))
+                    .map_err(lmdb_error(&env_path))?;
+                let undo = env
+                    .create_database(&mut transaction, Some(UNDO_DB))
+                    .map_err(lmdb_error(&env_path))?;
+                transaction.commit().map_err(lmdb_error(&env_path))?;
+                (db, undo)
+            }
+            None => {
+                return Err(StoreError::Corrupt {
+                    path: env_path.join(DATA_FILE),
+                    reason: "it has no 'records' or no 'undo' database".to_owned(),
+                });
+            }
+        };
+        let table = LmdbTable::new(dir, layout, manifest, env, db, undo, cache_records, false);
+        let state = table.undo_state(live.as_ref())?;
         let table = LmdbTable {
+            through_undo: state == UndoState::Pending,
+            ..table
+        }
+        .verified(&env_path, &timer)?;
+        if state != UndoState::Clean {
+            table.roll_back(state)?;
+            // The rolled-back file is the checkpoint's again, in new bytes.
+            if table.manifest.get().checkpoints > 0 {
+                table.seal()?;
+            }
+        }
+        Ok(LmdbTable {
+            through_undo: false,
+            ..table
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        dir: StoreDir,
+        layout: RecordLayout,
+        manifest: Manifest,
+        env: Env,
+        db: Database<Bytes, Bytes>,
+        undo: Database<Bytes, Bytes>,
+        cache_records: usize,
+        read_only: bool,
+    ) -> LmdbTable {
+        LmdbTable {
             dir,
             layout,
             manifest: Committed::new(manifest),
@@ -298,27 +418,98 @@ impl LmdbTable {
             index: KeyIndex::new(MAX_SLOTS),
             keys: ChunkedArena::new(),
             in_database: ChunkedArena::new(),
+            record_sums: ChunkedArena::new(),
+            sum: AtomicU32::new(0),
             cache: (0..CACHE_SHARDS).map(|_| Mutex::default()).collect(),
             shard_capacity: (cache_records / CACHE_SHARDS).max(1),
             verification: Verification::default(),
-            read_only: false,
-        };
-        table.verified(&env_path, &timer)
+            read_only,
+            through_undo: false,
+        }
+    }
+
+    /// Where the undo database stands; `live` is the data file's live meta
+    /// as checked before LMDB opened it.
+    fn undo_state(&self, live: Option<&LiveMeta>) -> Result<UndoState, StoreError> {
+        let state = self.undo_tag_state()?;
+        let manifest = self.manifest.get();
+        if state == UndoState::Clean
+            && live.is_some_and(|live| Seal::contradicts(&self.dir, &manifest, live))
+        {
+            return Err(StoreError::Corrupt {
+                path: self.dir.file(LMDB_DIR).join(DATA_FILE),
+                reason: "its last transaction is not the one its checkpoint sealed, yet it records no change since: it was changed behind the store's back".to_owned(),
+            });
+        }
+        Ok(state)
+    }
+
+    fn undo_tag_state(&self) -> Result<UndoState, StoreError> {
+        let env_path = self.dir.file(LMDB_DIR);
+        let transaction = self.env.read_txn().map_err(lmdb_error(&env_path))?;
+        let epoch = self.manifest.get().checkpoints.to_le_bytes();
+        let tag = self
+            .undo
+            .get(&transaction, EPOCH_KEY)
+            .map_err(lmdb_error(&env_path))?;
+        if tag != Some(&epoch[..]) {
+            return Ok(UndoState::Stale);
+        }
+        let saved = self.undo.len(&transaction).map_err(lmdb_error(&env_path))?;
+        Ok(if saved > 1 {
+            UndoState::Pending
+        } else {
+            UndoState::Clean
+        })
+    }
+
+    /// Puts back the records saved since the checkpoint (when `state` is
+    /// pending) and empties the undo database under the checkpoint's tag.
+    /// Called only after the records, read through the saved bytes, were
+    /// verified.
+    fn roll_back(&self, state: UndoState) -> Result<(), StoreError> {
+        let env_path = self.dir.file(LMDB_DIR);
+        let epoch = self.manifest.get().checkpoints;
+        let mut transaction = self.env.write_txn().map_err(lmdb_error(&env_path))?;
+        (|| -> Result<(), heed::Error> {
+            if state == UndoState::Pending {
+                let mut saved: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+                for entry in self.undo.iter(&transaction)? {
+                    let (key, value) = entry?;
+                    if key.len() == 16 {
+                        saved.push((key.to_vec(), value.to_vec()));
+                    }
+                }
+                for (key, old) in saved {
+                    if old.is_empty() {
+                        self.db.delete(&mut transaction, &key)?;
+                    } else {
+                        self.db.put(&mut transaction, &key, &old)?;
+                    }
+                }
+            }
+            self.undo.clear(&mut transaction)?;
+            self.undo
+                .put(&mut transaction, EPOCH_KEY, &epoch.to_le_bytes())
+        })()
+        .map_err(lmdb_error(&env_path))?;
+        transaction.commit().map_err(lmdb_error(&env_path))
     }
 
     /// Loads the index and checks the records against the last
     /// checkpoint's count and checksum.
     fn verified(self, env_path: &Path, timer: &Timer) -> Result<LmdbTable, StoreError> {
         let table = self;
-        let found = table.load_index()?;
+        let sums = table.load_index()?;
         let stored = table.manifest.get();
-        let verification = match stored
+        let data_path = env_path.join(DATA_FILE);
+        let recorded = stored
             .checksums
             .iter()
-            .find(|checksum| checksum.what == RECORDS_CHECKSUM)
-        {
+            .find(|checksum| checksum.what == SUM_CHECKSUM || checksum.what == ORDERED_CHECKSUM);
+        let verification = match recorded {
             Some(recorded) => {
-                expect(recorded, &found, &env_path.join(DATA_FILE))?;
+                expect(recorded, &sums.checksum(&recorded.what), &data_path)?;
                 Verification {
                     checked: vec![format!("{} records", stored.records)],
                     not_checked: None,
@@ -336,7 +527,7 @@ impl LmdbTable {
         };
         if stored.checkpoints > 0 && table.len() != stored.records {
             return Err(StoreError::Corrupt {
-                path: env_path.join(DATA_FILE),
+                path: data_path,
                 reason: format!(
                     "it holds {} records, but the last checkpoint wrote {}",
                     table.len(),
@@ -344,17 +535,18 @@ impl LmdbTable {
                 ),
             });
         }
+        table.sum.store(sums.sum, Ordering::Relaxed);
         Ok(LmdbTable {
             verification,
             ..table
         })
     }
 
-    /// Opens an existing store to read it only, as export and status do on
-    /// a read-only directory: LMDB's own lock is off (the directory
-    /// lock already excludes every other process) and nothing is written.
-    /// A store whose last session ended without a checkpoint holds changes
-    /// past it that only a writable open can roll back, so it is refused.
+    /// Opens an existing store to read it only, as export and status do:
+    /// nothing is written, and LMDB's own lock is off (the directory lock
+    /// already excludes every other process). A store whose last session
+    /// ended without a checkpoint is read as its checkpoint left it,
+    /// through the saved bytes in the undo database.
     pub fn open_read_only(
         path: &Path,
         layout: RecordLayout,
@@ -368,9 +560,19 @@ impl LmdbTable {
         })?;
         manifest.check_compatible(&wanted, path)?;
         let env_path: PathBuf = dir.file(LMDB_DIR);
+        let data_path = env_path.join(DATA_FILE);
         let timer = Timer::start();
-        check_data_file(&env_path.join(DATA_FILE), &manifest)?;
-        let map_bytes = std::fs::metadata(env_path.join(DATA_FILE))
+        if manifest.checkpoints == 0 && !data_path.exists() {
+            return Err(StoreError::Missing {
+                path: data_path,
+                hint: "the store was never checkpointed; there is nothing to read".to_owned(),
+            });
+        }
+        let live = check_data_file(&data_path, &manifest, layout)?;
+        if let Some(live) = &live {
+            Seal::check(&dir, &manifest, live)?;
+        }
+        let map_bytes = std::fs::metadata(&data_path)
             .map_or(INITIAL_MAP_BYTES, |meta| meta.len() as usize)
             .max(INITIAL_MAP_BYTES)
             .next_multiple_of(1 << 20);
@@ -385,61 +587,34 @@ impl LmdbTable {
                 .open(&env_path)
         }
         .map_err(lmdb_error(&env_path))?;
-        let transaction = env.read_txn().map_err(lmdb_error(&env_path))?;
-        let missing = |name: &str| StoreError::Corrupt {
-            path: env_path.join(DATA_FILE),
-            reason: format!("it has no '{name}' database"),
-        };
-        let db: Database<Bytes, Bytes> = env
-            .open_database(&transaction, Some("records"))
-            .map_err(lmdb_error(&env_path))?
-            .ok_or_else(|| missing("records"))?;
-        let undo: Database<Bytes, Bytes> = env
-            .open_database(&transaction, Some("undo"))
-            .map_err(lmdb_error(&env_path))?
-            .ok_or_else(|| missing("undo"))?;
-        let tag = undo
-            .get(&transaction, EPOCH_KEY)
-            .map_err(lmdb_error(&env_path))?
-            .map(<[u8]>::to_vec);
-        let pending = undo.len(&transaction).map_err(lmdb_error(&env_path))?;
-        if tag.as_deref() == Some(&manifest.checkpoints.to_le_bytes()[..]) && pending > 1 {
-            return Err(StoreError::Corrupt {
-                path: env_path.join(DATA_FILE),
-                reason: "the last session ended without a checkpoint, so it holds changes past it; open the store once with write access to roll them back".to_owned(),
-            });
+        let (db, undo) = open_databases(&env, &env_path)?.ok_or_else(|| StoreError::Corrupt {
+            path: data_path.clone(),
+            reason: "it has no 'records' or no 'undo' database".to_owned(),
+        })?;
+        let table = LmdbTable::new(dir, layout, manifest, env, db, undo, 1, true);
+        let through_undo = table.undo_state(live.as_ref())? == UndoState::Pending;
+        LmdbTable {
+            through_undo,
+            ..table
         }
-        // Committing (not dropping) the read transaction keeps the database
-        // handles it opened; an aborted one would close them.
-        transaction.commit().map_err(lmdb_error(&env_path))?;
-        let table = LmdbTable {
-            dir,
-            layout,
-            manifest: Committed::new(manifest),
-            env,
-            db,
-            undo,
-            gate: RwLock::new(()),
-            index: KeyIndex::new(MAX_SLOTS),
-            keys: ChunkedArena::new(),
-            in_database: ChunkedArena::new(),
-            cache: (0..CACHE_SHARDS).map(|_| Mutex::default()).collect(),
-            shard_capacity: 1,
-            verification: Verification::default(),
-            read_only: true,
-        };
-        table.verified(&env_path, &timer)
+        .verified(&env_path, &timer)
     }
 
     /// Gives every stored key a slot, so that slot ids stay dense and
     /// `len` counts what is stored. Only keys are held in memory. Returns
-    /// the records' checksum, summed on the same pass.
-    fn load_index(&self) -> Result<Checksum, StoreError> {
-        let mut sum = RecordsSum::default();
+    /// the records' checksums, summed on the same pass. Reads through the
+    /// undo database's saved bytes when `through_undo` is set.
+    fn load_index(&self) -> Result<RecordsSums, StoreError> {
+        let mut sums = RecordsSums::default();
         let env_path = self.dir.file(LMDB_DIR);
         let transaction = self.env.read_txn().map_err(lmdb_error(&env_path))?;
         for entry in self.db.iter(&transaction).map_err(lmdb_error(&env_path))? {
             let (key, value) = entry.map_err(lmdb_error(&env_path))?;
+            let value = match self.saved(&transaction, key)? {
+                Some(old) if old.is_empty() => continue,
+                Some(old) => old,
+                None => value,
+            };
             let key: [u8; 16] = key.try_into().map_err(|_| StoreError::Corrupt {
                 path: env_path.clone(),
                 reason: format!("a key is {} bytes, not 16", key.len()),
@@ -454,24 +629,32 @@ impl LmdbTable {
                     ),
                 });
             }
-            sum.add(&key, value);
+            let term = sums.add(&key, value);
             let slot = self.slot(Key::from_le_bytes(key))?;
             self.in_database.get(slot).store(true, Ordering::Relaxed);
+            self.record_sums.get(slot).store(term, Ordering::Relaxed);
         }
-        Ok(sum.finish())
+        Ok(sums)
     }
 
-    /// The records' checksum as they stand in the database (after a flush).
-    fn records_checksum(&self) -> Result<Checksum, StoreError> {
-        let env_path = self.dir.file(LMDB_DIR);
-        let _gate = self.gate.read().unwrap_or_else(PoisonError::into_inner);
-        let transaction = self.env.read_txn().map_err(lmdb_error(&env_path))?;
-        let mut sum = RecordsSum::default();
-        for entry in self.db.iter(&transaction).map_err(lmdb_error(&env_path))? {
-            let (key, value) = entry.map_err(lmdb_error(&env_path))?;
-            sum.add(key, value);
+    /// The bytes the undo database saved for `key` when reads go through
+    /// it: `Some(empty)` for a record created after the checkpoint.
+    fn saved<'t>(&self, transaction: &'t RoTxn<'_>, key: &[u8]) -> Result<Option<&'t [u8]>, StoreError> {
+        if !self.through_undo {
+            return Ok(None);
         }
-        Ok(sum.finish())
+        self.undo
+            .get(transaction, key)
+            .map_err(lmdb_error(&self.dir.file(LMDB_DIR)))
+    }
+
+    /// The records' checksum as checkpoints record it: the running sum.
+    fn records_checksum(&self) -> Checksum {
+        Checksum {
+            what: SUM_CHECKSUM.to_owned(),
+            bytes: self.len() * (16 + self.layout.bytes()),
+            crc32: self.sum.load(Ordering::Acquire),
+        }
     }
 
     fn key_of(&self, slot: SlotId) -> Key {
@@ -494,14 +677,19 @@ impl LmdbTable {
         let env_path = self.dir.file(LMDB_DIR);
         let _gate = self.gate.read().unwrap_or_else(PoisonError::into_inner);
         let transaction = self.env.read_txn().map_err(lmdb_error(&env_path))?;
-        let bytes = self
-            .db
-            .get(&transaction, &key.to_le_bytes())
-            .map_err(lmdb_error(&env_path))?
-            .ok_or_else(|| StoreError::Corrupt {
-                path: env_path.clone(),
-                reason: format!("the record of key {key:#034x} is gone from the database"),
-            })?;
+        let key_bytes = key.to_le_bytes();
+        let bytes = match self.saved(&transaction, &key_bytes)? {
+            Some(old) if old.is_empty() => return Ok(Record::default()),
+            Some(old) => Some(old),
+            None => self
+                .db
+                .get(&transaction, &key_bytes)
+                .map_err(lmdb_error(&env_path))?,
+        }
+        .ok_or_else(|| StoreError::Corrupt {
+            path: env_path.clone(),
+            reason: format!("the record of key {key:#034x} is gone from the database"),
+        })?;
         if bytes.len() as u64 != self.layout.bytes() {
             return Err(StoreError::Corrupt {
                 path: env_path,
@@ -540,14 +728,25 @@ impl LmdbTable {
         }
         entries.sort_unstable_by_key(|(key, _, _)| *key);
         let env_path = self.dir.file(LMDB_DIR);
-        let mut encoded = vec![0u8; self.layout.bytes() as usize];
+        let record_bytes = self.layout.bytes() as usize;
+        let mut encoded = vec![0u8; entries.len() * record_bytes];
+        for ((key, _, record), out) in entries.iter().zip(encoded.chunks_exact_mut(record_bytes)) {
+            self.layout
+                .encode(RecordLayout::key_check(*key), record, out);
+        }
         loop {
             let attempt = (|| -> Result<(), heed::Error> {
                 let _gate = self.gate.read().unwrap_or_else(PoisonError::into_inner);
                 let mut transaction = self.env.write_txn()?;
-                for (key, _, record) in &entries {
+                for ((key, slot, _), value) in entries.iter().zip(encoded.chunks_exact(record_bytes)) {
                     let key_bytes = key.to_le_bytes();
-                    if self.undo.get(&transaction, &key_bytes)?.is_none() {
+                    // A record never written before has nothing to save
+                    // but its absence; one written since the checkpoint
+                    // already has its old bytes saved.
+                    let written = self.in_database.get(SlotId::new(*slot)).load(Ordering::Acquire);
+                    if !written {
+                        self.undo.put(&mut transaction, &key_bytes, &[])?;
+                    } else if self.undo.get(&transaction, &key_bytes)?.is_none() {
                         let old = self.db.get(&transaction, &key_bytes)?.map(<[u8]>::to_vec);
                         self.undo.put(
                             &mut transaction,
@@ -555,10 +754,7 @@ impl LmdbTable {
                             old.as_deref().unwrap_or(&[]),
                         )?;
                     }
-                    self.layout
-                        .encode(RecordLayout::key_check(*key), record, &mut encoded);
-                    self.db
-                        .put(&mut transaction, &key.to_le_bytes(), &encoded)?;
+                    self.db.put(&mut transaction, &key_bytes, value)?;
                 }
                 transaction.commit()
             })();
@@ -568,15 +764,39 @@ impl LmdbTable {
                 Err(error) => return Err(lmdb_error(&env_path)(error)),
             }
         }
-        for (_, slot, _) in &entries {
-            self.in_database
-                .get(SlotId::new(*slot))
-                .store(true, Ordering::Release);
+        // The sum follows what LMDB holds, so only a committed batch moves it.
+        let mut change = 0u32;
+        for ((key, slot, _), value) in entries.iter().zip(encoded.chunks_exact(record_bytes)) {
+            let slot = SlotId::new(*slot);
+            let term = record_term(&key.to_le_bytes(), value);
+            let old = self.record_sums.get(slot).swap(term, Ordering::AcqRel);
+            change = change.wrapping_add(term.wrapping_sub(old));
+            self.in_database.get(slot).store(true, Ordering::Release);
         }
+        self.sum.fetch_add(change, Ordering::AcqRel);
         for shard in shards.iter_mut() {
             shard.clear();
         }
         Ok(())
+    }
+
+    /// Seals the data file as this checkpoint leaves it (see [`Seal`]).
+    /// Call with no write in flight: at the end of a checkpoint.
+    fn seal(&self) -> Result<(), StoreError> {
+        let env_path = self.dir.file(LMDB_DIR);
+        self.env.force_sync().map_err(lmdb_error(&env_path))?;
+        let (bytes, crc32) = crc32_of_file(&env_path.join(DATA_FILE))?;
+        let seal = Seal {
+            checkpoint: self.manifest.get().checkpoints,
+            txnid: self.env.info().last_txn_id as u64,
+            bytes,
+            crc32,
+        };
+        let text = serde_json::to_vec(&seal).map_err(|error| StoreError::Corrupt {
+            path: self.dir.file(SEAL_FILE),
+            reason: error.to_string(),
+        })?;
+        write_atomically(&self.dir.file(SEAL_FILE), &text)
     }
 
     fn grow(&self) -> Result<(), StoreError> {
@@ -587,6 +807,24 @@ impl LmdbTable {
         #[allow(unsafe_code)]
         unsafe { self.env.resize(doubled) }.map_err(lmdb_error(&self.dir.file(LMDB_DIR)))
     }
+}
+
+/// The store's two databases, if the file has them; opened in a read
+/// transaction, which is committed (not dropped) so that the handles stay.
+#[allow(clippy::type_complexity)]
+fn open_databases(
+    env: &Env,
+    env_path: &Path,
+) -> Result<Option<(Database<Bytes, Bytes>, Database<Bytes, Bytes>)>, StoreError> {
+    let transaction = env.read_txn().map_err(lmdb_error(env_path))?;
+    let db = env
+        .open_database(&transaction, Some(RECORDS_DB))
+        .map_err(lmdb_error(env_path))?;
+    let undo = env
+        .open_database(&transaction, Some(UNDO_DB))
+        .map_err(lmdb_error(env_path))?;
+    transaction.commit().map_err(lmdb_error(env_path))?;
+    Ok(db.zip(undo))
 }
 
 impl Table for LmdbTable {
@@ -600,6 +838,7 @@ impl Table for LmdbTable {
             // thread can see the slot, so `set` cannot find it taken.
             let _ = self.keys.get_or_create(slot).set(key);
             self.in_database.get_or_create(slot);
+            self.record_sums.get_or_create(slot);
         })
     }
 
@@ -678,7 +917,7 @@ impl DurableTable for LmdbTable {
             .force_sync()
             .map_err(lmdb_error(&self.dir.file(LMDB_DIR)))?;
         let records = self.len();
-        let checksum = self.records_checksum()?;
+        let checksum = self.records_checksum();
         self.manifest.commit(&self.dir, state, |manifest| {
             manifest.records = records;
             manifest.checksums = vec![checksum];
@@ -697,7 +936,9 @@ impl DurableTable for LmdbTable {
                 )
             })
             .map_err(lmdb_error(&env_path))?;
-        transaction.commit().map_err(lmdb_error(&env_path))
+        transaction.commit().map_err(lmdb_error(&env_path))?;
+        drop(_gate);
+        self.seal()
     }
 
     fn committed_state(&self) -> ClientState {
