@@ -579,7 +579,11 @@ impl Walk {
             Tree::Free => key.len() == 8,
             Tree::Main => key == RECORDS_DB.as_bytes() || key == UNDO_DB.as_bytes(),
             Tree::Records => key.len() == 16,
-            Tree::Undo => key.len() == 16 || key == super::EPOCH_KEY,
+            Tree::Undo => {
+                key.len() == 16
+                    || key == super::EPOCH_KEY
+                    || (key.len() == 9 && key[0] == super::CREATED_PREFIX)
+            }
         };
         if fits {
             Ok(())
@@ -604,6 +608,8 @@ impl Walk {
             Tree::Main => flags == F_SUBDATA && data.len() == DB_HEADER,
             Tree::Records => size == self.record_bytes,
             Tree::Undo if key == super::EPOCH_KEY => size == 8,
+            // A batch's list of the 16-byte keys it created.
+            Tree::Undo if key.len() == 9 => size > 0 && size % 16 == 0,
             Tree::Undo => size == 0 || size == self.record_bytes,
         };
         if fits {

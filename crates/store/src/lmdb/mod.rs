@@ -137,6 +137,17 @@ const ORDERED_CHECKSUM: &str = "lmdb records (key and value of each, in key orde
 const SUM_CHECKSUM: &str = "lmdb records (wrapping sum of each key and value's mixed CRC-32)";
 /// The undo database's checkpoint tag: one byte, so no 16-byte key meets it.
 const EPOCH_KEY: &[u8] = &[0xEC];
+/// The first byte of the undo database's 9-byte keys, each listing the
+/// 16-byte keys one batch created (followed by the batch's number): one
+/// write per batch, where a marker per new record would double the
+/// B-tree work of a growing store.
+const CREATED_PREFIX: u8 = 0xFB;
+
+fn created_list_key(batch: u64) -> [u8; 9] {
+    let mut key = [CREATED_PREFIX; 9];
+    key[1..].copy_from_slice(&batch.to_be_bytes());
+    key
+}
 const CACHE_SHARDS: usize = 64;
 const INITIAL_MAP_BYTES: usize = 1 << 30;
 /// Free space below which a failed LMDB write is taken for a full disk:
@@ -162,6 +173,18 @@ pub struct LmdbTable {
     in_database: ChunkedArena<AtomicBool>,
     /// Each slot's term in the records' running sum, as LMDB holds it.
     record_sums: ChunkedArena<AtomicU32>,
+    /// Per slot, the [`Self::epoch_stamp`] at which its checkpoint state
+    /// (old bytes, or absence) went into the undo database: later writes
+    /// before the next checkpoint save nothing more.
+    saved_at: ChunkedArena<AtomicU32>,
+    /// The last checkpoint's count plus one (wrapping): what `saved_at`
+    /// holds for slots saved since that checkpoint.
+    epoch_stamp: AtomicU32,
+    /// Numbers the undo database's lists of created keys.
+    created_batches: std::sync::atomic::AtomicU64,
+    /// With `through_undo`: the keys created since the checkpoint, which
+    /// the checkpoint's view does not hold.
+    created: std::collections::HashSet<[u8; 16], FxBuildHasher>,
     /// The running sum of every stored record's term.
     sum: AtomicU32,
     cache: Box<[Mutex<HashMap<u64, Record, FxBuildHasher>>]>,
@@ -378,11 +401,9 @@ impl LmdbTable {
         };
         let table = LmdbTable::new(dir, layout, manifest, env, db, undo, cache_records, false);
         let state = table.undo_state(live.as_ref())?;
-        let table = LmdbTable {
-            through_undo: state == UndoState::Pending,
-            ..table
-        }
-        .verified(&env_path, &timer)?;
+        let table = table
+            .through_undo(state == UndoState::Pending)?
+            .verified(&env_path, &timer)?;
         if state != UndoState::Clean {
             table.roll_back(state)?;
             // The rolled-back file is the checkpoint's again, in new bytes.
@@ -392,6 +413,7 @@ impl LmdbTable {
         }
         Ok(LmdbTable {
             through_undo: false,
+            created: Default::default(),
             ..table
         })
     }
@@ -407,6 +429,7 @@ impl LmdbTable {
         cache_records: usize,
         read_only: bool,
     ) -> LmdbTable {
+        let manifest_checkpoints = manifest.checkpoints;
         LmdbTable {
             dir,
             layout,
@@ -419,6 +442,10 @@ impl LmdbTable {
             keys: ChunkedArena::new(),
             in_database: ChunkedArena::new(),
             record_sums: ChunkedArena::new(),
+            saved_at: ChunkedArena::new(),
+            epoch_stamp: AtomicU32::new((manifest_checkpoints as u32).wrapping_add(1)),
+            created_batches: std::sync::atomic::AtomicU64::new(0),
+            created: std::collections::HashSet::default(),
             sum: AtomicU32::new(0),
             cache: (0..CACHE_SHARDS).map(|_| Mutex::default()).collect(),
             shard_capacity: (cache_records / CACHE_SHARDS).max(1),
@@ -463,6 +490,39 @@ impl LmdbTable {
         })
     }
 
+    /// Makes reads see the checkpoint's view through the undo database
+    /// (when `on`), loading the keys created since the checkpoint.
+    fn through_undo(self, on: bool) -> Result<LmdbTable, StoreError> {
+        if !on {
+            return Ok(self);
+        }
+        let env_path = self.dir.file(LMDB_DIR);
+        let mut created = std::collections::HashSet::default();
+        {
+            let transaction = self.env.read_txn().map_err(lmdb_error(&env_path))?;
+            let prefix = [CREATED_PREFIX];
+            for entry in self
+                .undo
+                .prefix_iter(&transaction, &prefix[..])
+                .map_err(lmdb_error(&env_path))?
+            {
+                let (key, list) = entry.map_err(lmdb_error(&env_path))?;
+                if key.len() == 9 {
+                    created.extend(list.chunks_exact(16).map(|key| {
+                        let mut bytes = [0u8; 16];
+                        bytes.copy_from_slice(key);
+                        bytes
+                    }));
+                }
+            }
+        }
+        Ok(LmdbTable {
+            through_undo: true,
+            created,
+            ..self
+        })
+    }
+
     /// Puts back the records saved since the checkpoint (when `state` is
     /// pending) and empties the undo database under the checkpoint's tag.
     /// Called only after the records, read through the saved bytes, were
@@ -478,6 +538,8 @@ impl LmdbTable {
                     let (key, value) = entry?;
                     if key.len() == 16 {
                         saved.push((key.to_vec(), value.to_vec()));
+                    } else if key.len() == 9 && key[0] == CREATED_PREFIX {
+                        saved.extend(value.chunks_exact(16).map(|key| (key.to_vec(), Vec::new())));
                     }
                 }
                 for (key, old) in saved {
@@ -592,12 +654,8 @@ impl LmdbTable {
             reason: "it has no 'records' or no 'undo' database".to_owned(),
         })?;
         let table = LmdbTable::new(dir, layout, manifest, env, db, undo, 1, true);
-        let through_undo = table.undo_state(live.as_ref())? == UndoState::Pending;
-        LmdbTable {
-            through_undo,
-            ..table
-        }
-        .verified(&env_path, &timer)
+        let pending = table.undo_state(live.as_ref())? == UndoState::Pending;
+        table.through_undo(pending)?.verified(&env_path, &timer)
     }
 
     /// Gives every stored key a slot, so that slot ids stay dense and
@@ -642,6 +700,9 @@ impl LmdbTable {
     fn saved<'t>(&self, transaction: &'t RoTxn<'_>, key: &[u8]) -> Result<Option<&'t [u8]>, StoreError> {
         if !self.through_undo {
             return Ok(None);
+        }
+        if self.created.contains(key) {
+            return Ok(Some(&[]));
         }
         self.undo
             .get(transaction, key)
@@ -734,27 +795,36 @@ impl LmdbTable {
             self.layout
                 .encode(RecordLayout::key_check(*key), record, out);
         }
+        let stamp = self.epoch_stamp.load(Ordering::Acquire);
         loop {
             let attempt = (|| -> Result<(), heed::Error> {
                 let _gate = self.gate.read().unwrap_or_else(PoisonError::into_inner);
                 let mut transaction = self.env.write_txn()?;
+                // What the checkpoint held, saved once per record: the old
+                // bytes of a record it held, or a record's absence (listed
+                // once for the whole batch).
+                let mut created = Vec::new();
                 for ((key, slot, _), value) in entries.iter().zip(encoded.chunks_exact(record_bytes)) {
                     let key_bytes = key.to_le_bytes();
-                    // A record never written before has nothing to save
-                    // but its absence; one written since the checkpoint
-                    // already has its old bytes saved.
-                    let written = self.in_database.get(SlotId::new(*slot)).load(Ordering::Acquire);
-                    if !written {
-                        self.undo.put(&mut transaction, &key_bytes, &[])?;
-                    } else if self.undo.get(&transaction, &key_bytes)?.is_none() {
-                        let old = self.db.get(&transaction, &key_bytes)?.map(<[u8]>::to_vec);
-                        self.undo.put(
-                            &mut transaction,
-                            &key_bytes,
-                            old.as_deref().unwrap_or(&[]),
-                        )?;
+                    let slot = SlotId::new(*slot);
+                    if self.saved_at.get(slot).load(Ordering::Acquire) != stamp {
+                        if self.in_database.get(slot).load(Ordering::Acquire) {
+                            let old = self.db.get(&transaction, &key_bytes)?.map(<[u8]>::to_vec);
+                            self.undo.put(
+                                &mut transaction,
+                                &key_bytes,
+                                old.as_deref().unwrap_or(&[]),
+                            )?;
+                        } else {
+                            created.extend_from_slice(&key_bytes);
+                        }
                     }
                     self.db.put(&mut transaction, &key_bytes, value)?;
+                }
+                if !created.is_empty() {
+                    let batch = self.created_batches.fetch_add(1, Ordering::Relaxed);
+                    self.undo
+                        .put(&mut transaction, &created_list_key(batch), &created)?;
                 }
                 transaction.commit()
             })();
@@ -772,6 +842,7 @@ impl LmdbTable {
             let old = self.record_sums.get(slot).swap(term, Ordering::AcqRel);
             change = change.wrapping_add(term.wrapping_sub(old));
             self.in_database.get(slot).store(true, Ordering::Release);
+            self.saved_at.get(slot).store(stamp, Ordering::Release);
         }
         self.sum.fetch_add(change, Ordering::AcqRel);
         for shard in shards.iter_mut() {
@@ -839,6 +910,7 @@ impl Table for LmdbTable {
             let _ = self.keys.get_or_create(slot).set(key);
             self.in_database.get_or_create(slot);
             self.record_sums.get_or_create(slot);
+            self.saved_at.get_or_create(slot);
         })
     }
 
@@ -938,6 +1010,11 @@ impl DurableTable for LmdbTable {
             .map_err(lmdb_error(&env_path))?;
         transaction.commit().map_err(lmdb_error(&env_path))?;
         drop(_gate);
+        self.created_batches.store(0, Ordering::Relaxed);
+        self.epoch_stamp.store(
+            (self.manifest.get().checkpoints as u32).wrapping_add(1),
+            Ordering::Release,
+        );
         self.seal()
     }
 
