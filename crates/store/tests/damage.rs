@@ -291,3 +291,214 @@ fn mmap_opened_read_only_reads_the_checkpoint_and_writes_nothing() {
     let reader = LmdbTable::open_read_only(&dir.0, layout(), fingerprint());
     assert!(reader.is_err(), "an mmap store is not an LMDB one");
 }
+
+/// Where an outside tester flipped 64 bytes of each file: 10% to 95% of
+/// its length.
+const POSITIONS: [u64; 10] = [10, 20, 30, 40, 50, 60, 70, 80, 90, 95];
+
+/// Every file under `dir` with its bytes (lock files aside, which opening
+/// rewrites with the opener's pid): what "nothing was written" compares.
+fn all_files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(folder) = pending.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if !path.to_string_lossy().ends_with(".lock") {
+                files.push((path.clone(), std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::remove_dir_all(to).ok();
+    for (path, bytes) in all_files(from) {
+        let target = to.join(path.strip_prefix(from).unwrap());
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::write(target, bytes).unwrap();
+    }
+}
+
+/// Flips 64 bytes at `percent` of the file's length.
+fn flip_at(path: &Path, percent: u64) {
+    let length = std::fs::metadata(path).unwrap().len();
+    let at = (length * percent / 100).min(length - 64);
+    flip_bytes(path, at as usize, 64);
+}
+
+/// For each file of a checkpointed store and each of the ten positions:
+/// `open` on a copy with 64 bytes flipped there must refuse, naming the
+/// file, and leave every file as it was.
+fn refuses_damage_everywhere(
+    name: &str,
+    fill_store: &dyn Fn(&Path),
+    files: &[&str],
+    open: &dyn Fn(&Path) -> Result<(), StoreError>,
+) {
+    let clean = TempDir::new(&format!("{name}-clean"));
+    fill_store(&clean.0);
+    for file in files {
+        for percent in POSITIONS {
+            let damaged = TempDir::new(&format!("{name}-damaged"));
+            copy_dir(&clean.0, &damaged.0);
+            flip_at(&damaged.0.join(file), percent);
+            let before = all_files(&damaged.0);
+            let error = open(&damaged.0).expect_err(&format!("{file} flipped at {percent}%"));
+            let file_name = Path::new(file).file_name().unwrap().to_string_lossy();
+            assert!(
+                error.to_string().contains(&*file_name),
+                "{file} at {percent}%: {error}"
+            );
+            assert!(
+                before == all_files(&damaged.0),
+                "{file} at {percent}%: the refusing open wrote"
+            );
+        }
+    }
+}
+
+#[test]
+fn lmdb_damage_at_ten_positions_is_refused_before_lmdb_maps_the_file_and_nothing_is_written() {
+    let fill_store = |dir: &Path| fill(&open_lmdb(dir).unwrap());
+    refuses_damage_everywhere("lmdb", &fill_store, &["lmdb/data.mdb"], &|dir| {
+        open_lmdb(dir).map(drop)
+    });
+    refuses_damage_everywhere("lmdb-ro", &fill_store, &["lmdb/data.mdb"], &|dir| {
+        LmdbTable::open_read_only(dir, layout(), fingerprint()).map(drop)
+    });
+}
+
+#[test]
+fn mmap_damage_at_ten_positions_in_any_file_is_refused_and_nothing_is_written() {
+    let fill_store = |dir: &Path| fill(&open_mmap(dir, Verify::Full).unwrap());
+    let files = [RECORDS_FILE, store::KEYS_FILE, store::PHF_FILE];
+    refuses_damage_everywhere("mmap", &fill_store, &files, &|dir| {
+        open_mmap(dir, Verify::Full).map(drop)
+    });
+    refuses_damage_everywhere("mmap-ro", &fill_store, &files, &|dir| {
+        MmapTable::open_read_only(dir, layout(), fingerprint(), Verify::Full).map(drop)
+    });
+}
+
+#[test]
+fn memory_snapshot_damage_at_ten_positions_is_refused_and_nothing_is_written() {
+    let fill_store = |dir: &Path| fill(&SnapshotTable::open(dir, layout(), fingerprint()).unwrap());
+    refuses_damage_everywhere("memory", &fill_store, &["memory-snapshot-1.bin"], &|dir| {
+        SnapshotTable::open(dir, layout(), fingerprint()).map(drop)
+    });
+}
+
+/// A session that wrote past its checkpoint and was killed: the seal no
+/// longer applies, so the walk of LMDB's file alone stands between damage
+/// and LMDB. Damage anywhere must be refused with nothing written, or
+/// (where it hit a page LMDB does not use) leave the checkpoint's records
+/// readable; never a fault.
+#[test]
+fn lmdb_damage_after_a_killed_session_never_faults() {
+    let clean = TempDir::new("lmdb-killed-clean");
+    let table = open_lmdb(&clean.0).unwrap();
+    fill(&table);
+    let checkpointed: Vec<_> = keys()
+        .into_iter()
+        .map(|key| table.read(table.slot(key).unwrap()).unwrap())
+        .collect();
+    for key in keys() {
+        let slot = table.slot(key).unwrap();
+        table
+            .update(slot, &mut |record| record.regrets[2] -= 7.0)
+            .unwrap();
+    }
+    for key in (0..500u128).map(|i| (i << 3) | 5) {
+        let slot = table.slot(key).unwrap();
+        table
+            .update(slot, &mut |record| record.regrets[0] = 1.0)
+            .unwrap();
+    }
+    drop(table); // no checkpoint: as if killed
+    let mut refused = 0;
+    for percent in POSITIONS {
+        for shift in [0u64, 1000, 3000] {
+            let damaged = TempDir::new("lmdb-killed-damaged");
+            copy_dir(&clean.0, &damaged.0);
+            let data = damaged.0.join("lmdb/data.mdb");
+            let length = std::fs::metadata(&data).unwrap().len();
+            flip_bytes(
+                &data,
+                ((length * percent / 100 + shift).min(length - 64)) as usize,
+                64,
+            );
+            let before = all_files(&damaged.0);
+            match open_lmdb(&damaged.0) {
+                Err(error) => {
+                    refused += 1;
+                    assert!(error.to_string().contains("data.mdb"), "{error}");
+                    assert!(before == all_files(&damaged.0), "a refusing open wrote");
+                }
+                Ok(table) => {
+                    assert_eq!(table.len(), 3000);
+                    for (key, expected) in keys().into_iter().zip(&checkpointed) {
+                        assert_eq!(&table.read(table.slot(key).unwrap()).unwrap(), expected);
+                    }
+                }
+            }
+        }
+    }
+    assert!(refused > 0, "some damage must land on pages in use");
+}
+
+/// A killed session left records past the checkpoint in LMDB and their
+/// old bytes (or, for new records, their keys) in the undo database.
+/// Opened read-only, the store reads the checkpoint's records through
+/// them and writes nothing; opened for writing, it rolls them back to the
+/// same records.
+#[test]
+fn lmdb_read_only_reads_the_checkpoint_after_a_killed_session_and_writes_nothing() {
+    let dir = TempDir::new("lmdb-ro-killed");
+    let table = open_lmdb(&dir.0).unwrap();
+    fill(&table);
+    let checkpointed: Vec<_> = keys()
+        .into_iter()
+        .map(|key| table.read(table.slot(key).unwrap()).unwrap())
+        .collect();
+    for key in keys() {
+        let slot = table.slot(key).unwrap();
+        table
+            .update(slot, &mut |record| record.regrets[2] -= 7.0)
+            .unwrap();
+    }
+    for key in (0..2000u128).map(|i| (i << 3) | 5) {
+        let slot = table.slot(key).unwrap();
+        table
+            .update(slot, &mut |record| record.regrets[0] = 1.0)
+            .unwrap();
+    }
+    drop(table); // no checkpoint: as if killed
+    let before = all_files(&dir.0);
+    let reader = LmdbTable::open_read_only(&dir.0, layout(), fingerprint()).unwrap();
+    assert_eq!(
+        reader.len(),
+        3000,
+        "records created after the checkpoint are not read"
+    );
+    assert!(
+        reader
+            .verification()
+            .to_string()
+            .contains("verified (3000 records")
+    );
+    for (key, expected) in keys().into_iter().zip(&checkpointed) {
+        assert_eq!(&reader.read(reader.slot(key).unwrap()).unwrap(), expected);
+    }
+    drop(reader);
+    assert!(before == all_files(&dir.0), "a read-only open wrote");
+    let writer = open_lmdb(&dir.0).unwrap();
+    assert_eq!(writer.len(), 3000);
+    for (key, expected) in keys().into_iter().zip(&checkpointed) {
+        assert_eq!(&writer.read(writer.slot(key).unwrap()).unwrap(), expected);
+    }
+}

@@ -317,10 +317,7 @@ impl Walk {
         for page in page..end {
             let (word, bit) = ((page / 64) as usize, page % 64);
             if self.seen[word] & (1 << bit) != 0 {
-                return Err(self.corrupt(format!(
-                    "{} reaches page {page} twice",
-                    tree.name()
-                )));
+                return Err(self.corrupt(format!("{} reaches page {page} twice", tree.name())));
             }
             self.seen[word] |= 1 << bit;
         }
@@ -469,13 +466,17 @@ impl Walk {
         for index in first_key..keys {
             let (at, .., key_end) = nodes[index];
             let key = &page[at + NODE_HEADER..key_end];
-            self.check_key(tree, key).map_err(|what| self.corrupt(bad(what)))?;
-            let above_low = bounds.0.is_none_or(|low| tree.compare(key, low) != Ordering::Less);
-            let below_high = bounds.1.is_none_or(|high| tree.compare(key, high) == Ordering::Less);
+            self.check_key(tree, key)
+                .map_err(|what| self.corrupt(bad(what)))?;
+            let above_low = bounds
+                .0
+                .is_none_or(|low| tree.compare(key, low) != Ordering::Less);
+            let below_high = bounds
+                .1
+                .is_none_or(|high| tree.compare(key, high) == Ordering::Less);
             let after_previous = index == first_key || {
                 let (previous_at, .., previous_end) = nodes[index - 1];
-                tree.compare(&page[previous_at + NODE_HEADER..previous_end], key)
-                    == Ordering::Less
+                tree.compare(&page[previous_at + NODE_HEADER..previous_end], key) == Ordering::Less
             };
             if !(above_low && below_high && after_previous) {
                 return Err(self.corrupt(bad(format!("node {index}'s key is out of order"))));
@@ -488,12 +489,16 @@ impl Walk {
                 let key = &page[at + NODE_HEADER..key_end];
                 let data = if node_flags == F_BIGDATA {
                     if key_end + 8 > size {
-                        return Err(self.corrupt(bad(format!("node {index}'s data runs off the page"))));
+                        return Err(
+                            self.corrupt(bad(format!("node {index}'s data runs off the page")))
+                        );
                     }
                     self.overflow(tree, u64_at(&page, key_end), data_size, counted)?
                 } else if node_flags == 0 || (node_flags == F_SUBDATA && tree == Tree::Main) {
                     if key_end + data_size > size {
-                        return Err(self.corrupt(bad(format!("node {index}'s data runs off the page"))));
+                        return Err(
+                            self.corrupt(bad(format!("node {index}'s data runs off the page")))
+                        );
                     }
                     page[key_end..key_end + data_size].to_vec()
                 } else {
@@ -550,7 +555,10 @@ impl Walk {
     ) -> Result<Vec<u8>, StoreError> {
         let pages = (PAGE_HEADER - 1 + data_size) as u64 / self.page_size + 1;
         let mut header = [0u8; PAGE_HEADER];
-        if first < 2 || first > self.last_page || !self.read_at(first * self.page_size, &mut header)? {
+        if first < 2
+            || first > self.last_page
+            || !self.read_at(first * self.page_size, &mut header)?
+        {
             return Err(self.corrupt(format!(
                 "{} points at overflow page {first}, outside the file",
                 tree.name()
@@ -588,7 +596,10 @@ impl Walk {
         if fits {
             Ok(())
         } else {
-            Err(format!("a {}-byte key this database never holds", key.len()))
+            Err(format!(
+                "a {}-byte key this database never holds",
+                key.len()
+            ))
         }
     }
 
@@ -615,7 +626,10 @@ impl Walk {
         if fits {
             Ok(())
         } else {
-            Err(format!("{size} bytes of data that do not fit {}", tree.name()))
+            Err(format!(
+                "{size} bytes of data that do not fit {}",
+                tree.name()
+            ))
         }
     }
 }

@@ -226,7 +226,11 @@ fn disk_error(path: &Path, source: std::io::Error) -> StoreError {
     let full = matches!(source.raw_os_error(), Some(5 | 28 | 122))
         && free_bytes(path).is_some_and(|free| free < FULL_DISK_MARGIN);
     if full {
-        classify_write_error(path, FULL_DISK_MARGIN, std::io::Error::from_raw_os_error(28))
+        classify_write_error(
+            path,
+            FULL_DISK_MARGIN,
+            std::io::Error::from_raw_os_error(28),
+        )
     } else {
         classify_write_error(path, 0, source)
     }
@@ -697,7 +701,11 @@ impl LmdbTable {
 
     /// The bytes the undo database saved for `key` when reads go through
     /// it: `Some(empty)` for a record created after the checkpoint.
-    fn saved<'t>(&self, transaction: &'t RoTxn<'_>, key: &[u8]) -> Result<Option<&'t [u8]>, StoreError> {
+    fn saved<'t>(
+        &self,
+        transaction: &'t RoTxn<'_>,
+        key: &[u8],
+    ) -> Result<Option<&'t [u8]>, StoreError> {
         if !self.through_undo {
             return Ok(None);
         }
@@ -804,7 +812,9 @@ impl LmdbTable {
                 // bytes of a record it held, or a record's absence (listed
                 // once for the whole batch).
                 let mut created = Vec::new();
-                for ((key, slot, _), value) in entries.iter().zip(encoded.chunks_exact(record_bytes)) {
+                for ((key, slot, _), value) in
+                    entries.iter().zip(encoded.chunks_exact(record_bytes))
+                {
                     let key_bytes = key.to_le_bytes();
                     let slot = SlotId::new(*slot);
                     if self.saved_at.get(slot).load(Ordering::Acquire) != stamp {
