@@ -78,6 +78,46 @@ pub struct Fingerprint {
     pub description: String,
 }
 
+/// A manifest is a page of JSON; anything far larger is not one.
+const MAX_MANIFEST_BYTES: u64 = 1 << 20;
+
+/// Why [`read_bounded`] read nothing.
+#[derive(Debug)]
+pub(crate) enum BoundedReadError {
+    Io(std::io::Error),
+    /// Not a regular file, too large, or not UTF-8: the reason.
+    Unfit(String),
+}
+
+/// Reads the regular file at `path` as text, refusing (before reading) a
+/// device, a FIFO, a directory or anything over `limit` bytes.
+pub(crate) fn read_bounded(path: &Path, limit: u64) -> Result<String, BoundedReadError> {
+    use std::io::Read;
+    let file = File::open(path).map_err(BoundedReadError::Io)?;
+    let metadata = file.metadata().map_err(BoundedReadError::Io)?;
+    if !metadata.is_file() {
+        return Err(BoundedReadError::Unfit(
+            "it is not a regular file".to_owned(),
+        ));
+    }
+    if metadata.len() > limit {
+        return Err(BoundedReadError::Unfit(format!(
+            "it is {} bytes, more than the {limit} this file can be",
+            metadata.len()
+        )));
+    }
+    let mut bytes = Vec::new();
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(BoundedReadError::Io)?;
+    if bytes.len() as u64 > limit {
+        return Err(BoundedReadError::Unfit(format!(
+            "it grew past {limit} bytes while it was read"
+        )));
+    }
+    String::from_utf8(bytes).map_err(|_| BoundedReadError::Unfit("it is not UTF-8 text".to_owned()))
+}
+
 /// Everything that must match for a directory to be reopened.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -96,6 +136,12 @@ pub struct Manifest {
     /// How many checkpoints have committed; names the undo journal's epoch.
     #[serde(default)]
     pub checkpoints: u64,
+    /// A random id given to the store when it is made, which its undo
+    /// journal repeats, so that another store's journal is never replayed
+    /// into this one. 0 in manifests written before ids; the next
+    /// checkpoint gives the store one.
+    #[serde(default)]
+    pub store_id: u64,
     /// The caller's own progress, opaque to the store, committed in the
     /// same atomic rename as the records it describes.
     #[serde(default)]
@@ -125,6 +171,7 @@ impl Manifest {
             records: 0,
             checksum: None,
             checkpoints: 0,
+            store_id: new_store_id(),
             state: ClientState::NONE,
             checksums: Vec::new(),
             legacy_state: None,
@@ -136,10 +183,15 @@ impl Manifest {
     /// writes it); `None` for a directory never checkpointed.
     pub fn read(dir: &Path) -> Result<Option<Manifest>, StoreError> {
         let path = dir.join(MANIFEST_FILE);
-        let text = match std::fs::read_to_string(&path) {
+        let text = match read_bounded(&path, MAX_MANIFEST_BYTES) {
             Ok(text) => text,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(source) => return Err(StoreError::Io { path, source }),
+            Err(BoundedReadError::Io(error)) if error.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(None);
+            }
+            Err(BoundedReadError::Io(source)) => return Err(StoreError::Io { path, source }),
+            Err(BoundedReadError::Unfit(reason)) => {
+                return Err(StoreError::Corrupt { path, reason });
+            }
         };
         let corrupt = |error: serde_json::Error| StoreError::Corrupt {
             path: path.clone(),
@@ -211,6 +263,24 @@ impl Manifest {
             .find(|e| e.name() == self.encoding)?;
         RecordLayout::new(usize::from(self.max_actions), encoding).ok()
     }
+}
+
+/// A store id unlike any other store's: the clock, the process and a
+/// counter, mixed. Never 0, which means "made before ids".
+fn new_store_id() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_nanos() as u64);
+    let mut mixed = nanos
+        ^ u64::from(std::process::id()).rotate_left(32)
+        ^ COUNTER
+            .fetch_add(1, Ordering::Relaxed)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    mixed = (mixed ^ (mixed >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    mixed = (mixed ^ (mixed >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    (mixed ^ (mixed >> 31)).max(1)
 }
 
 /// An open, locked store directory. The lock is an OS lock (`flock`) on
@@ -383,6 +453,9 @@ impl Committed {
         change(&mut next);
         next.checkpoints += 1;
         next.format_version = FORMAT_VERSION;
+        if next.store_id == 0 {
+            next.store_id = new_store_id();
+        }
         next.state = state.clone();
         dir.write_manifest(&next)?;
         *current = next;

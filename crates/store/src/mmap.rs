@@ -39,7 +39,7 @@ use crate::held_pages::{HeldPages, Writeback};
 use crate::layout::{KEY_BYTES, RecordLayout};
 use crate::record::Record;
 use crate::table::{Key, SlotId, Table};
-use crate::undo::{PAGE, UndoJournal};
+use crate::undo::{JournalOwner, PAGE, UndoJournal};
 use crate::verify::{Checksum, Timer, Verification, Verify, checksum_file, crc32_parallel, expect};
 
 pub const PHF_FILE: &str = "mmap-phf.bin";
@@ -246,7 +246,7 @@ impl MmapTable {
         dir.write_manifest(&manifest)?;
         map.advise(Advice::Random)
             .map_err(StoreError::io(&records_path))?;
-        let (undo, _) = open_undo(&dir, &map, file_bytes, manifest.checkpoints)?;
+        let (undo, _) = open_undo(&dir, &map, file_bytes, journal_owner(&manifest))?;
         Ok(MmapTable {
             dir,
             layout,
@@ -359,15 +359,21 @@ impl MmapTable {
         }
         // The journal puts back what changed after the checkpoint, so the
         // files are checked as the checkpoint left them.
+        // A writable open first replays the journal into a private copy and
+        // checks that against the checkpoint: a foreign or damaged journal
+        // is refused with nothing written.
+        let owner = journal_owner(&manifest);
         let undo = match access {
-            Access::ReadWrite => Some(open_undo(&dir, &map, expected, manifest.checkpoints)?.0),
+            Access::ReadWrite => {
+                if verify == Verify::Full && !manifest.checksums.is_empty() {
+                    dry_run_journal(&dir, &file, expected, owner, &manifest.checksums)?;
+                }
+                Some(open_undo(&dir, &map, expected, owner)?.0)
+            }
             Access::ReadOnly => {
-                UndoJournal::replay(
-                    &dir.file(UNDO_FILE),
-                    expected,
-                    manifest.checkpoints,
-                    &mut |page, bytes| restore_page(&map, page, bytes),
-                )?;
+                UndoJournal::replay(&dir.file(UNDO_FILE), expected, owner, &mut |page, bytes| {
+                    restore_page(&map, page, bytes)
+                })?;
                 None
             }
         };
@@ -590,6 +596,61 @@ fn read_mapped(map: &MmapRaw, offset: u64, out: &mut [u8]) {
     }
 }
 
+/// The journal that belongs to the checkpoint `manifest` describes.
+fn journal_owner(manifest: &Manifest) -> JournalOwner {
+    JournalOwner {
+        store_id: manifest.store_id,
+        epoch: manifest.checkpoints,
+    }
+}
+
+/// Replays the journal into a private copy of the records file and checks
+/// the copy against the checkpoint's checksum of that file, so that the
+/// real replay that follows writes only what verifies. Costs nothing but
+/// the header read when the journal has no entries for this checkpoint.
+fn dry_run_journal(
+    dir: &StoreDir,
+    file: &File,
+    file_bytes: u64,
+    owner: JournalOwner,
+    recorded: &[Checksum],
+) -> Result<(), StoreError> {
+    let records_path = dir.file(RECORDS_FILE);
+    let Some(expected) = recorded
+        .iter()
+        .find(|checksum| checksum.what == RECORDS_FILE)
+    else {
+        return Ok(());
+    };
+    // SAFETY: a private map; the directory lock keeps writers of the file
+    // away while it is mapped, and the journal only writes this copy.
+    #[allow(unsafe_code)]
+    let copy = unsafe { MmapOptions::new().map_copy(file) }
+        .map(MmapRaw::from)
+        .map_err(StoreError::io(&records_path))?;
+    let replayed = UndoJournal::replay(
+        &dir.file(UNDO_FILE),
+        file_bytes,
+        owner,
+        &mut |page, bytes| {
+            restore_page(&copy, page, bytes);
+        },
+    )?;
+    if replayed == 0 {
+        return Ok(());
+    }
+    expect(expected, &records_checksum(&copy), &records_path).map_err(|error| match error {
+        StoreError::Corrupt { reason, .. } => StoreError::Corrupt {
+            path: dir.file(UNDO_FILE),
+            reason: format!(
+                "rolling {} back with it would not give the checkpoint's records ({reason}); nothing was replayed or written",
+                RECORDS_FILE
+            ),
+        },
+        other => other,
+    })
+}
+
 /// Opens the records file's undo journal, first rolling the records back
 /// to checkpoint `epoch` if a killed process left changes after it.
 /// The checksum of the records file through its map. Call with no update
@@ -651,13 +712,13 @@ fn open_undo(
     dir: &StoreDir,
     map: &MmapRaw,
     file_bytes: u64,
-    epoch: u64,
+    owner: JournalOwner,
 ) -> Result<(UndoJournal, u64), StoreError> {
     let records_path = dir.file(RECORDS_FILE);
     UndoJournal::open(
         &dir.file(UNDO_FILE),
         file_bytes,
-        epoch,
+        owner,
         &mut |page, bytes| restore_page(map, page, bytes),
         &mut || map.flush().map_err(StoreError::io(&records_path)),
     )
@@ -1026,7 +1087,7 @@ impl DurableTable for MmapTable {
                 None => manifest.checksums.push(records),
             }
         })?;
-        undo.reset(self.manifest.get().checkpoints)?;
+        undo.reset(journal_owner(&self.manifest.get()))?;
         if let Some(held) = &self.held {
             held.clear();
         }

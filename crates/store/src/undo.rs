@@ -17,16 +17,28 @@
 //! every append durable first (an fsync per page) would cost far more than
 //! the checkpoints it protects.
 //!
-//! File layout: `ECFRUNDO`, the epoch (u64), then fixed-size entries of
-//! page index (u64), CRC-32 of the page (u32) and the page's bytes (4096,
-//! zero-padded for the file's last page). Threads reserve entries with an
-//! atomic counter and write them with one positioned write each, with no
-//! lock. An entry torn by a kill fails its CRC and is skipped: its page was
-//! never changed, because changes wait for their append; entries after it
-//! are still read, since every entry has the same size.
+//! File layout (version 2): `ECFRUND2`, the store's id (u64), the epoch
+//! (u64), a CRC-32 of those 24 bytes, then fixed-size entries from byte
+//! `HEADER`: page index (u64), a CRC-32 over the store id, the epoch, the
+//! page index and the page's bytes (u32), and the page's bytes (4096,
+//! zero-padded for the file's last page). The id ties a journal to its
+//! store: another store's journal (copied in, or left behind by a
+//! directory swap) names another id and is refused before anything is
+//! replayed, and its entries could not pass their CRCs here either. The
+//! caller also replays a journal into a private copy and checks the result
+//! against the checkpoint's checksums before it replays it for real, so a
+//! damaged or foreign journal changes nothing on disk.
+//!
+//! Threads reserve entries with an atomic counter and write them with one
+//! positioned write each, with no lock. An entry torn by a kill fails its
+//! CRC and is skipped: its page was never changed, because changes wait
+//! for their append; entries after it are still read, since every entry
+//! has the same size.
+//!
+//! Version 1 (`ECFRUNDO`, the epoch, CRCs over the page bytes only) is
+//! still replayed for a store made before ids, whose manifest has none.
 
 use std::fs::{File, OpenOptions};
-use std::io::Read;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
@@ -36,8 +48,13 @@ use crate::dir::classify_write_error;
 use crate::error::StoreError;
 
 pub(crate) const PAGE: u64 = 4096;
-const MAGIC: &[u8; 8] = b"ECFRUNDO";
-const HEADER: u64 = 16;
+const MAGIC: &[u8; 8] = b"ECFRUND2";
+/// Version 1's magic: no store id, entry CRCs over the page bytes alone.
+const MAGIC_V1: &[u8; 8] = b"ECFRUNDO";
+/// Version 2's header: magic, store id, epoch, CRC-32 of the two, padding.
+const HEADER: u64 = 32;
+/// Version 1's header: magic and epoch.
+const HEADER_V1: u64 = 16;
 
 const ENTRY: u64 = 12 + PAGE;
 
@@ -48,11 +65,77 @@ const CLEAN: u8 = 0;
 const COPYING: u8 = 1;
 const JOURNALLED: u8 = 2;
 
+/// Which journal a replay reads: the store's id and the checkpoint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct JournalOwner {
+    /// The manifest's store id; 0 for a store made before ids.
+    pub(crate) store_id: u64,
+    pub(crate) epoch: u64,
+}
+
+/// A journal's header, as its first bytes say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Header {
+    V2 { store_id: u64, epoch: u64 },
+    V1 { epoch: u64 },
+}
+
+impl Header {
+    fn parse(bytes: &[u8]) -> Option<Header> {
+        if bytes.len() >= HEADER as usize && &bytes[..8] == MAGIC {
+            let stored = u32::from_le_bytes(word(&bytes[24..]));
+            (crc32fast::hash(&bytes[..24]) == stored).then(|| Header::V2 {
+                store_id: u64::from_le_bytes(word(&bytes[8..])),
+                epoch: u64::from_le_bytes(word(&bytes[16..])),
+            })
+        } else if bytes.len() >= HEADER_V1 as usize && &bytes[..8] == MAGIC_V1 {
+            Some(Header::V1 {
+                epoch: u64::from_le_bytes(word(&bytes[8..])),
+            })
+        } else {
+            None
+        }
+    }
+
+    fn encode(owner: JournalOwner) -> [u8; HEADER as usize] {
+        let mut header = [0u8; HEADER as usize];
+        header[..8].copy_from_slice(MAGIC);
+        header[8..16].copy_from_slice(&owner.store_id.to_le_bytes());
+        header[16..24].copy_from_slice(&owner.epoch.to_le_bytes());
+        let crc = crc32fast::hash(&header[..24]);
+        header[24..28].copy_from_slice(&crc.to_le_bytes());
+        header
+    }
+}
+
+/// An entry's CRC: over the owner and the page index as well as the bytes,
+/// so an entry is only ever valid in the journal of its own store.
+fn entry_crc(owner: JournalOwner, page: u64, bytes: &[u8]) -> u32 {
+    let mut hasher = crc32fast::Hasher::new();
+    hasher.update(&owner.store_id.to_le_bytes());
+    hasher.update(&owner.epoch.to_le_bytes());
+    hasher.update(&page.to_le_bytes());
+    hasher.update(bytes);
+    hasher.finalize()
+}
+
+/// A journal that must not be replayed, and why.
+fn refuse(path: &Path, reason: &str) -> StoreError {
+    StoreError::Corrupt {
+        path: path.to_path_buf(),
+        reason: format!(
+            "{reason}; nothing was replayed or written. If this store's last session was killed, its own journal is gone and the store cannot be rolled back to its checkpoint: restore the store from a backup. Otherwise remove this file"
+        ),
+    }
+}
+
 /// The journal of one data file.
 #[derive(Debug)]
 pub(crate) struct UndoJournal {
     path: PathBuf,
     file: File,
+    /// Whose journal this is, as written in its header at each reset.
+    owner: Mutex<JournalOwner>,
     /// Bytes of the journal in use: the header and every reserved entry.
     end: AtomicU64,
     /// Per page of the data file: clean, being copied, or journalled.
@@ -65,18 +148,19 @@ pub(crate) struct UndoJournal {
 
 impl UndoJournal {
     /// Opens the journal at `path` for a data file of `data_len` bytes whose
-    /// manifest names checkpoint `epoch`. A journal of that epoch is first
-    /// rolled back through `restore(page, bytes)`; the caller must make the
-    /// restored bytes durable before the journal is emptied, so `flush` is
-    /// called in between.
+    /// manifest names `owner`. A journal of that owner is first rolled back
+    /// through `restore(page, bytes)`; the caller must make the restored
+    /// bytes durable before the journal is emptied, so `flush` is called in
+    /// between. The caller should have checked the replay on a private
+    /// copy first ([`Self::replay`]).
     pub(crate) fn open(
         path: &Path,
         data_len: u64,
-        epoch: u64,
+        owner: JournalOwner,
         restore: &mut dyn FnMut(u64, &[u8]),
         flush: &mut dyn FnMut() -> Result<(), StoreError>,
     ) -> Result<(UndoJournal, u64), StoreError> {
-        let rolled_back = Self::replay(path, data_len, epoch, restore)?;
+        let rolled_back = Self::replay(path, data_len, owner, restore)?;
         if rolled_back > 0 {
             flush()?;
         }
@@ -91,30 +175,36 @@ impl UndoJournal {
         let journal = UndoJournal {
             path: path.to_path_buf(),
             file,
+            owner: Mutex::new(owner),
             end: AtomicU64::new(HEADER),
             pages: (0..pages).map(|_| AtomicU8::new(CLEAN)).collect(),
             data_len,
             failure: Mutex::new(None),
         };
-        journal.reset(epoch)?;
+        journal.reset(owner)?;
         Ok((journal, rolled_back))
     }
 
-    /// Hands every page the journal at `path` saved for checkpoint `epoch`
-    /// to `restore`, without changing the journal: what reopening rolls
-    /// back, and what a read-only reader applies to a private copy of the
-    /// map. Returns how many pages it restored.
+    /// Hands every page the journal at `path` saved for `owner` to
+    /// `restore`, without changing the journal: what reopening rolls back,
+    /// what a read-only reader applies to a private copy of the map, and
+    /// what a writable open checks on such a copy first. Returns how many
+    /// pages it restored.
+    ///
+    /// A journal of an older epoch of this store is stale (a crash between
+    /// a checkpoint's manifest and its journal reset) and restores nothing.
+    /// A journal that is not a regular file, names another store, has a
+    /// damaged header, or does not fit the data file is refused.
     pub(crate) fn replay(
         path: &Path,
         data_len: u64,
-        epoch: u64,
+        owner: JournalOwner,
         restore: &mut dyn FnMut(u64, &[u8]),
     ) -> Result<u64, StoreError> {
-        let mut rolled_back = 0;
         // No journal is nothing to roll back; a journal that exists but
         // cannot be opened is an error, since skipping it would reopen the
         // store with changes made after its checkpoint.
-        let mut file = match File::open(path) {
+        let file = match File::open(path) {
             Ok(file) => file,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(0),
             Err(source) => {
@@ -124,25 +214,83 @@ impl UndoJournal {
                 });
             }
         };
-        let mut header = [0u8; HEADER as usize];
-        if file.read_exact(&mut header).is_ok()
-            && &header[..8] == MAGIC
-            && u64::from_le_bytes(word(&header[8..])) == epoch
-        {
-            let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
-            let mut entry = vec![0u8; ENTRY as usize];
-            // Read whole entries to the end; skip torn or unused ones.
-            while reader.read_exact(&mut entry).is_ok() {
-                let page = u64::from_le_bytes(word(&entry[..8]));
-                let crc = u32::from_le_bytes(word(&entry[8..12]));
-                let length = page_length(page, data_len);
-                let bytes = &entry[12..];
-                if length == 0 || crc32fast::hash(bytes) != crc {
-                    continue;
+        let metadata = file.metadata().map_err(StoreError::io(path))?;
+        if !metadata.is_file() {
+            return Err(refuse(path, "the undo journal is not a regular file"));
+        }
+        let length = metadata.len();
+        let mut head = [0u8; HEADER as usize];
+        let read = read_up_to(&file, &mut head).map_err(StoreError::io(path))?;
+        if read == 0 {
+            // Created, never reset: a kill right after the store was made.
+            return Ok(0);
+        }
+        let (header_bytes, entry_crc_of): (u64, Box<dyn Fn(u64, &[u8]) -> u32>) =
+            match Header::parse(&head[..read]) {
+                Some(Header::V2 { store_id, epoch }) => {
+                    if store_id != owner.store_id {
+                        return Err(refuse(
+                            path,
+                            &format!(
+                                "the undo journal belongs to another store (id {store_id:#018x}; this store is {:#018x})",
+                                owner.store_id
+                            ),
+                        ));
+                    }
+                    if epoch != owner.epoch {
+                        return Ok(0);
+                    }
+                    (
+                        HEADER,
+                        Box::new(move |page, bytes| entry_crc(owner, page, bytes)),
+                    )
                 }
-                restore(page, &bytes[..length]);
-                rolled_back += 1;
+                Some(Header::V1 { epoch }) if owner.store_id == 0 => {
+                    if epoch != owner.epoch {
+                        return Ok(0);
+                    }
+                    (HEADER_V1, Box::new(|_, bytes| crc32fast::hash(bytes)))
+                }
+                Some(Header::V1 { .. }) => {
+                    return Err(refuse(
+                        path,
+                        "the undo journal is an old one without a store id, but this store has an id: it belongs to another store",
+                    ));
+                }
+                None => {
+                    return Err(refuse(
+                        path,
+                        "the undo journal's header is damaged or it is not an undo journal",
+                    ));
+                }
+            };
+        let entries = (length.saturating_sub(header_bytes)) / ENTRY;
+        let most = data_len.div_ceil(PAGE);
+        if entries > most.saturating_mul(4).saturating_add(1024) {
+            return Err(refuse(
+                path,
+                &format!(
+                    "the undo journal holds {entries} entries, more than a data file of {most} pages could need"
+                ),
+            ));
+        }
+        let mut rolled_back = 0;
+        let mut entry = vec![0u8; ENTRY as usize];
+        for index in 0..entries {
+            let at = header_bytes + index * ENTRY;
+            if file.read_exact_at(&mut entry, at).is_err() {
+                break;
             }
+            let page = u64::from_le_bytes(word(&entry[..8]));
+            let crc = u32::from_le_bytes(word(&entry[8..12]));
+            let length = page_length(page, data_len);
+            let bytes = &entry[12..];
+            // Torn or unused entries are skipped (see the module docs).
+            if length == 0 || entry_crc_of(page, bytes) != crc {
+                continue;
+            }
+            restore(page, &bytes[..length]);
+            rolled_back += 1;
         }
         Ok(rolled_back)
     }
@@ -163,10 +311,9 @@ impl UndoJournal {
 
     /// Empties the journal under `epoch`: the pages as they are now are the
     /// new restore point. Call with no change in flight.
-    pub(crate) fn reset(&self, epoch: u64) -> Result<(), StoreError> {
-        let mut header = [0u8; HEADER as usize];
-        header[..8].copy_from_slice(MAGIC);
-        header[8..].copy_from_slice(&epoch.to_le_bytes());
+    pub(crate) fn reset(&self, owner: JournalOwner) -> Result<(), StoreError> {
+        let header = Header::encode(owner);
+        *self.owner.lock().unwrap_or_else(PoisonError::into_inner) = owner;
         self.file.set_len(0).map_err(StoreError::io(&self.path))?;
         self.file
             .write_all_at(&header, 0)
@@ -222,6 +369,10 @@ impl UndoJournal {
         }
     }
 
+    fn owner(&self) -> JournalOwner {
+        *self.owner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     fn failed(&self) -> bool {
         self.failure
             .lock()
@@ -241,7 +392,7 @@ impl UndoJournal {
                 let length = page_length(page, self.data_len);
                 entry.fill(0);
                 read_old(page, &mut entry[12..12 + length])?;
-                let crc = crc32fast::hash(&entry[12..]);
+                let crc = entry_crc(self.owner(), page, &entry[12..]);
                 entry[..8].copy_from_slice(&page.to_le_bytes());
                 entry[8..12].copy_from_slice(&crc.to_le_bytes());
             }
@@ -263,7 +414,7 @@ impl UndoJournal {
         let length = page_length(page, self.data_len);
         let mut entry = [0u8; ENTRY as usize];
         read_page(page, &mut entry[12..12 + length]);
-        let crc = crc32fast::hash(&entry[12..]);
+        let crc = entry_crc(self.owner(), page, &entry[12..]);
         entry[..8].copy_from_slice(&page.to_le_bytes());
         entry[8..12].copy_from_slice(&crc.to_le_bytes());
         let at = self.end.fetch_add(ENTRY, Ordering::Relaxed);
@@ -275,6 +426,18 @@ impl UndoJournal {
             }
         }
     }
+}
+
+/// Reads as much of `out` as the file holds from its start.
+fn read_up_to(file: &File, out: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < out.len() {
+        match file.read_at(&mut out[filled..], filled as u64)? {
+            0 => break,
+            read => filled += read,
+        }
+    }
+    Ok(filled)
 }
 
 /// The first `N` bytes of `bytes`, which callers slice to exactly `N`.

@@ -502,3 +502,73 @@ fn lmdb_read_only_reads_the_checkpoint_after_a_killed_session_and_writes_nothing
         assert_eq!(&writer.read(writer.slot(key).unwrap()).unwrap(), expected);
     }
 }
+
+/// A store whose session was killed after changing records: its journal
+/// holds their checkpoint bytes.
+fn killed_mmap_session(dir: &Path, bump: f32) {
+    let table = open_mmap(dir, Verify::Full).unwrap();
+    fill(&table);
+    for key in keys().into_iter().step_by(7) {
+        let slot = table.slot(key).unwrap();
+        table
+            .update(slot, &mut |record| record.regrets[3] += bump)
+            .unwrap();
+    }
+    drop(table); // no checkpoint: as if killed
+}
+
+/// Another store's undo journal (left by a kill -9) copied into a healthy
+/// store: refused by name before anything is replayed, and the store's
+/// files are unchanged, so putting things right is removing the file.
+#[test]
+fn a_foreign_undo_journal_is_refused_and_nothing_is_written() {
+    let healthy = TempDir::new("journal-healthy");
+    fill(&open_mmap(&healthy.0, Verify::Full).unwrap());
+    let other = TempDir::new("journal-other");
+    killed_mmap_session(&other.0, 5.0);
+    let journal = "mmap-undo.dat";
+    std::fs::copy(other.0.join(journal), healthy.0.join(journal)).unwrap();
+    let before = all_files(&healthy.0);
+    for open in [
+        &(|dir: &Path| open_mmap(dir, Verify::Full).map(drop))
+            as &dyn Fn(&Path) -> Result<(), StoreError>,
+        &|dir: &Path| open_mmap(dir, Verify::LengthsOnly).map(drop),
+        &|dir: &Path| {
+            MmapTable::open_read_only(dir, layout(), fingerprint(), Verify::Full).map(drop)
+        },
+    ] {
+        let error = open(&healthy.0).unwrap_err();
+        assert!(error.to_string().contains(journal), "{error}");
+        assert!(error.to_string().contains("another store"), "{error}");
+        assert!(
+            before == all_files(&healthy.0),
+            "a refused journal was replayed"
+        );
+    }
+    std::fs::remove_file(healthy.0.join(journal)).unwrap();
+    let reopened = open_mmap(&healthy.0, Verify::Full).unwrap();
+    assert!(reopened.verification().not_checked.is_none());
+}
+
+/// The store's own journal, damaged: a damaged header is refused; a
+/// damaged entry would leave a page unrestored, which the dry run on a
+/// private copy finds before anything is written.
+#[test]
+fn a_damaged_undo_journal_is_refused_and_nothing_is_written() {
+    let clean = TempDir::new("journal-damaged-clean");
+    killed_mmap_session(&clean.0, 5.0);
+    let journal = "mmap-undo.dat";
+    for (at, what) in [(4usize, "header"), (32 + 12 + 100, "an entry")] {
+        let damaged = TempDir::new("journal-damaged");
+        copy_dir(&clean.0, &damaged.0);
+        flip_bytes(&damaged.0.join(journal), at, 8);
+        let before = all_files(&damaged.0);
+        let error = open_mmap(&damaged.0, Verify::Full).unwrap_err();
+        assert!(error.to_string().contains(journal), "{what}: {error}");
+        assert!(before == all_files(&damaged.0), "{what}: the open wrote");
+    }
+    // Undamaged, the same journal rolls the store back to its checkpoint.
+    let table = open_mmap(&clean.0, Verify::Full).unwrap();
+    let slot = table.slot(keys()[0]).unwrap();
+    assert_eq!(table.read(slot).unwrap().regrets[3], 0.0);
+}
