@@ -114,6 +114,8 @@ pub enum PolicyFileError {
         #[source]
         source: std::io::Error,
     },
+    #[error("{} is {kind}, not a policy file; name a file made by `trainer export`", path.display())]
+    NotRegular { path: PathBuf, kind: &'static str },
     #[error(
         "{} is not a policy file (it does not start with '{}'); export one with `trainer export`",
         path.display(),
@@ -357,6 +359,88 @@ pub struct PolicyHeader {
 /// The magic, the version and the metadata's length.
 const PREAMBLE_LEN: usize = 12 + 4 + 4;
 
+/// Opens an operator-named policy file: a regular file only (a device
+/// would be read without end, a FIFO would block).
+fn open_policy(path: &Path) -> Result<(std::fs::File, u64), PolicyFileError> {
+    store::open_regular(path).map_err(|error| match error {
+        store::RegularFileError::NotRegular { kind, .. } => PolicyFileError::NotRegular {
+            path: path.to_path_buf(),
+            kind,
+        },
+        store::RegularFileError::Io { source, .. } => PolicyFileError::Unreadable {
+            path: path.to_path_buf(),
+            source,
+        },
+        other => PolicyFileError::Unreadable {
+            path: path.to_path_buf(),
+            source: std::io::Error::other(other.to_string()),
+        },
+    })
+}
+
+/// The whole file, read only after its header has said how long it must
+/// be and the file is that long: a file that is not a policy (or a damaged
+/// header) is refused after at most a few bytes, never read whole.
+fn read_checked_length(path: &Path) -> Result<Vec<u8>, PolicyFileError> {
+    use std::io::{Read, Seek, SeekFrom};
+
+    let (mut file, file_len) = open_policy(path)?;
+    let unreadable = |source| PolicyFileError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    };
+    let truncated = || PolicyFileError::Truncated {
+        path: path.to_path_buf(),
+        len: usize::try_from(file_len).unwrap_or(usize::MAX),
+    };
+    let read_exact = |file: &mut std::fs::File, out: &mut [u8]| {
+        file.read_exact(out).map_err(|error| match error.kind() {
+            std::io::ErrorKind::UnexpectedEof => truncated(),
+            _ => unreadable(error),
+        })
+    };
+    let mut preamble = [0u8; PREAMBLE_LEN];
+    read_exact(&mut file, &mut preamble)?;
+    Reader {
+        bytes: &preamble,
+        at: 0,
+        path,
+    }
+    .preamble()?;
+    let meta_len = u64::from(u32::from_le_bytes(
+        preamble[PREAMBLE_LEN - 4..].try_into().expect("4 bytes"),
+    ));
+    let counts_at = PREAMBLE_LEN as u64 + meta_len;
+    if counts_at + 9 + 4 > file_len {
+        return Err(truncated());
+    }
+    file.seek(SeekFrom::Start(counts_at)).map_err(unreadable)?;
+    let mut counts = [0u8; 9];
+    read_exact(&mut file, &mut counts)?;
+    let count = u64::from_le_bytes(counts[..8].try_into().expect("8 bytes"));
+    let actions = u64::from(counts[8]);
+    let expected = count
+        .checked_mul(16 + 2 * actions)
+        .and_then(|entries| entries.checked_add(counts_at + 9 + 4));
+    if expected != Some(file_len) {
+        return Err(PolicyFileError::Length {
+            path: path.to_path_buf(),
+            expected: expected.map_or(usize::MAX, |bytes| bytes as usize),
+            count: count as usize,
+            actual: file_len as usize,
+        });
+    }
+    file.seek(SeekFrom::Start(0)).map_err(unreadable)?;
+    let mut bytes = Vec::with_capacity(file_len as usize);
+    file.take(file_len)
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    if bytes.len() as u64 != file_len {
+        return Err(truncated());
+    }
+    Ok(bytes)
+}
+
 impl PolicyFile {
     /// The file's metadata and recorded checksum, read from its first and
     /// last bytes; [`PolicyFile::load`] verifies what this trusts.
@@ -367,8 +451,7 @@ impl PolicyFile {
             path: path.to_path_buf(),
             source,
         };
-        let mut file = std::fs::File::open(path).map_err(unreadable)?;
-        let file_len = file.metadata().map_err(unreadable)?.len();
+        let (mut file, file_len) = open_policy(path)?;
         let truncated = || PolicyFileError::Truncated {
             path: path.to_path_buf(),
             len: usize::try_from(file_len).unwrap_or(usize::MAX),
@@ -413,10 +496,7 @@ impl PolicyFile {
 
     pub fn load(path: &Path) -> Result<PolicyFile, PolicyFileError> {
         let owned = || path.to_path_buf();
-        let bytes = std::fs::read(path).map_err(|source| PolicyFileError::Unreadable {
-            path: owned(),
-            source,
-        })?;
+        let bytes = read_checked_length(path)?;
         let mut reader = Reader {
             bytes: &bytes,
             at: 0,

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::client_state::ClientState;
 use crate::error::StoreError;
 use crate::layout::{RecordEncoding, RecordLayout};
+use crate::regular_file::RegularFileError;
 use crate::verify::Checksum;
 
 pub const MANIFEST_FILE: &str = "store-manifest.json";
@@ -81,43 +82,6 @@ pub struct Fingerprint {
 /// A manifest is a page of JSON; anything far larger is not one.
 const MAX_MANIFEST_BYTES: u64 = 1 << 20;
 
-/// Why [`read_bounded`] read nothing.
-#[derive(Debug)]
-pub(crate) enum BoundedReadError {
-    Io(std::io::Error),
-    /// Not a regular file, too large, or not UTF-8: the reason.
-    Unfit(String),
-}
-
-/// Reads the regular file at `path` as text, refusing (before reading) a
-/// device, a FIFO, a directory or anything over `limit` bytes.
-pub(crate) fn read_bounded(path: &Path, limit: u64) -> Result<String, BoundedReadError> {
-    use std::io::Read;
-    let file = File::open(path).map_err(BoundedReadError::Io)?;
-    let metadata = file.metadata().map_err(BoundedReadError::Io)?;
-    if !metadata.is_file() {
-        return Err(BoundedReadError::Unfit(
-            "it is not a regular file".to_owned(),
-        ));
-    }
-    if metadata.len() > limit {
-        return Err(BoundedReadError::Unfit(format!(
-            "it is {} bytes, more than the {limit} this file can be",
-            metadata.len()
-        )));
-    }
-    let mut bytes = Vec::new();
-    file.take(limit + 1)
-        .read_to_end(&mut bytes)
-        .map_err(BoundedReadError::Io)?;
-    if bytes.len() as u64 > limit {
-        return Err(BoundedReadError::Unfit(format!(
-            "it grew past {limit} bytes while it was read"
-        )));
-    }
-    String::from_utf8(bytes).map_err(|_| BoundedReadError::Unfit("it is not UTF-8 text".to_owned()))
-}
-
 /// Everything that must match for a directory to be reopened.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -183,14 +147,19 @@ impl Manifest {
     /// writes it); `None` for a directory never checkpointed.
     pub fn read(dir: &Path) -> Result<Option<Manifest>, StoreError> {
         let path = dir.join(MANIFEST_FILE);
-        let text = match read_bounded(&path, MAX_MANIFEST_BYTES) {
+        let text = match crate::regular_file::read_text_bounded(&path, MAX_MANIFEST_BYTES) {
             Ok(text) => text,
-            Err(BoundedReadError::Io(error)) if error.kind() == std::io::ErrorKind::NotFound => {
+            Err(RegularFileError::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::NotFound =>
+            {
                 return Ok(None);
             }
-            Err(BoundedReadError::Io(source)) => return Err(StoreError::Io { path, source }),
-            Err(BoundedReadError::Unfit(reason)) => {
-                return Err(StoreError::Corrupt { path, reason });
+            Err(RegularFileError::Io { source, .. }) => return Err(StoreError::Io { path, source }),
+            Err(unfit) => {
+                return Err(StoreError::Corrupt {
+                    path,
+                    reason: unfit.to_string(),
+                });
             }
         };
         let corrupt = |error: serde_json::Error| StoreError::Corrupt {
@@ -377,9 +346,23 @@ pub fn is_writable(dir: &Path) -> bool {
 
 /// Writes `bytes` to `path` so that readers see the old file or the new
 /// one: write a temporary file, fsync it, rename it over, fsync the folder.
+///
+/// Only a regular file (or nothing) at `path` is replaced: anything else is
+/// refused (see [`crate::regular_file`]). The temporary file is made anew,
+/// never opened through a symbolic link left in its place.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    crate::regular_file::check_replaceable(path)?;
     let temporary = path.with_extension("tmp");
-    let mut file = File::create(&temporary).map_err(StoreError::io(&temporary))?;
+    match std::fs::remove_file(&temporary) {
+        Ok(()) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+        Err(source) => return Err(StoreError::io(&temporary)(source)),
+    }
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&temporary)
+        .map_err(StoreError::io(&temporary))?;
     file.write_all(bytes)
         .map_err(|source| classify_write_error(&temporary, bytes.len() as u64, source))?;
     file.sync_all().map_err(StoreError::io(&temporary))?;

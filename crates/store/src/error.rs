@@ -33,7 +33,7 @@ pub enum StoreError {
         action: &'static str,
         reason: String,
     },
-    #[error("{path}: {source}")]
+    #[error("{}: {source}", path.display())]
     Io {
         path: PathBuf,
         #[source]
@@ -57,6 +57,14 @@ pub enum StoreError {
     Corrupt { path: PathBuf, reason: String },
     #[error("{path} is missing: {hint}")]
     Missing { path: PathBuf, hint: String },
+    #[error(
+        "{path} is {kind}, not a regular file: {action}"
+    )]
+    NotRegularFile {
+        path: PathBuf,
+        kind: &'static str,
+        action: &'static str,
+    },
     #[error(
         "not enough disk space for {path}: it needs {needed} bytes ({source}); free some space or choose a \
          directory on a larger disk"

@@ -226,7 +226,7 @@ pub enum ConfigError {
     Unreadable {
         path: PathBuf,
         #[source]
-        source: std::io::Error,
+        source: store::RegularFileError,
     },
     #[error("{origin} is not a valid run profile (see configs/example.toml)")]
     Profile {
@@ -349,13 +349,19 @@ pub fn parse_profile(text: &str, origin: &str) -> Result<RunProfile, ConfigError
     Ok(profile)
 }
 
+/// A profile is a page or two of TOML; the cap keeps a file named by
+/// mistake (a device, a policy, a log) from being read whole.
+pub const MAX_PROFILE_BYTES: u64 = 1 << 20;
+
 pub fn load_profile(path: Option<&Path>) -> Result<RunProfile, ConfigError> {
     let Some(path) = path else {
         return Ok(RunProfile::default());
     };
-    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Unreadable {
-        path: path.to_path_buf(),
-        source,
+    let text = store::read_text_bounded(path, MAX_PROFILE_BYTES).map_err(|source| {
+        ConfigError::Unreadable {
+            path: path.to_path_buf(),
+            source,
+        }
     })?;
     parse_profile(&text, &path.display().to_string())
 }

@@ -128,13 +128,20 @@ impl RunDir {
 /// directory that holds no run.
 pub fn read_settings(dir: &Path) -> Result<Option<SavedSettings>, TrainingError> {
     let path = dir.join(SETTINGS_FILE);
-    let text = match std::fs::read_to_string(&path) {
+    let text = match store::read_text_bounded(&path, crate::config::MAX_PROFILE_BYTES) {
         Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(error) => {
+        Err(store::RegularFileError::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::NotFound =>
+        {
+            return Ok(None);
+        }
+        Err(store::RegularFileError::Io { source, .. }) => {
+            return Err(TrainingError::Unreadable { path, source });
+        }
+        Err(unfit) => {
             return Err(TrainingError::Unreadable {
                 path,
-                source: error,
+                source: std::io::Error::other(unfit.to_string()),
             });
         }
     };
