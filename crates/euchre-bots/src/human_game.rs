@@ -16,6 +16,7 @@ use thiserror::Error;
 
 use crate::bot::Bot;
 use crate::seen::Seen;
+use crate::stop::StopCheck;
 
 /// The person's seat.
 pub const PERSON: Seat = Seat::South;
@@ -238,11 +239,7 @@ impl HumanGame {
 
     /// The person's move, then the bots' until it is the person's turn
     /// again, the hand is over, or `stop` says to leave the rest for later.
-    pub fn person_moves(
-        &mut self,
-        action: Action,
-        stop: &dyn Fn() -> bool,
-    ) -> Result<(), MoveError> {
+    pub fn person_moves(&mut self, action: Action, stop: &StopCheck) -> Result<(), MoveError> {
         if self.winner().is_some() {
             return Err(MoveError::GameOver);
         }
@@ -259,7 +256,7 @@ impl HumanGame {
 
     /// Deals the next hand, the deal passing to the left, and lets the
     /// bots play to the person's turn unless `stop` says to leave it.
-    pub fn next_hand(&mut self, stop: &dyn Fn() -> bool) -> Result<(), MoveError> {
+    pub fn next_hand(&mut self, stop: &StopCheck) -> Result<(), MoveError> {
         if self.winner().is_some() {
             return Err(MoveError::GameOver);
         }
@@ -337,7 +334,7 @@ impl HumanGame {
     /// Lets the bots move until the person is to act or the hand ends.
     /// `stop` is asked before each bot's decision: a server whose client has
     /// gone stops here, and the bots resume at the next call.
-    pub fn run_bots(&mut self, stop: &dyn Fn() -> bool) {
+    pub fn run_bots(&mut self, stop: &StopCheck) {
         while let Some(seat) = self.state.to_act() {
             let Some(bot) = self.bots[seat.index()].clone() else {
                 return;
@@ -345,7 +342,17 @@ impl HumanGame {
             if stop() {
                 return;
             }
-            let action = bot.act(&Seen::new(&self.state, &self.history), &mut self.rng);
+            // A decision cut short answers with what it had; that move is
+            // not played, and the decision is made again in full next time.
+            let mut rng = self.rng.clone();
+            let action = {
+                let seen = Seen::new(&self.state, &self.history);
+                crate::stop::with_stop(Arc::clone(stop), || bot.act(&seen, &mut rng))
+            };
+            if stop() {
+                return;
+            }
+            self.rng = rng;
             self.apply(action);
         }
     }
@@ -382,9 +389,9 @@ mod tests {
     fn bots_stopped_early_resume_where_they_stopped() {
         let mut game = game();
         let fresh = game.position();
-        game.run_bots(&|| true);
+        game.run_bots(&(Arc::new(|| true) as StopCheck));
         assert_eq!(game.position(), fresh, "a stop before any decision");
-        game.run_bots(&|| false);
+        game.run_bots(&crate::stop::never());
         assert!(game.persons_turn() || game.summary().is_some());
         assert!(!game.bots_to_move());
     }
@@ -392,12 +399,12 @@ mod tests {
     #[test]
     fn positions_read_back_and_a_stale_one_is_refused() {
         let mut game = game();
-        game.run_bots(&|| false);
+        game.run_bots(&crate::stop::never());
         let at = game.position();
         assert_eq!(at.to_string().parse::<Position>().unwrap(), at);
         assert!(game.check_position(at).is_ok());
         let action = game.state().legal_actions()[0];
-        game.person_moves(action, &|| false).unwrap();
+        game.person_moves(action, &crate::stop::never()).unwrap();
         assert!(matches!(
             game.check_position(at),
             Err(MoveError::Stale { .. })

@@ -35,3 +35,4 @@ pub mod pinned;
 pub mod policy_file;
 pub mod seen;
 pub mod spec;
+pub mod stop;

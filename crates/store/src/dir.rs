@@ -154,7 +154,9 @@ impl Manifest {
             {
                 return Ok(None);
             }
-            Err(RegularFileError::Io { source, .. }) => return Err(StoreError::Io { path, source }),
+            Err(RegularFileError::Io { source, .. }) => {
+                return Err(StoreError::Io { path, source });
+            }
             Err(unfit) => {
                 return Err(StoreError::Corrupt {
                     path,

@@ -57,9 +57,7 @@ pub enum StoreError {
     Corrupt { path: PathBuf, reason: String },
     #[error("{path} is missing: {hint}")]
     Missing { path: PathBuf, hint: String },
-    #[error(
-        "{path} is {kind}, not a regular file: {action}"
-    )]
+    #[error("{path} is {kind}, not a regular file: {action}")]
     NotRegularFile {
         path: PathBuf,
         kind: &'static str,

@@ -64,9 +64,7 @@ pub use memory::MemoryTable;
 #[cfg(feature = "mmap")]
 pub use mmap::{KEYS_FILE, KeyUniverse, MmapTable, PHF_FILE, RECORDS_FILE};
 pub use record::{MAX_ACTIONS, Record};
-pub use regular_file::{
-    RegularFileError, kind_of, open_regular, read_bounded, read_text_bounded,
-};
+pub use regular_file::{RegularFileError, kind_of, open_regular, read_bounded, read_text_bounded};
 pub use snapshot::SnapshotTable;
 pub use table::{Key, SlotId, Table};
 pub use verify::{Checksum, Verification, Verify};

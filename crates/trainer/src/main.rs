@@ -229,6 +229,12 @@ struct ServeArgs {
     /// Fix the deals of the games, in the order they start (default: random).
     #[arg(long)]
     seed: Option<u64>,
+    /// A name clients may reach the server by besides its IP addresses and
+    /// localhost, such as this machine's name on a LAN (repeatable).
+    /// Requests naming any other host are refused, so a page on another
+    /// site cannot reach the server by resolving its own name to it.
+    #[arg(long = "allow-host", value_name = "NAME")]
+    allowed_hosts: Vec<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -593,6 +599,7 @@ fn serve_command(args: ServeArgs) -> anyhow::Result<()> {
         config,
         unseen,
         seed,
+        allowed_hosts,
     } = args;
     let bots = policy
         .iter()
@@ -606,6 +613,7 @@ fn serve_command(args: ServeArgs) -> anyhow::Result<()> {
         unseen,
         address: std::net::SocketAddr::new(host, port),
         seed,
+        allowed_hosts,
     };
     trainer::serve::serve(&options, |address| {
         if let Some(warning) = trainer::serve::exposure_warning(address, &options) {

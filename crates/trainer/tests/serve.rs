@@ -28,6 +28,7 @@ fn options(bot: &str) -> ServeOptions {
         address: SocketAddr::from(([127, 0, 0, 1], 0)),
         // Fixed deals: the first game opens with the person bidding.
         seed: Some(SEED),
+        allowed_hosts: Vec::new(),
     }
 }
 
@@ -590,7 +591,7 @@ fn get_status(address: SocketAddr) -> Option<String> {
         .set_read_timeout(Some(std::time::Duration::from_secs(5)))
         .ok()?;
     stream
-        .write_all(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         .ok()?;
     let mut response = String::new();
     stream.read_to_string(&mut response).ok()?;
@@ -599,9 +600,8 @@ fn get_status(address: SocketAddr) -> Option<String> {
 
 /// Idle connections, half-sent headers and keep-alive connections left
 /// open are all closed after the header timeout, so they cannot hold the
-/// server's descriptors; past the connection cap new connections are shed
-/// and, once the idle ones time out, served again. Ctrl-C then stops the
-/// server promptly even with a connection open.
+/// server's descriptors. Ctrl-C then stops the server promptly even with a
+/// connection open.
 #[test]
 fn slow_and_idle_clients_are_cut_off_and_ctrl_c_stops_promptly() {
     use std::io::Write;
@@ -617,8 +617,10 @@ fn slow_and_idle_clients_are_cut_off_and_ctrl_c_stops_promptly() {
     let mut kept = std::net::TcpStream::connect(address).unwrap();
     kept.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
         .unwrap();
-    // More idle connections than the server serves at once.
-    let crowd: Vec<_> = (0..MAX_CONNECTIONS + 20)
+    // Nearly as many idle connections as the server serves at once (past
+    // the cap, the oldest idle ones would give way to new ones at once; see
+    // `a_full_table_of_slow_clients_gives_way_to_real_ones`).
+    let crowd: Vec<_> = (0..MAX_CONNECTIONS - 10)
         .filter_map(|_| std::net::TcpStream::connect(address).ok())
         .collect();
     let started = std::time::Instant::now();
@@ -647,7 +649,7 @@ fn slow_and_idle_clients_are_cut_off_and_ctrl_c_stops_promptly() {
             }
             status
         })
-        .expect("the server answers once the idle crowd is gone");
+        .expect("the server answers");
     assert!(status.contains("200"), "{status}");
 
     let _lingering = std::net::TcpStream::connect(address).unwrap();
@@ -690,4 +692,192 @@ fn a_host_other_than_loopback_is_warned_about() {
     std::io::Read::read_to_string(&mut quiet.stderr.take().unwrap(), &mut stderr).unwrap();
     quiet.wait().ok();
     assert!(!stderr.contains("warning"), "{stderr}");
+}
+
+/// A client that holds every slot with connections that never finish their
+/// headers, and reconnects as fast as it is cut off, cannot keep real
+/// clients out: a full table gives the slot of the connection idle longest
+/// to the newcomer, and a connection with a request in flight is never
+/// evicted.
+#[test]
+fn a_full_table_of_slow_clients_gives_way_to_real_ones() {
+    use std::io::Write;
+    use trainer::serve::MAX_CONNECTIONS;
+    let (mut server, address) = spawn_server(&[]);
+    let slow = |address| {
+        let mut stream = std::net::TcpStream::connect(address).ok()?;
+        stream.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n").ok()?;
+        Some(stream)
+    };
+    let mut crowd: Vec<_> = (0..MAX_CONNECTIONS).filter_map(|_| slow(address)).collect();
+    assert_eq!(crowd.len(), MAX_CONNECTIONS);
+    let stop = Arc::new(AtomicBool::new(false));
+    let attacker = {
+        let stop = Arc::clone(&stop);
+        std::thread::spawn(move || {
+            let mut held = Vec::new();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                if let Some(stream) = slow(address) {
+                    held.push(stream);
+                }
+                if held.len() > MAX_CONNECTIONS {
+                    held.remove(0);
+                }
+            }
+        })
+    };
+    let answered = (0..12)
+        .filter(|_| get_status(address).is_some_and(|line| line.contains("200")))
+        .count();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    attacker.join().unwrap();
+    assert_eq!(
+        answered, 12,
+        "real requests served while the table was full"
+    );
+    let evicted = crowd
+        .iter_mut()
+        .take(20)
+        .map(closed_by_server)
+        .filter(|&closed| closed)
+        .count();
+    assert!(evicted > 0, "the oldest idle connections gave way");
+    server.kill().ok();
+    server.wait().ok();
+}
+
+/// A decision of a million PIMC worlds in flight: the server stops within
+/// 3 s of Ctrl-C, and a client that leaves stops the work under way within
+/// a second (the bot checks between worlds, not only between decisions).
+#[test]
+fn a_long_decision_stops_when_its_client_leaves_and_at_ctrl_c() {
+    use std::io::Write;
+    let act = |address| {
+        let body = r#"{"dealer":"N","seat":"E","hand":["9c","Tc","Qc","Kc","Ac"],"upcard":"Jh","actions":[]}"#;
+        let mut stream = std::net::TcpStream::connect(address).unwrap();
+        write!(
+            stream,
+            "POST /api/act HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        stream
+    };
+    let cpu_seconds = |pid: u32| -> f64 {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .unwrap()
+            .1
+            .split_whitespace()
+            .collect();
+        let ticks: f64 = fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap();
+        ticks / 100.0
+    };
+    let (mut server, address) = spawn_server(&["--bot", "pimc:1000000"]);
+    let client = act(address);
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let busy = cpu_seconds(server.id());
+    assert!(busy > 0.5, "the decision was under way ({busy} s of CPU)");
+    drop(client);
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    let after_leaving = cpu_seconds(server.id());
+    std::thread::sleep(std::time::Duration::from_millis(2000));
+    let idle = cpu_seconds(server.id()) - after_leaving;
+    assert!(
+        idle < 0.3,
+        "{idle} s of CPU in the 2 s after the client left"
+    );
+
+    let _waiting = act(address);
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    let stopped = std::time::Instant::now();
+    std::process::Command::new("kill")
+        .args(["-INT", &server.id().to_string()])
+        .status()
+        .unwrap();
+    let limit = std::time::Duration::from_secs(3);
+    while stopped.elapsed() < limit {
+        if let Some(exit) = server.try_wait().unwrap() {
+            assert!(exit.success(), "{exit:?}");
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    server.kill().ok();
+    panic!("the server was still running {limit:?} after Ctrl-C with a decision in flight");
+}
+
+/// A request as a page on a rebinding domain sends it: the browser
+/// resolved `evil.example` to this server, so to the browser the page and
+/// the server share an origin, and only the Host says otherwise.
+fn rebound(request: Request<Body>) -> Request<Body> {
+    let (mut parts, body) = request.into_parts();
+    let headers = &mut parts.headers;
+    headers.insert(header::HOST, "evil.example:8080".parse().unwrap());
+    headers.insert(header::ORIGIN, "http://evil.example:8080".parse().unwrap());
+    headers.insert("sec-fetch-site", "same-origin".parse().unwrap());
+    Request::from_parts(parts, body)
+}
+
+/// DNS rebinding: a request naming a host that is not the server's is
+/// refused (421) on every path, pages and API alike, unless the operator
+/// allowed that name; every answer forbids framing; and no page shows a
+/// path on the server's disk, neither a policy's nor a run directory's.
+#[tokio::test]
+async fn foreign_hosts_framing_and_server_paths_are_refused() {
+    let temp = TempDir::new("serve-hosts");
+    let policy = bidding_policy(&temp.0);
+    let run = temp.path("run");
+    let mut offering = options(&format!("policy:{}+heuristic", policy.display()));
+    offering.run_dirs = vec![run.clone(), temp.path("absent")];
+    let router = app(&offering).unwrap();
+    let view =
+        r#"{"dealer":"N","seat":"E","hand":["9c","Tc","Qc","Kc","Ac"],"upcard":"Jh","actions":[]}"#;
+    for request in [
+        rebound(form("/games", "partner=heuristic&opponents=heuristic")),
+        rebound(get("/runs")),
+        rebound(get("/")),
+        rebound(json("/api/act", view)),
+    ] {
+        let (status, _, body) = send(&router, request).await;
+        assert_eq!(status, StatusCode::MISDIRECTED_REQUEST, "{body}");
+        assert!(body.contains("evil.example"), "{body}");
+        assert!(!body.contains(&temp.0.display().to_string()), "{body}");
+    }
+    let mut allowing = offering.clone();
+    allowing.allowed_hosts = vec!["evil.example".to_owned()];
+    let allowed = app(&allowing).unwrap();
+    let (status, _, _) = send(&allowed, rebound(get("/runs"))).await;
+    assert_eq!(status, StatusCode::OK, "a name the operator allowed");
+
+    let response = router.clone().oneshot(get("/")).await.unwrap();
+    assert_eq!(response.headers()[header::X_FRAME_OPTIONS], "DENY");
+    assert_eq!(
+        response.headers()[header::CONTENT_SECURITY_POLICY],
+        "frame-ancestors 'none'"
+    );
+
+    let (status, _, runs) = send(&router, get("/runs")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(runs.contains("checkpoint iteration"), "{runs}");
+    let root = temp.0.display().to_string();
+    assert!(
+        !runs.contains(&root),
+        "the runs page shows a server path: {runs}"
+    );
+    let game = new_game_with(&router, "partner=1&opponents=1").await;
+    let (_, _, page) = send(&router, get(&game)).await;
+    assert!(page.contains("policy.bin"), "{page}");
+    assert!(
+        !page.contains(&root),
+        "the game page shows a server path: {page}"
+    );
+}
+
+/// Starts a game from `form_body` and returns its path.
+async fn new_game_with(router: &Router, form_body: &str) -> String {
+    let (status, location, body) = send(router, form("/games", form_body)).await;
+    assert_eq!(status, StatusCode::SEE_OTHER, "{body}");
+    location.expect("a redirect to the game")
 }

@@ -71,6 +71,9 @@ impl Bot for Pimc {
         let team = seen.actor().team();
         let mut totals = vec![0i64; legal.len()];
         for _ in 0..self.worlds {
+            if crate::stop::requested() {
+                break;
+            }
             let Some(world) = sample_world(seen, rng) else {
                 continue;
             };

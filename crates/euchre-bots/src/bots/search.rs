@@ -173,6 +173,9 @@ impl SearchBot {
         let actor = seen.actor();
         let mut worlds = Vec::with_capacity(count);
         for _ in 0..count {
+            if crate::stop::requested() {
+                break;
+            }
             let Some(hidden) = sample_hidden(seen, rng) else {
                 continue;
             };
@@ -254,6 +257,9 @@ impl SearchBot {
         let mut distinct = 0;
         let mut drawn = 0;
         for (world, weight) in &candidates {
+            if crate::stop::requested() {
+                break;
+            }
             cumulative += weight;
             let mut copies = 0;
             while point < cumulative && drawn < self.worlds {

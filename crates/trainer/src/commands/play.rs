@@ -61,7 +61,7 @@ pub fn run(
             request.target,
             game_seed,
         );
-        game.run_bots(&|| false);
+        game.run_bots(&euchre_bots::stop::never());
         loop {
             if !terminal.play_hand(&mut game, input, out)? {
                 writeln!(out, "Bye.")?;
@@ -81,7 +81,7 @@ pub fn run(
                 )?;
                 break;
             }
-            game.next_hand(&|| false)?;
+            game.next_hand(&euchre_bots::stop::never())?;
         }
     }
     Ok(())
@@ -170,7 +170,7 @@ impl Terminal {
             let Some(action) = self.ask(game.state(), input, out)? else {
                 return Ok(false);
             };
-            game.person_moves(action, &|| false)?;
+            game.person_moves(action, &euchre_bots::stop::never())?;
         }
     }
 

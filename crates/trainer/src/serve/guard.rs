@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use axum::extract::Request;
+use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Response};
@@ -22,12 +22,75 @@ pub const REQUEST_DEADLINE: Duration = Duration::from_secs(20);
 /// view a few hundred.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
-/// Refuses a post from another site's page (403), and a body declared
+/// The names a request's `Host` may give this server. A page on another
+/// site can make the browser resolve its own domain name to 127.0.0.1 (DNS
+/// rebinding) and then talk to this server as a same-origin page; the
+/// browser still sends that domain as the `Host`. So a request whose Host
+/// is not an IP address, `localhost`, or a name the operator allowed
+/// (`--allow-host`) is refused.
+#[derive(Debug, Default)]
+pub struct AllowedHosts {
+    names: Vec<String>,
+}
+
+impl AllowedHosts {
+    pub fn new(names: &[String]) -> AllowedHosts {
+        AllowedHosts {
+            names: names.iter().map(|name| name.to_ascii_lowercase()).collect(),
+        }
+    }
+
+    /// Why the request's Host is refused, if it is.
+    fn refusal(&self, headers: &HeaderMap) -> Option<String> {
+        // HTTP/1.0 clients may send none; no browser does.
+        let host = headers.get(header::HOST)?;
+        let Ok(host) = host.to_str() else {
+            return Some("the Host header is not text".to_owned());
+        };
+        let name = host_name(host).to_ascii_lowercase();
+        let allowed = name == "localhost"
+            || name
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .parse::<std::net::IpAddr>()
+                .is_ok()
+            || self.names.contains(&name);
+        (!allowed).then(|| {
+            format!(
+                "this server answers only to an IP address, localhost, or a name it was started with (--allow-host NAME), not to '{name}': a page on another site cannot reach it through its own name"
+            )
+        })
+    }
+}
+
+/// The name in a Host header, without its port.
+fn host_name(host: &str) -> &str {
+    if let Some(rest) = host.strip_prefix('[') {
+        // [::1]:8080
+        return rest.split_once(']').map_or(host, |(address, _)| address);
+    }
+    match host.rsplit_once(':') {
+        Some((name, port)) if port.bytes().all(|b| b.is_ascii_digit()) => name,
+        _ => host,
+    }
+}
+
+/// Refuses a request whose Host is not this server's (421, see
+/// [`AllowedHosts`]), a post from another site's page (403), and a body declared
 /// larger than [`MAX_BODY_BYTES`] (413), then runs the request with at most
 /// [`REQUEST_DEADLINE`] to finish (503 after it; dropping the handler also
 /// cancels its bots, see [`Cancel`]).
-pub async fn bounded_and_same_origin(request: Request, next: Next) -> Response {
+pub async fn bounded_and_same_origin(
+    State(hosts): State<Arc<AllowedHosts>>,
+    request: Request,
+    next: Next,
+) -> Response {
     let path = request.uri().path().to_owned();
+    if let Some(reason) = hosts.refusal(request.headers()) {
+        let mut response = refusal(&path, StatusCode::MISDIRECTED_REQUEST, &reason);
+        forbid_framing(response.headers_mut());
+        return response;
+    }
     if request.method() == Method::POST
         && let Some(reason) = cross_site(request.headers())
     {
@@ -38,7 +101,7 @@ pub async fn bounded_and_same_origin(request: Request, next: Next) -> Response {
     {
         return too_large(&path);
     }
-    match tokio::time::timeout(REQUEST_DEADLINE, next.run(request)).await {
+    let mut response = match tokio::time::timeout(REQUEST_DEADLINE, next.run(request)).await {
         Ok(response) => response,
         Err(_) => refusal(
             &path,
@@ -48,7 +111,23 @@ pub async fn bounded_and_same_origin(request: Request, next: Next) -> Response {
                 REQUEST_DEADLINE.as_secs()
             ),
         ),
-    }
+    };
+    forbid_framing(response.headers_mut());
+    response
+}
+
+/// No other site may frame these pages (clickjacking: a hidden frame over
+/// a decoy, so the person's clicks play moves they did not mean). Both
+/// headers, for browsers that know only the older one.
+fn forbid_framing(headers: &mut HeaderMap) {
+    headers.insert(
+        header::X_FRAME_OPTIONS,
+        axum::http::HeaderValue::from_static("DENY"),
+    );
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        axum::http::HeaderValue::from_static("frame-ancestors 'none'"),
+    );
 }
 
 /// Why a post comes from another site, if it does. Browsers send
@@ -157,11 +236,12 @@ impl Cancel {
         }
     }
 
-    /// The check a blocking task asks before each bot decision.
-    pub fn checker(&self) -> impl Fn() -> bool + Send + 'static {
+    /// The check a blocking task asks before each bot decision, and the
+    /// bots between worlds within one ([`euchre_bots::stop`]).
+    pub fn checker(&self) -> euchre_bots::stop::StopCheck {
         let flag = Arc::clone(&self.flag);
         let shutdown = Arc::clone(&self.shutdown);
-        move || flag.load(Ordering::Relaxed) || shutdown.load(Ordering::Relaxed)
+        Arc::new(move || flag.load(Ordering::Relaxed) || shutdown.load(Ordering::Relaxed))
     }
 }
 
@@ -205,6 +285,37 @@ mod tests {
             .is_some()
         );
         assert!(cross_site(&headers(&[("origin", "null"), ("host", "127.0.0.1:8080")])).is_some());
+    }
+
+    #[test]
+    fn only_requests_naming_this_server_pass() {
+        let hosts = AllowedHosts::new(&["euchre.lan".to_owned()]);
+        for host in [
+            "127.0.0.1:8080",
+            "localhost:8080",
+            "LOCALHOST",
+            "[::1]:8080",
+            "192.168.1.5:80",
+            "euchre.lan:8080",
+            "Euchre.LAN",
+        ] {
+            assert!(
+                hosts.refusal(&headers(&[("host", host)])).is_none(),
+                "{host}"
+            );
+        }
+        assert!(hosts.refusal(&headers(&[])).is_none(), "an HTTP/1.0 client");
+        for host in [
+            "evil.example:8080",
+            "127.0.0.1.evil.example",
+            "localhost.evil.example:80",
+        ] {
+            let refusal = hosts.refusal(&headers(&[("host", host)]));
+            assert!(
+                refusal.is_some_and(|why| why.contains("--allow-host")),
+                "{host}"
+            );
+        }
     }
 
     #[test]

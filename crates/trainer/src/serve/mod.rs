@@ -20,6 +20,7 @@
 //! client that has gone, or on Ctrl-C, stops at their next decision.
 
 pub mod catalog;
+pub mod connections;
 pub mod guard;
 pub mod pages;
 
@@ -53,9 +54,7 @@ use crate::training::status::RunStatus;
 /// Games kept in memory; past this the least recently used is dropped.
 const MAX_GAMES: usize = 1000;
 
-/// Connections served at once; a connection past this is closed at once,
-/// so idle or slow clients cannot hold every file descriptor.
-pub const MAX_CONNECTIONS: usize = 256;
+pub use self::connections::MAX_CONNECTIONS;
 
 /// How long a connection may take to send a request's headers, and how
 /// long an idle keep-alive connection stays open.
@@ -80,6 +79,9 @@ pub struct ServeOptions {
     /// Fixes the deals (and ids) of the games in the order they start, so a
     /// test or a rematch sees the same cards; `None` deals at random.
     pub seed: Option<u64>,
+    /// Names besides IP addresses and `localhost` that clients may reach
+    /// the server by (see [`guard::AllowedHosts`]).
+    pub allowed_hosts: Vec<String>,
 }
 
 #[derive(Debug, Error)]
@@ -200,7 +202,10 @@ pub fn app(options: &ServeOptions, shutdown: &Arc<AtomicBool>) -> Result<Router,
         .fallback(not_found)
         .method_not_allowed_fallback(guard::method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .layer(axum::middleware::from_fn(guard::bounded_and_same_origin))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::new(guard::AllowedHosts::new(&options.allowed_hosts)),
+            guard::bounded_and_same_origin,
+        ))
         .with_state(Arc::new(state)))
 }
 
@@ -253,12 +258,17 @@ pub fn serve(options: &ServeOptions, on_ready: impl FnOnce(SocketAddr)) -> Resul
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    runtime.block_on(async {
+    let served = runtime.block_on(async {
         let listener = bind(options.address).await?;
         on_ready(listener.local_addr()?);
         accept_until_ctrl_c(listener, router, &shutdown).await;
         Ok(())
-    })
+    });
+    // Decisions stop between worlds once `shutdown` is set; a blocking
+    // task that still runs (a single world can take a moment) is not
+    // waited for past this.
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    served
 }
 
 async fn accept_until_ctrl_c(
@@ -269,7 +279,7 @@ async fn accept_until_ctrl_c(
     use hyper_util::rt::{TokioIo, TokioTimer};
     use hyper_util::service::TowerToHyperService;
 
-    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    let table = connections::ConnectionTable::new(MAX_CONNECTIONS);
     let (closing, _) = tokio::sync::watch::channel(false);
     let mut connections = tokio::task::JoinSet::new();
     let mut http = hyper::server::conn::http1::Builder::new();
@@ -282,17 +292,28 @@ async fn accept_until_ctrl_c(
             _ = &mut ctrl_c => break,
             accepted = listener.accept() => {
                 let Ok((stream, _)) = accepted else { continue };
-                // Past the limit the connection is closed unread.
-                let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else { continue };
-                let connection = http.serve_connection(
-                    TokioIo::new(stream),
-                    TowerToHyperService::new(router.clone()),
-                );
+                // Full of busy connections: this one is closed unread.
+                let Some(slot) = table.admit() else { continue };
+                let inner = TowerToHyperService::new(router.clone());
+                let activity = Arc::clone(&slot.connection);
+                // A connection with a request in flight is never evicted.
+                let service = hyper::service::service_fn(move |request| {
+                    let busy = activity.request();
+                    let response = hyper::service::Service::call(&inner, request);
+                    async move {
+                        let response = response.await;
+                        drop(busy);
+                        response
+                    }
+                });
+                let connection = http.serve_connection(TokioIo::new(stream), service);
                 let mut closing = closing.subscribe();
                 connections.spawn(async move {
                     tokio::pin!(connection);
                     tokio::select! {
                         _ = connection.as_mut() => {}
+                        // Its place went to a newer connection.
+                        _ = slot.connection.evicted() => {}
                         _ = closing.changed() => {
                             connection.as_mut().graceful_shutdown();
                             let _ = tokio::time::timeout(SHUTDOWN_GRACE, connection).await;
@@ -306,11 +327,14 @@ async fn accept_until_ctrl_c(
     }
     shutdown.store(true, Ordering::Relaxed);
     let _ = closing.send(true);
-    let drained = tokio::time::timeout(SHUTDOWN_GRACE + Duration::from_secs(1), async {
-        while connections.join_next().await.is_some() {}
-    })
-    .await;
-    if drained.is_err() {
+    // A second Ctrl-C stops waiting for connections to finish.
+    let drained = tokio::select! {
+        drained = tokio::time::timeout(SHUTDOWN_GRACE + Duration::from_secs(1), async {
+            while connections.join_next().await.is_some() {}
+        }) => drained.is_ok(),
+        _ = tokio::signal::ctrl_c() => false,
+    };
+    if !drained {
         connections.abort_all();
     }
 }
@@ -580,11 +604,15 @@ async fn runs(State(state): Shared) -> Response {
     let sections = tokio::task::spawn_blocking(move || {
         dirs.iter()
             .map(|dir| {
+                // A client sees each run by its directory's name: where
+                // the server's files live is not its business.
+                let shown = public_dir_name(dir);
+                let hide = |text: String| text.replace(&dir.display().to_string(), &shown);
                 let status = RunStatus::read(dir, false, None)
-                    .map(|status| status.to_string())
-                    .map_err(|error| error_chain(&error));
+                    .map(|status| hide(status.to_string()))
+                    .map_err(|error| hide(error_chain(&error)));
                 let has_curve = dir.join(crate::training::curve::CURVE_PLOT).is_file();
-                (dir.display().to_string(), status, has_curve)
+                (shown, status, has_curve)
             })
             .collect::<Vec<_>>()
     })
@@ -600,6 +628,14 @@ async fn runs(State(state): Shared) -> Response {
 }
 
 /// An error and every cause under it, as `trainer status` prints them.
+/// A run directory as clients see it: its last component only.
+fn public_dir_name(dir: &std::path::Path) -> String {
+    dir.file_name().map_or_else(
+        || "run".to_owned(),
+        |name| name.to_string_lossy().into_owned(),
+    )
+}
+
 fn error_chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut cause = error.source();
@@ -635,7 +671,7 @@ async fn curve(State(state): Shared, Path(index): Path<String>) -> Response {
         Err(_) => error_html(
             StatusCode::NOT_FOUND,
             "Not found",
-            &format!("{} has no learning curve yet", dir.display()),
+            &format!("{} has no learning curve yet", public_dir_name(dir)),
         ),
     }
 }
@@ -657,14 +693,21 @@ async fn api_act(State(state): Shared, body: Result<Bytes, BytesRejection>) -> R
         Err(error) => return api_error(&ActError::Malformed(error.to_string())),
     };
     let worker = Arc::clone(&state);
+    // Dropped with this handler when the client leaves, its time runs out
+    // or the server stops: the bot then ends its decision between worlds.
+    let cancel = Cancel::new(&state.shutdown);
+    let stop = cancel.checker();
     let answer = tokio::task::spawn_blocking(move || {
         let (label, bot) = worker.bots.default_bot();
-        act(bot.as_ref(), worker.rules, &request).map(|mut answer| {
-            answer.bot = label.to_owned();
-            answer
-        })
+        euchre_bots::stop::with_stop(stop, || act(bot.as_ref(), worker.rules, &request)).map(
+            |mut answer| {
+                answer.bot = label.to_owned();
+                answer
+            },
+        )
     })
     .await;
+    drop(cancel);
     match answer {
         Ok(Ok(answer)) => (StatusCode::OK, axum::Json(answer)).into_response(),
         Ok(Err(error)) => api_error(&error),

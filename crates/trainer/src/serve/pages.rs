@@ -9,6 +9,7 @@ use euchre_game::engine::card::{Card, Suit};
 use euchre_game::engine::seat::{Seat, Team};
 use euchre_game::engine::state::{Contract, Stage};
 
+use super::catalog::public_label;
 use euchre_bots::human_game::{HandSummary, HumanGame, PERSON, Position, seat_name};
 
 use super::catalog::{MAX_CLIENT_PIMC_WORLDS, SUGGESTED_BUILT_INS};
@@ -146,8 +147,12 @@ pub fn play_page(game: &str, table: &HumanGame, error: Option<&str>) -> String {
     let _ = write!(
         body,
         "<p class=\"players\">North (partner): {} &middot; East and West: {}</p></section>",
-        escape(&table.bot_name(Seat::North).unwrap_or_default()),
-        escape(&table.bot_name(Seat::East).unwrap_or_default()),
+        escape(&public_label(
+            &table.bot_name(Seat::North).unwrap_or_default()
+        )),
+        escape(&public_label(
+            &table.bot_name(Seat::East).unwrap_or_default()
+        )),
     );
 
     let _ = write!(
