@@ -135,7 +135,7 @@ enum Command {
         #[arg(long, default_value_t = 20_000)]
         hands: u64,
         /// Worker threads (default: every core).
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, value_parser = trainer::config::parse_threads, default_value_t = 0)]
         threads: usize,
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -163,7 +163,7 @@ enum Command {
         #[arg(long, default_value_t = 32)]
         worlds: usize,
         /// Worker threads (default: every core).
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, value_parser = trainer::config::parse_threads, default_value_t = 0)]
         threads: usize,
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -280,7 +280,7 @@ enum BenchTarget {
         #[arg(long, default_value_t = 20_000_000)]
         keys: u64,
         /// Worker threads (default: all cores).
-        #[arg(long)]
+        #[arg(long, value_parser = trainer::config::parse_threads)]
         threads: Option<usize>,
         /// Where the disk stores are built (removed afterwards).
         #[arg(long, default_value = "runs/bench-store")]
@@ -369,7 +369,7 @@ enum BenchTarget {
             default_value = "20,200"
         )]
         prune: Vec<f64>,
-        #[arg(long, default_value_t = 2)]
+        #[arg(long, value_parser = trainer::config::parse_threads, default_value_t = 2)]
         threads: usize,
         /// Where the runs are made (removed afterwards).
         #[arg(long, default_value = "runs/bench-prune")]

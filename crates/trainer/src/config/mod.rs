@@ -228,6 +228,15 @@ pub enum ConfigError {
         #[source]
         source: store::RegularFileError,
     },
+    #[error(
+        "{origin}, line {line}: [run] {key}: {message} (configs/example.toml documents every key)"
+    )]
+    RunKey {
+        origin: String,
+        key: String,
+        line: usize,
+        message: String,
+    },
     #[error("{origin} is not a valid run profile (see configs/example.toml)")]
     Profile {
         origin: String,
@@ -263,6 +272,23 @@ pub enum ConfigError {
     ZeroIterations,
     #[error("[run] batch must be at least 1")]
     ZeroBatch,
+    #[error(
+        "--checkpoint-every 0 (checkpoint_every_iterations = 0) would checkpoint after every batch; give at least 1 iteration (the default is 1,000,000; checkpoints also come every 10 minutes and at Ctrl-C)"
+    )]
+    ZeroCheckpointEvery,
+    #[error(
+        "--until 0 stops before any training; give the total the run should reach, above its current one (trainer status shows it)"
+    )]
+    ZeroUntil,
+    #[error(
+        "--threads {threads} is more than this machine can use: give 1 to {most} ({per_core} a core on its {cores} cores), or 0 for one a core"
+    )]
+    TooManyThreads {
+        threads: usize,
+        most: usize,
+        per_core: usize,
+        cores: usize,
+    },
     #[error("--sync-every 0 would sync without training: give a period such as 10s")]
     ZeroSyncPeriod,
     #[error("[run] checkpoint_every_minutes must be a positive number of minutes, not {minutes}")]
@@ -321,10 +347,58 @@ pub enum ConfigError {
     ZeroBiddingStage,
 }
 
+/// The first key of `[run]` whose value does not read, with its line and
+/// what is wrong with it.
+fn run_key_error(text: &str) -> Option<(String, usize, String)> {
+    let table: toml::Table = toml::from_str(text).ok()?;
+    let run = table.get("run")?.as_table()?;
+    run.iter().find_map(|(key, value)| {
+        let mut alone = toml::Table::new();
+        alone.insert(key.clone(), value.clone());
+        let error = toml::Value::Table(alone).try_into::<RunOptions>().err()?;
+        Some((
+            key.clone(),
+            line_of_run_key(text, key),
+            error.message().to_owned(),
+        ))
+    })
+}
+
+/// The line (from 1) where `key` is set in the `[run]` table of `text`;
+/// 0 when it cannot be told (a dotted or inline form).
+fn line_of_run_key(text: &str, key: &str) -> usize {
+    let mut in_run = false;
+    for (index, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_run = line == "[run]";
+        } else if in_run
+            && line
+                .strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with('='))
+        {
+            return index + 1;
+        }
+    }
+    0
+}
+
 pub fn parse_profile(text: &str, origin: &str) -> Result<RunProfile, ConfigError> {
-    let mut profile: RunProfile = toml::from_str(text).map_err(|source| ConfigError::Profile {
-        origin: origin.to_owned(),
-        source,
+    let mut profile: RunProfile = toml::from_str(text).map_err(|source| {
+        // `[run]` is read through flattened structs, whose errors lose the
+        // key and point at the table: find the key by reading each alone.
+        match run_key_error(text) {
+            Some((key, line, message)) => ConfigError::RunKey {
+                origin: origin.to_owned(),
+                key,
+                line,
+                message,
+            },
+            None => ConfigError::Profile {
+                origin: origin.to_owned(),
+                source,
+            },
+        }
     })?;
     profile.run.check_known(origin)?;
     // Whether a profile chose the opponents' bids decides between its
@@ -364,6 +438,35 @@ pub fn load_profile(path: Option<&Path>) -> Result<RunProfile, ConfigError> {
         }
     })?;
     parse_profile(&text, &path.display().to_string())
+}
+
+/// Threads a core past which a thread count is a typo, not a choice: the
+/// workers only compete for the cores, and thousands of them stall the
+/// machine (each also holds a stack and its own caches).
+pub const MAX_THREADS_PER_CORE: usize = 8;
+
+/// Refuses a thread count no machine of this size can use.
+pub fn check_threads(threads: usize) -> Result<(), ConfigError> {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let most = MAX_THREADS_PER_CORE * cores;
+    if threads > most {
+        return Err(ConfigError::TooManyThreads {
+            threads,
+            most,
+            per_core: MAX_THREADS_PER_CORE,
+            cores,
+        });
+    }
+    Ok(())
+}
+
+/// `--threads` as clap parses it: a count, bounded by [`check_threads`].
+pub fn parse_threads(text: &str) -> Result<usize, String> {
+    let threads: usize = text
+        .parse()
+        .map_err(|_| format!("'{text}' is not a thread count: give 0 (one a core) or a number"))?;
+    check_threads(threads).map_err(|error| error.to_string())?;
+    Ok(threads)
 }
 
 /// The threads a `threads` setting asks for: 0 means every core.
@@ -921,6 +1024,15 @@ fn session_of(
     if batch == 0 {
         return Err(ConfigError::ZeroBatch);
     }
+    if options.checkpoint_every_iterations == Some(0) {
+        return Err(ConfigError::ZeroCheckpointEvery);
+    }
+    if options.until == Some(0) {
+        return Err(ConfigError::ZeroUntil);
+    }
+    if let Some(threads) = options.threads {
+        check_threads(threads)?;
+    }
     let minutes = options.checkpoint_every_minutes.unwrap_or(10.0);
     if !(minutes > 0.0 && minutes.is_finite()) {
         return Err(ConfigError::CheckpointMinutes { minutes });
@@ -933,10 +1045,7 @@ fn session_of(
         iterations,
         until: options.until,
         duration: options.duration,
-        checkpoint_every_iterations: options
-            .checkpoint_every_iterations
-            .unwrap_or(1_000_000)
-            .max(1),
+        checkpoint_every_iterations: options.checkpoint_every_iterations.unwrap_or(1_000_000),
         checkpoint_every_minutes: minutes,
         batch,
         lmdb_cache_records: store.lmdb_cache_records.max(1024),

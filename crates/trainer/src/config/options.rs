@@ -118,7 +118,7 @@ pub struct RunOptions {
 #[derive(Clone, Debug, Default, clap::Args, Deserialize)]
 pub struct SessionOptions {
     /// Worker threads (default: every core).
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse_threads)]
     pub threads: Option<usize>,
     /// Iterations to run in this session. With no --iterations, --for or
     /// --until, full play trains until Ctrl-C (it checkpoints every 10

@@ -84,6 +84,15 @@ pub enum TrainingError {
         dir: PathBuf,
         differences: Vec<String>,
     },
+    #[error(
+        "the store in {} was trained by a run with other settings ({}): it is another run's store, or the run's settings.toml was replaced; put the run's own store or settings back, or start a new run directory",
+        dir.display(),
+        differences.join("; ")
+    )]
+    StoreOfOtherRun {
+        dir: PathBuf,
+        differences: Vec<String>,
+    },
     #[error("serialising the settings")]
     EncodeSettings(#[source] toml::ser::Error),
     #[error(

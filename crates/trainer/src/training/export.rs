@@ -17,7 +17,9 @@ use crate::report::{BiddingReport, Summary};
 use crate::training::backend;
 use crate::training::bidding_stage;
 use crate::training::error::TrainingError;
-use crate::training::run_dir::{POLICY_FILE, Progress, RunDir, STORE_DIR, read_settings};
+use crate::training::run_dir::{
+    POLICY_FILE, Progress, RunDir, STORE_DIR, check_store_identity, read_settings,
+};
 
 /// Where `export` records the policy's local best response for `status`.
 pub const LBR_FILE: &str = "local-best-response.txt";
@@ -88,6 +90,7 @@ pub fn export(
         .transpose()
         .map_err(TrainingError::Blueprint)?;
     let table = backend::open_to_read(&saved.identity, &store_dir, verify)?;
+    check_store_identity(&table.committed_state(), &saved.identity, &store_dir)?;
     let progress = Progress::committed(&table.committed_state(), dir)?;
     let meta = PolicyMeta {
         phase: saved.identity.phase,

@@ -55,18 +55,65 @@ pub struct Progress {
     pub checkpoint_unix: u64,
 }
 
+/// What a checkpoint commits beside the records: the progress, and the
+/// identity of the run that trained them, so that a store is never
+/// resumed, exported or read under another run's settings (a store copied
+/// between run directories, or a settings.toml deleted or replaced).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct CommittedState {
+    #[serde(flatten)]
+    progress: Progress,
+    /// Absent in stores checkpointed before identities were recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    identity: Option<Identity>,
+}
+
+fn decode_committed(
+    state: &ClientState,
+    dir: &Path,
+) -> Result<Option<CommittedState>, TrainingError> {
+    state.decode().map_err(|source| TrainingError::Progress {
+        dir: dir.to_path_buf(),
+        source,
+    })
+}
+
 impl Progress {
     /// The progress a checkpoint committed; zero before the first.
     pub fn committed(state: &ClientState, dir: &Path) -> Result<Progress, TrainingError> {
-        let progress = state.decode().map_err(|source| TrainingError::Progress {
-            dir: dir.to_path_buf(),
-            source,
-        })?;
-        Ok(progress.unwrap_or_default())
+        Ok(decode_committed(state, dir)?.map_or_else(Progress::default, |state| state.progress))
     }
 
-    pub fn to_state(self) -> Result<ClientState, TrainingError> {
-        ClientState::encode(&self).map_err(TrainingError::RecordProgress)
+    /// The state a checkpoint commits: this progress, made by `identity`.
+    pub fn to_state(self, identity: &Identity) -> Result<ClientState, TrainingError> {
+        ClientState::encode(&CommittedState {
+            progress: self,
+            identity: Some(identity.clone()),
+        })
+        .map_err(TrainingError::RecordProgress)
+    }
+}
+
+/// Refuses a store whose last checkpoint was made by a run with another
+/// identity than `identity`. Stores checkpointed before identities were
+/// recorded pass.
+pub fn check_store_identity(
+    state: &ClientState,
+    identity: &Identity,
+    store_dir: &Path,
+) -> Result<(), TrainingError> {
+    let Some(recorded) = decode_committed(state, store_dir)?.and_then(|state| state.identity)
+    else {
+        return Ok(());
+    };
+    let differences = identity.differences(&recorded);
+    if differences.is_empty() {
+        Ok(())
+    } else {
+        Err(TrainingError::StoreOfOtherRun {
+            dir: store_dir.to_path_buf(),
+            differences,
+        })
     }
 }
 

@@ -19,7 +19,7 @@ use crate::game::EuchreGame;
 use crate::training::backend;
 use crate::training::curve::{self, CurvePoint};
 use crate::training::error::TrainingError;
-use crate::training::run_dir::{Progress, RunDir, STORE_DIR};
+use crate::training::run_dir::{Progress, RunDir, STORE_DIR, check_store_identity};
 use euchre_bots::blueprint::BiddingBlueprint;
 use euchre_bots::card_play_table::CardPlayTable;
 use euchre_bots::policy_file::PolicyMeta;
@@ -214,6 +214,7 @@ impl Session {
             source,
         })?;
         info!("store: {}", table.verification());
+        check_store_identity(&table.committed_state(), identity, &run.file(STORE_DIR))?;
         // Saved only once the store has opened, so that a run that never
         // started leaves no settings to trip over.
         run.save(identity, settings)?;
@@ -379,7 +380,7 @@ impl Session {
 
     /// Commits the records and the run's progress in one atomic step.
     pub fn checkpoint(&mut self) -> Result<(), TrainingError> {
-        commit(self.table.as_ref(), &mut self.progress)?;
+        commit(self.table.as_ref(), &mut self.progress, &self.identity)?;
         self.last_checkpoint = (Instant::now(), self.progress.iterations);
         Ok(())
     }
@@ -513,7 +514,7 @@ impl Looping<'_> {
                 || last_checkpoint.0.elapsed() >= minutes
             {
                 steps.settle(progress.iterations)?;
-                commit(table, progress)?;
+                commit(table, progress, identity)?;
                 *last_checkpoint = (Instant::now(), progress.iterations);
             }
             if let (Some(curve), Some(at)) = (&settings.curve, next_point)
@@ -651,11 +652,12 @@ impl BatchSize {
 pub(crate) fn commit(
     table: &dyn DurableTable,
     progress: &mut Progress,
+    identity: &Identity,
 ) -> Result<(), TrainingError> {
     let started = Instant::now();
     progress.checkpoint_unix = unix_now();
     table
-        .checkpoint(&progress.to_state()?)
+        .checkpoint(&progress.to_state(identity)?)
         .map_err(TrainingError::Checkpoint)?;
     info!(
         "checkpoint at iteration {} written in {:.2} s",
