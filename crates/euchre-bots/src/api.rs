@@ -219,8 +219,8 @@ fn fresh_seed() -> u64 {
 pub const MAX_LINE_BYTES: usize = 64 * 1024;
 
 /// `trainer act`: one request per input line, one answer per output line.
-/// A bad line (not JSON, not UTF-8, longer than [`MAX_LINE_BYTES`], or an
-/// impossible view) gets `{"line": N, "error": ...}` and the next line is
+/// A bad line (empty, not JSON, not UTF-8, longer than [`MAX_LINE_BYTES`],
+/// or an impossible view) gets `{"line": N, "error": ...}` and the next line is
 /// still read, as `trainer replay` does.
 pub fn run_lines(
     bot: &Arc<dyn Bot>,
@@ -232,7 +232,11 @@ pub fn run_lines(
     while let Some(line) = read_line(&mut input, MAX_LINE_BYTES)? {
         number += 1;
         let answer = match line {
-            Line::Text(text) if text.trim().is_empty() => continue,
+            // Every line gets its answer, an empty one too, so that a
+            // program can pair answers with its requests by counting.
+            Line::Text(text) if text.trim().is_empty() => Err(ActError::Malformed(
+                "the line is empty; send one JSON view per line".to_owned(),
+            )),
             Line::Text(text) => serde_json::from_str::<ActRequest>(&text)
                 .map_err(|error| ActError::Malformed(error.to_string()))
                 .and_then(|request| act(bot.as_ref(), rules, &request)),

@@ -64,8 +64,9 @@ pub enum StoreError {
         action: &'static str,
     },
     #[error(
-        "not enough disk space for {path}: it needs {needed} bytes ({source}); free some space or choose a \
-         directory on a larger disk"
+        "not enough disk space for {path}{} ({source}); free some space or choose a \
+         directory on a larger disk",
+        needs(*needed)
     )]
     DiskFull {
         path: PathBuf,
@@ -73,6 +74,15 @@ pub enum StoreError {
         #[source]
         source: std::io::Error,
     },
+}
+
+/// How much more room a write needed, when it is known.
+fn needs(bytes: u64) -> String {
+    if bytes == 0 {
+        String::new()
+    } else {
+        format!(": it needs {bytes} bytes")
+    }
 }
 
 impl StoreError {

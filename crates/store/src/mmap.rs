@@ -372,7 +372,7 @@ impl MmapTable {
             }
             Access::ReadOnly => {
                 UndoJournal::replay(&dir.file(UNDO_FILE), expected, owner, &mut |page, bytes| {
-                    restore_page(&map, page, bytes)
+                    restore_page(&map, page, bytes);
                 })?;
                 None
             }
@@ -643,8 +643,7 @@ fn dry_run_journal(
         StoreError::Corrupt { reason, .. } => StoreError::Corrupt {
             path: dir.file(UNDO_FILE),
             reason: format!(
-                "rolling {} back with it would not give the checkpoint's records ({reason}); nothing was replayed or written",
-                RECORDS_FILE
+                "rolling {RECORDS_FILE} back with it would not give the checkpoint's records ({reason}); nothing was replayed or written"
             ),
         },
         other => other,

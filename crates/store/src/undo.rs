@@ -119,6 +119,23 @@ fn entry_crc(owner: JournalOwner, page: u64, bytes: &[u8]) -> u32 {
     hasher.finalize()
 }
 
+/// How a journal's entries are checksummed, by its version.
+#[derive(Clone, Copy, Debug)]
+enum EntryCrc {
+    V2(JournalOwner),
+    /// Over the page bytes alone.
+    V1,
+}
+
+impl EntryCrc {
+    fn of(self, page: u64, bytes: &[u8]) -> u32 {
+        match self {
+            EntryCrc::V2(owner) => entry_crc(owner, page, bytes),
+            EntryCrc::V1 => crc32fast::hash(bytes),
+        }
+    }
+}
+
 /// A journal that must not be replayed, and why.
 fn refuse(path: &Path, reason: &str) -> StoreError {
     StoreError::Corrupt {
@@ -225,45 +242,41 @@ impl UndoJournal {
             // Created, never reset: a kill right after the store was made.
             return Ok(0);
         }
-        let (header_bytes, entry_crc_of): (u64, Box<dyn Fn(u64, &[u8]) -> u32>) =
-            match Header::parse(&head[..read]) {
-                Some(Header::V2 { store_id, epoch }) => {
-                    if store_id != owner.store_id {
-                        return Err(refuse(
-                            path,
-                            &format!(
-                                "the undo journal belongs to another store (id {store_id:#018x}; this store is {:#018x})",
-                                owner.store_id
-                            ),
-                        ));
-                    }
-                    if epoch != owner.epoch {
-                        return Ok(0);
-                    }
-                    (
-                        HEADER,
-                        Box::new(move |page, bytes| entry_crc(owner, page, bytes)),
-                    )
-                }
-                Some(Header::V1 { epoch }) if owner.store_id == 0 => {
-                    if epoch != owner.epoch {
-                        return Ok(0);
-                    }
-                    (HEADER_V1, Box::new(|_, bytes| crc32fast::hash(bytes)))
-                }
-                Some(Header::V1 { .. }) => {
+        let (header_bytes, entries_of) = match Header::parse(&head[..read]) {
+            Some(Header::V2 { store_id, epoch }) => {
+                if store_id != owner.store_id {
                     return Err(refuse(
                         path,
-                        "the undo journal is an old one without a store id, but this store has an id: it belongs to another store",
+                        &format!(
+                            "the undo journal belongs to another store (id {store_id:#018x}; this store is {:#018x})",
+                            owner.store_id
+                        ),
                     ));
                 }
-                None => {
-                    return Err(refuse(
-                        path,
-                        "the undo journal's header is damaged or it is not an undo journal",
-                    ));
+                if epoch != owner.epoch {
+                    return Ok(0);
                 }
-            };
+                (HEADER, EntryCrc::V2(owner))
+            }
+            Some(Header::V1 { epoch }) if owner.store_id == 0 => {
+                if epoch != owner.epoch {
+                    return Ok(0);
+                }
+                (HEADER_V1, EntryCrc::V1)
+            }
+            Some(Header::V1 { .. }) => {
+                return Err(refuse(
+                    path,
+                    "the undo journal is an old one without a store id, but this store has an id: it belongs to another store",
+                ));
+            }
+            None => {
+                return Err(refuse(
+                    path,
+                    "the undo journal's header is damaged or it is not an undo journal",
+                ));
+            }
+        };
         let entries = (length.saturating_sub(header_bytes)) / ENTRY;
         let most = data_len.div_ceil(PAGE);
         if entries > most.saturating_mul(4).saturating_add(1024) {
@@ -286,7 +299,7 @@ impl UndoJournal {
             let length = page_length(page, data_len);
             let bytes = &entry[12..];
             // Torn or unused entries are skipped (see the module docs).
-            if length == 0 || entry_crc_of(page, bytes) != crc {
+            if length == 0 || entries_of.of(page, bytes) != crc {
                 continue;
             }
             restore(page, &bytes[..length]);

@@ -11,7 +11,8 @@
 use std::path::{Path, PathBuf};
 
 use store::{
-    Fingerprint, Key, MmapTable, RecordEncoding, RecordLayout, StoreError, classify_write_error,
+    ClientState, DurableTable, Fingerprint, Key, LmdbTable, MmapTable, RecordEncoding,
+    RecordLayout, StoreError, Table, classify_write_error,
 };
 
 struct TempDir(PathBuf);
@@ -72,6 +73,7 @@ fn a_full_disk_is_a_clear_error() {
             error.to_string().contains("not enough disk space"),
             "{error}"
         );
+        lmdb_says_the_disk_is_full();
     } else {
         eprintln!(
             "tmpfs mount not permitted here; checking ENOSPC handling through /dev/full instead"
@@ -92,4 +94,55 @@ fn a_full_disk_is_a_clear_error() {
         matches!(error, StoreError::DiskFull { needed: 1, .. }),
         "{error}"
     );
+}
+
+/// LMDB on a full filesystem: its failed write-out reaches the store as a
+/// bare I/O error, which the store reports as the full disk it is, like
+/// the other backends, and the last checkpoint stays readable.
+fn lmdb_says_the_disk_is_full() {
+    let dir = TempDir::new("full-disk-lmdb");
+    std::fs::create_dir_all(&dir.0).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=3m", "tmpfs"])
+        .arg(&dir.0)
+        .status()
+        .is_ok_and(|status| status.success());
+    assert!(mounted, "a second tmpfs mounts where the first did");
+    let layout = RecordLayout::new(7, RecordEncoding::F32).unwrap();
+    let fingerprint = Fingerprint {
+        digest: 8,
+        description: "test universe 8".into(),
+    };
+    let path = dir.0.join("store");
+    let table = LmdbTable::open_with_map_size(&path, layout, fingerprint.clone(), 1 << 10, 1 << 20)
+        .unwrap();
+    let mut outcome = Ok(());
+    'fill: for round in 0..200u128 {
+        for key in 0..1000u128 {
+            let slot = table.slot((round << 20) | key).unwrap();
+            if let Err(error) = table.update(slot, &mut |record| record.regrets[0] += 1.0) {
+                outcome = Err(error);
+                break 'fill;
+            }
+        }
+        if round == 0 {
+            table.checkpoint(&ClientState::NONE).unwrap();
+        }
+    }
+    let error = match outcome {
+        Err(error) => error,
+        Ok(()) => table.checkpoint(&ClientState::NONE).unwrap_err(),
+    };
+    drop(table);
+    let reopened = LmdbTable::open_read_only(&path, layout, fingerprint).map(|table| table.len());
+    std::process::Command::new("umount")
+        .arg(&dir.0)
+        .status()
+        .ok();
+    assert!(matches!(error, StoreError::DiskFull { .. }), "{error}");
+    assert!(
+        error.to_string().contains("not enough disk space"),
+        "{error}"
+    );
+    assert_eq!(reopened.unwrap(), 1000, "the first checkpoint survives");
 }

@@ -210,6 +210,8 @@ fn trainer_act_answers_a_non_utf8_or_overlong_line_and_goes_on() {
     input.push(b'\n');
     input.extend_from_slice(view.as_bytes());
     input.push(b'\n');
+    // Empty, blank and CR-only lines are answered too: one answer a line.
+    input.extend_from_slice(b"\n   \n\r\n");
     let mut child = Command::new(env!("CARGO_BIN_EXE_trainer"))
         .args(["act", "--bot", "heuristic"])
         .stdin(Stdio::piped())
@@ -226,7 +228,11 @@ fn trainer_act_answers_a_non_utf8_or_overlong_line_and_goes_on() {
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();
-    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert_eq!(lines.len(), 7, "{lines:?}");
+    for (index, line) in lines[4..].iter().enumerate() {
+        assert_eq!(line["line"], 5 + index, "{line}");
+        assert!(line["error"].as_str().unwrap().contains("empty"), "{line}");
+    }
     assert_eq!(lines[0]["seat"], "E");
     assert_eq!(lines[1]["line"], 2);
     assert!(lines[1]["error"].as_str().unwrap().contains("not UTF-8"));

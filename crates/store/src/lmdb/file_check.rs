@@ -306,7 +306,7 @@ impl Walk {
     /// Marks `count` pages from `page` as reached, refusing a page reached
     /// twice (a cycle, or two trees sharing a page) or past the last page.
     fn claim(&mut self, page: u64, count: u64, tree: Tree) -> Result<(), StoreError> {
-        let end = page.checked_add(count).unwrap_or(u64::MAX);
+        let end = page.saturating_add(count);
         if page < 2 || count == 0 || end > self.last_page + 1 {
             return Err(self.corrupt(format!(
                 "{} points at page {page} (and {count} after it), outside pages 2 to {}",
@@ -609,7 +609,7 @@ impl Walk {
             Tree::Free => {
                 // A list of page numbers, its length first.
                 size >= 8
-                    && size % 8 == 0
+                    && size.is_multiple_of(8)
                     && u64_at(data, 0) == size / 8 - 1
                     && (1..data.len() / 8).all(|i| {
                         let page = u64_at(data, 8 * i);
@@ -620,7 +620,7 @@ impl Walk {
             Tree::Records => size == self.record_bytes,
             Tree::Undo if key == super::EPOCH_KEY => size == 8,
             // A batch's list of the 16-byte keys it created.
-            Tree::Undo if key.len() == 9 => size > 0 && size % 16 == 0,
+            Tree::Undo if key.len() == 9 => size > 0 && size.is_multiple_of(16),
             Tree::Undo => size == 0 || size == self.record_bytes,
         };
         if fits {

@@ -673,7 +673,7 @@ impl LmdbTable {
         for entry in self.db.iter(&transaction).map_err(lmdb_error(&env_path))? {
             let (key, value) = entry.map_err(lmdb_error(&env_path))?;
             let value = match self.saved(&transaction, key)? {
-                Some(old) if old.is_empty() => continue,
+                Some([]) => continue,
                 Some(old) => old,
                 None => value,
             };
@@ -748,7 +748,7 @@ impl LmdbTable {
         let transaction = self.env.read_txn().map_err(lmdb_error(&env_path))?;
         let key_bytes = key.to_le_bytes();
         let bytes = match self.saved(&transaction, &key_bytes)? {
-            Some(old) if old.is_empty() => return Ok(Record::default()),
+            Some([]) => return Ok(Record::default()),
             Some(old) => Some(old),
             None => self
                 .db

@@ -37,7 +37,7 @@ pub struct RunStatus {
     /// when no trainer is running.
     pub trainer: Option<String>,
     /// Records trained and their digest, when asked for.
-    pub digest: Option<RecordsDigest>,
+    pub digest: Option<DigestOutcome>,
     /// Whether the store's files are the ones its last checkpoint wrote.
     pub store_check: StoreCheck,
 }
@@ -82,6 +82,14 @@ pub struct CheckpointStatus {
     pub age_seconds: u64,
     pub records: u64,
     pub disk_bytes: u64,
+}
+
+/// What `--digest` got.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DigestOutcome {
+    Read(RecordsDigest),
+    /// A trainer held the run, so its records were not read.
+    Skipped,
 }
 
 /// A digest of every trained record, in key order: equal for two runs
@@ -153,6 +161,11 @@ impl RunStatus {
             .ok()
             .map(|meta| (policy_path, meta.len()));
         let (trainer, store_check, digest) = match RunDir::lock(dir) {
+            Err(error) if digest => (
+                Some(error.to_string()),
+                StoreCheck::Busy,
+                Some(DigestOutcome::Skipped),
+            ),
             Err(error) => (Some(error.to_string()), StoreCheck::Busy, None),
             Ok(_) if checkpoint.is_none() => (None, StoreCheck::NothingYet, None),
             Ok(run) => match (check, digest) {
@@ -166,7 +179,7 @@ impl RunStatus {
                     match opened {
                         Ok(table) => {
                             let digest = if digest {
-                                Some(records_digest(table.as_ref())?)
+                                Some(DigestOutcome::Read(records_digest(table.as_ref())?))
                             } else {
                                 None
                             };
@@ -307,13 +320,18 @@ impl fmt::Display for RunStatus {
             StoreCheck::Verified(verification) => writeln!(out, "check      {verification}")?,
             StoreCheck::Damaged(error) => writeln!(out, "check      DAMAGED: {error}")?,
         }
-        if let Some(digest) = &self.digest {
-            writeln!(
+        match &self.digest {
+            Some(DigestOutcome::Read(digest)) => writeln!(
                 out,
                 "records    {} trained, digest {:08x}",
                 thousands(digest.records),
                 digest.crc
-            )?;
+            )?,
+            Some(DigestOutcome::Skipped) => writeln!(
+                out,
+                "records    no digest: the trainer holds the store; ask again once it stops"
+            )?,
+            None => {}
         }
         Ok(())
     }
