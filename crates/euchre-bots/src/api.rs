@@ -5,6 +5,8 @@
 //! here, so they answer alike.
 
 use std::io::{BufRead, Write};
+
+use crate::json_lines::read_line;
 use std::str::FromStr;
 use std::sync::Arc;
 
@@ -231,21 +233,11 @@ pub fn run_lines(
     let mut number = 0;
     while let Some(line) = read_line(&mut input, MAX_LINE_BYTES)? {
         number += 1;
-        let answer = match line {
-            // Every line gets its answer, an empty one too, so that a
-            // program can pair answers with its requests by counting.
-            Line::Text(text) if text.trim().is_empty() => Err(ActError::Malformed(
-                "the line is empty; send one JSON view per line".to_owned(),
-            )),
-            Line::Text(text) => serde_json::from_str::<ActRequest>(&text)
+        let answer = match line.into_request(MAX_LINE_BYTES) {
+            Ok(text) => serde_json::from_str::<ActRequest>(&text)
                 .map_err(|error| ActError::Malformed(error.to_string()))
                 .and_then(|request| act(bot.as_ref(), rules, &request)),
-            Line::NotUtf8 => Err(ActError::Malformed(
-                "the line is not UTF-8 text; send one JSON view per line".to_owned(),
-            )),
-            Line::TooLong => Err(ActError::Malformed(format!(
-                "the line is longer than {MAX_LINE_BYTES} bytes; a view is one short JSON object"
-            ))),
+            Err(problem) => Err(ActError::Malformed(problem)),
         };
         let value = match answer {
             Ok(answer) => serde_json::to_value(answer).unwrap_or_default(),
@@ -255,89 +247,4 @@ pub fn run_lines(
         output.flush()?;
     }
     Ok(())
-}
-
-/// One input line, as far as it could be read.
-enum Line {
-    Text(String),
-    NotUtf8,
-    /// Longer than the cap: the rest of it was skipped unread.
-    TooLong,
-}
-
-/// Reads up to the next newline, holding at most `cap` bytes of it;
-/// `None` at the end of the input.
-fn read_line(input: &mut impl BufRead, cap: usize) -> std::io::Result<Option<Line>> {
-    let mut bytes = Vec::new();
-    let mut too_long = false;
-    let mut read_any = false;
-    loop {
-        let buffer = input.fill_buf()?;
-        if buffer.is_empty() {
-            break;
-        }
-        read_any = true;
-        let (chunk, ends) = match buffer.iter().position(|&byte| byte == b'\n') {
-            Some(at) => (&buffer[..=at], true),
-            None => (buffer, false),
-        };
-        let used = chunk.len();
-        if !too_long {
-            if bytes.len() + used > cap + 1 {
-                too_long = true;
-                bytes = Vec::new();
-            } else {
-                bytes.extend_from_slice(chunk);
-            }
-        }
-        input.consume(used);
-        if ends {
-            break;
-        }
-    }
-    if !read_any {
-        return Ok(None);
-    }
-    if too_long {
-        return Ok(Some(Line::TooLong));
-    }
-    while bytes
-        .last()
-        .is_some_and(|&byte| byte == b'\n' || byte == b'\r')
-    {
-        bytes.pop();
-    }
-    Ok(Some(match String::from_utf8(bytes) {
-        Ok(text) => Line::Text(text),
-        Err(_) => Line::NotUtf8,
-    }))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn lines(input: &[u8], cap: usize) -> Vec<String> {
-        let mut reader = input;
-        let mut out = Vec::new();
-        while let Some(line) = read_line(&mut reader, cap).unwrap() {
-            out.push(match line {
-                Line::Text(text) => text,
-                Line::NotUtf8 => "<not utf-8>".to_owned(),
-                Line::TooLong => "<too long>".to_owned(),
-            });
-        }
-        out
-    }
-
-    #[test]
-    fn lines_are_read_whole_capped_and_checked_for_utf8() {
-        assert_eq!(lines(b"a\nbc\r\n\nd", 8), ["a", "bc", "", "d"]);
-        assert_eq!(lines(b"ok\n\xff\nok", 8), ["ok", "<not utf-8>", "ok"]);
-        assert_eq!(
-            lines(b"short\n0123456789abc\nafter\n", 8),
-            ["short", "<too long>", "after"]
-        );
-        assert_eq!(lines(b"", 8), Vec::<String>::new());
-    }
 }

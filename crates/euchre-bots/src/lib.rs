@@ -27,6 +27,7 @@ pub mod bot;
 pub mod bots;
 pub mod card_play_table;
 pub mod human_game;
+pub mod json_lines;
 pub mod leaves;
 pub mod local_best_response;
 pub mod opponent_bids;

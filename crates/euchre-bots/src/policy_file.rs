@@ -400,7 +400,23 @@ fn read_checked_length(path: &Path) -> Result<Vec<u8>, PolicyFileError> {
         })
     };
     let mut preamble = [0u8; PREAMBLE_LEN];
-    read_exact(&mut file, &mut preamble)?;
+    let mut got = 0;
+    while got < PREAMBLE_LEN {
+        match file.read(&mut preamble[got..]).map_err(unreadable)? {
+            0 => break,
+            read => got += read,
+        }
+    }
+    // A short file that does not even start like a policy is not one.
+    let seen = got.min(MAGIC.len());
+    if preamble[..seen] != MAGIC[..seen] {
+        return Err(PolicyFileError::NotAPolicy {
+            path: path.to_path_buf(),
+        });
+    }
+    if got < PREAMBLE_LEN {
+        return Err(truncated());
+    }
     Reader {
         bytes: &preamble,
         at: 0,

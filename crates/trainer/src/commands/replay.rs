@@ -1,19 +1,29 @@
 //! `trainer replay`: JSON lines in, JSON lines out. A bad line gets an
-//! error line naming the line and the reason, and the next line is still read.
+//! error line naming the line and the reason, and the next line is still
+//! read (lines are read as `trainer act` reads them: [`read_line`]).
 
 use std::io::{BufRead, Write};
 
 use anyhow::Context;
+use euchre_bots::json_lines::read_line;
 use euchre_game::engine::replay::{HandRecord, ReplayError, replay};
 use serde_json::{Value, json};
 
-pub fn run(input: impl BufRead, mut output: impl Write) -> anyhow::Result<()> {
-    for (index, line) in input.lines().enumerate() {
-        let line = line.context("cannot read standard input")?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let answer = replay_line(index + 1, &line);
+/// The longest hand record read: a hand is a few hundred bytes.
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
+
+/// One answer a line, a bad line (empty, not UTF-8, overlong, not a hand)
+/// included; reading goes on after it.
+pub fn run(mut input: impl BufRead, mut output: impl Write) -> anyhow::Result<()> {
+    let mut number = 0;
+    while let Some(line) =
+        read_line(&mut input, MAX_LINE_BYTES).context("cannot read standard input")?
+    {
+        number += 1;
+        let answer = match line.into_request(MAX_LINE_BYTES) {
+            Ok(text) => replay_line(number, &text),
+            Err(problem) => json!({ "line": number, "error": problem }),
+        };
         writeln!(output, "{answer}").context("cannot write standard output")?;
     }
     output.flush().context("cannot write standard output")
