@@ -207,8 +207,9 @@ impl FromStr for Card {
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         let bad = || NotationError::BadCard(text.to_owned());
         let trimmed = text.trim();
-        let (rank_text, suit_text) =
-            trimmed.split_at(trimmed.len().checked_sub(1).ok_or_else(bad)?);
+        // The suit is the last character, which need not be one byte.
+        let (suit_at, _) = trimmed.char_indices().last().ok_or_else(bad)?;
+        let (rank_text, suit_text) = trimmed.split_at(suit_at);
         let rank = match rank_text {
             "10" => Rank::Ten,
             _ => {
@@ -403,6 +404,16 @@ pub fn subsets(universe: CardSet, k: u32) -> impl Iterator<Item = CardSet> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by the fuzzer (`crates/trainer/tests/fuzz-corpus/`): a card
+    /// whose last character is more than one byte panicked the parser,
+    /// and with it `trainer act`, `trainer replay` and the bot API.
+    #[test]
+    fn a_card_ending_in_a_multibyte_character_is_an_error_not_a_panic() {
+        for text in ["Tc\u{7bd}", "\u{739}", "QsEC\u{5c4}", "\u{e9}", "9\u{2663}"] {
+            assert!(text.parse::<Card>().is_err(), "{text}");
+        }
+    }
 
     #[test]
     fn notation_round_trips() {
