@@ -98,7 +98,21 @@ pub fn run_match(
     seed: u64,
     on_deal: &(dyn Fn() + Sync),
 ) -> Vec<DealResult> {
-    (0..deals)
+    run_deals(a, b, rules, 0..deals, seed, on_deal)
+}
+
+/// Plays the duplicate deals `deals` (by index) between `a` and `b`:
+/// deal `i` is the same for every pair of bots and every call, so a long
+/// match can be played in pieces and resumed.
+pub fn run_deals(
+    a: &Arc<dyn Bot>,
+    b: &Arc<dyn Bot>,
+    rules: Rules,
+    deals: std::ops::Range<u64>,
+    seed: u64,
+    on_deal: &(dyn Fn() + Sync),
+) -> Vec<DealResult> {
+    deals
         .into_par_iter()
         .map(|index| {
             let mut deal_rng = SmallRng::seed_from_u64(mix(seed, index, 0));

@@ -34,6 +34,7 @@ pub mod opponent_bids;
 pub mod phase;
 pub mod pinned;
 pub mod policy_file;
+pub mod round_robin;
 pub mod seen;
 pub mod spec;
 pub mod stop;

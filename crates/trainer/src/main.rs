@@ -147,6 +147,36 @@ enum Command {
         #[arg(long, value_enum, default_value = "heuristic")]
         unseen: Unseen,
     },
+    /// A round robin among named bots on shared duplicate deals: every
+    /// pair's match with 95% intervals, Bradley-Terry ratings with
+    /// intervals, each bot's weakest pairing and its time per decision.
+    /// Results are saved as it goes: the same command resumes, and adding a
+    /// bot plays only its pairs. Writes arena.json, arena.md and
+    /// ratings.svg in --dir.
+    Arena {
+        /// A bot of the panel, NAME=SPEC (pimc50=pimc:50) or a spec alone
+        /// (named by its spec, paths cut to file names); at least two.
+        #[arg(long = "bot", value_name = "NAME=SPEC", required = true)]
+        bots: Vec<String>,
+        /// Hands each pair plays (even: each deal is played twice).
+        #[arg(long, default_value_t = 4_000)]
+        hands: u64,
+        /// The deals' seed, shared by every pair.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Where the arena's results live.
+        #[arg(long, default_value = "runs/arena")]
+        dir: PathBuf,
+        /// Worker threads (default: every core).
+        #[arg(long, value_parser = trainer::config::parse_threads, default_value_t = 0)]
+        threads: usize,
+        /// A run profile whose [rules] table sets the rule options.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Who plays a key a policy never trained (as for eval).
+        #[arg(long, value_enum, default_value = "heuristic")]
+        unseen: Unseen,
+    },
     /// How exploitable a policy file is, with no opponent: what a player
     /// who knows the policy wins by deviating at one decision (a sampled
     /// local best response), at round-1 bids and, for full play, at one
@@ -533,6 +563,23 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             b,
             hands,
             seed,
+            threads,
+            rules: config::load_rules(config.as_deref())?,
+            unseen,
+        }),
+        Command::Arena {
+            bots,
+            hands,
+            seed,
+            dir,
+            threads,
+            config,
+            unseen,
+        } => commands::arena::run(&commands::arena::ArenaRequest {
+            bots,
+            hands,
+            seed,
+            dir,
             threads,
             rules: config::load_rules(config.as_deref())?,
             unseen,

@@ -310,3 +310,88 @@ fn a_closed_stdout_stops_the_output_without_a_panic() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(output.status.code(), Some(141), "{stderr}");
 }
+
+/// A round robin: every pair's match and the ratings, saved as it goes;
+/// run again with a bot added, only the new pairs are played, and the
+/// pairs already played keep their numbers.
+#[test]
+fn an_arena_rates_a_panel_and_adding_a_bot_plays_only_its_pairs() {
+    let dir = std::env::temp_dir().join(format!("trainer-arena-{}", std::process::id()));
+    std::fs::remove_dir_all(&dir).ok();
+    let dir_text = dir.to_str().unwrap();
+    let arena = |bots: &[&str]| {
+        let mut args = vec!["arena", "--hands", "300", "--dir", dir_text];
+        for bot in bots {
+            args.extend(["--bot", bot]);
+        }
+        trainer(&args, "")
+    };
+    let first = arena(&["random", "h=heuristic"]);
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let table = text(&first.stdout);
+    assert!(table.contains("random  h"), "{table}");
+    let rating_line = |table: &str, bot: &str| -> String {
+        table
+            .lines()
+            .skip_while(|line| !line.starts_with("bot "))
+            .find(|line| line.starts_with(&format!("{bot} ")))
+            .unwrap_or_else(|| panic!("no rating of {bot} in {table}"))
+            .to_owned()
+    };
+    let share = |line: &str| -> f64 {
+        line.split_whitespace()
+            .nth(1)
+            .unwrap()
+            .trim_end_matches('%')
+            .parse()
+            .unwrap()
+    };
+    assert!(
+        share(&rating_line(&table, "h")) > share(&rating_line(&table, "random")),
+        "{table}"
+    );
+    for file in ["arena.json", "arena.md", "ratings.svg"] {
+        assert!(dir.join(file).is_file(), "{file}");
+    }
+    let pair_line = |table: &str| {
+        table
+            .lines()
+            .find(|line| line.starts_with("random  h"))
+            .unwrap()
+            .to_owned()
+    };
+    let second = arena(&["random", "h=heuristic", "pimc:3"]);
+    assert!(second.status.success(), "{}", text(&second.stderr));
+    let progress = text(&second.stderr);
+    assert!(
+        !progress.contains("random vs h:"),
+        "an old pair was replayed: {progress}"
+    );
+    assert!(
+        progress.contains("random vs pimc:3: deals 0..150"),
+        "{progress}"
+    );
+    assert!(progress.contains("h vs pimc:3: deals 0..150"), "{progress}");
+    let table_two = text(&second.stdout);
+    assert_eq!(pair_line(&table), pair_line(&table_two));
+    assert!(table_two.contains("3 bots"), "{table_two}");
+
+    let renamed = refused(&arena(&["h=pimc:3", "random"]));
+    assert!(renamed.contains("already has a bot named 'h'"), "{renamed}");
+    let reseeded = refused(&trainer(
+        &[
+            "arena",
+            "--bot",
+            "random",
+            "--bot",
+            "heuristic",
+            "--seed",
+            "9",
+            "--dir",
+            dir_text,
+        ],
+        "",
+    ));
+    assert!(reseeded.contains("--seed 1"), "{reseeded}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -7,3 +7,4 @@ pub mod policy;
 pub mod random;
 pub mod search;
 pub mod split;
+pub mod timed;
