@@ -16,7 +16,8 @@ use crate::config::{
     CurveOptions, PruningSettings, RunOptions, RunProfile, ScheduleName, SessionOptions, resolve,
 };
 use crate::format::thousands;
-use crate::training::session::{Budget, Session};
+use crate::training::looping::Budget;
+use crate::training::session::Session;
 use euchre_bots::phase::Phase;
 use store::Backend;
 

@@ -10,8 +10,9 @@ use std::time::Duration;
 use crate::config::{BidsName, CurveOptions, RunOptions, RunProfile, SessionOptions, resolve};
 use crate::format::{bytes, thousands};
 use crate::meter::resident_bytes;
+use crate::training::looping::Budget;
 use crate::training::run_dir::Progress;
-use crate::training::session::{Budget, Session};
+use crate::training::session::Session;
 use euchre_bots::phase::Phase;
 use store::Backend;
 

@@ -10,22 +10,18 @@
 //! The user still runs one command, and the same command resumes whichever
 //! stage it was stopped in.
 
-use std::path::Path;
-
 use crate::config::{BiddingStage, Bids, EncodingName, Identity, SessionSettings, SolverSettings};
 use crate::format::thousands;
 use crate::training::error::TrainingError;
 use crate::training::export::{ExportReport, export};
-use crate::training::run_dir::{POLICY_FILE, RunDir, read_settings};
-use crate::training::session::{Budget, Session, Summary, Watcher};
+use crate::training::looping::{Budget, Watcher};
+use crate::training::run_dir::{POLICY_FILE, RunDir, read_settings, stage_dir};
+use crate::training::session::{Session, Summary};
 use euchre_bots::blueprint::{BiddingBlueprint, BlueprintSource};
 use euchre_bots::leaves::Leaves;
 use euchre_bots::phase::Phase;
 use euchre_bots::policy_file::Strategy;
 use euchre_game::keys::play::PlayAbstraction;
-
-/// The stage's run directory, inside the staged run's.
-pub const STAGE_DIR: &str = "bidding";
 
 /// Where a staged run's bids stand after [`ensure_bids`].
 #[derive(Debug)]
@@ -108,7 +104,7 @@ pub fn ensure_bids(
     }
     run.check(identity)?;
     run.save(identity, session)?;
-    let stage_dir = run.file(STAGE_DIR);
+    let stage_dir = stage_dir(run.path());
     let stage_session = SessionSettings {
         iterations: None,
         until: Some(stage.iterations),
@@ -153,9 +149,4 @@ pub fn ensure_bids(
 
 fn stage_complete(summary: &Summary, stage: BiddingStage) -> bool {
     summary.progress.iterations >= stage.iterations
-}
-
-/// The stage's directory inside the run at `dir`.
-pub fn stage_dir(dir: &Path) -> std::path::PathBuf {
-    dir.join(STAGE_DIR)
 }

@@ -15,7 +15,6 @@ use store::{Manifest, Verify};
 use crate::format::thousands;
 use crate::report::{BiddingReport, Summary};
 use crate::training::backend;
-use crate::training::bidding_stage;
 use crate::training::error::TrainingError;
 use crate::training::run_dir::{
     POLICY_FILE, Progress, RunDir, STORE_DIR, check_store_identity, read_settings,
@@ -72,7 +71,7 @@ pub fn export(
     if saved.identity.bids.unfinished_stage().is_some() {
         return Err(TrainingError::BidsStillTraining {
             dir: dir.to_path_buf(),
-            stage_dir: bidding_stage::stage_dir(dir),
+            stage_dir: crate::training::run_dir::stage_dir(dir),
         });
     }
     let run = RunDir::lock(dir)?;

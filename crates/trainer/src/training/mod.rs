@@ -8,6 +8,7 @@ pub mod curve;
 pub mod error;
 pub mod export;
 pub mod logging;
+pub mod looping;
 pub mod run_dir;
 pub mod session;
 pub mod signals;

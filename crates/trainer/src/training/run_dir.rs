@@ -17,11 +17,19 @@ use crate::training::error::TrainingError;
 use euchre_bots::phase::Phase;
 use store::Backend;
 
+/// The stage's run directory, inside the staged run's.
+pub const STAGE_DIR: &str = "bidding";
 pub const SETTINGS_FILE: &str = "settings.toml";
 pub const STORE_DIR: &str = "store";
 pub const LOG_FILE: &str = "train.log";
 pub const POLICY_FILE: &str = "policy.bin";
 const LOCK_FILE: &str = "run.lock";
+
+/// The bidding stage's run directory inside the run at `dir`: a staged
+/// full-play run trains its bids there first.
+pub fn stage_dir(dir: &Path) -> PathBuf {
+    dir.join(STAGE_DIR)
+}
 
 /// The default directory of a run: `runs/<phase>-<store>`.
 pub fn default_path(phase: Phase, store: Backend) -> PathBuf {

@@ -12,7 +12,6 @@ use store::{DurableTable, Manifest, Record, Verification, Verify};
 use crate::config::{Bids, Identity};
 use crate::format::{bytes, thousands};
 use crate::training::backend;
-use crate::training::bidding_stage;
 use crate::training::curve::{self, CurvePoint};
 use crate::training::error::TrainingError;
 use crate::training::export::LBR_FILE;
@@ -118,7 +117,7 @@ impl RunStatus {
                 stage,
                 blueprint: None,
             } => {
-                let stage_dir = bidding_stage::stage_dir(dir);
+                let stage_dir = crate::training::run_dir::stage_dir(dir);
                 let done = match Manifest::read(&stage_dir.join(STORE_DIR))? {
                     Some(manifest) => Progress::committed(&manifest.state, &stage_dir)?.iterations,
                     None => 0,

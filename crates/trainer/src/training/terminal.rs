@@ -7,7 +7,7 @@ use store::DurableTable;
 use crate::format::{bytes, thousands};
 use crate::meter::{anonymous_bytes, resident_bytes};
 use crate::training::error::TrainingError;
-use crate::training::session::Watcher;
+use crate::training::looping::Watcher;
 use crate::training::signals;
 
 /// Styles `bar` with an indicatif template. The templates are literals of

@@ -12,7 +12,7 @@ use super::orders::{self, Begin, Order};
 use crate::config::worker_threads;
 use crate::training::backend;
 use crate::training::error::TrainingError;
-use crate::training::session;
+use crate::training::looping;
 
 /// Serves rank 0 until it says the command is over. Returns rank 0's
 /// error, if its command failed (rank 0 reports it).
@@ -105,7 +105,7 @@ fn follow_session(
     )
     .with_strategy_sums(begin.sync.strategy_sums.into());
     let threads = worker_threads(begin.settings.threads);
-    let solver = session::solver(
+    let solver = looping::solver(
         &begin.identity,
         &begin.settings,
         &replica,

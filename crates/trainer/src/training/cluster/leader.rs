@@ -15,8 +15,8 @@ use super::{SyncEvery, SyncSettings};
 use crate::format::{bytes, thousands};
 use crate::game::EuchreGame;
 use crate::training::error::TrainingError;
+use crate::training::looping::{self, Budget, Ending, Looping, SessionCounts, Steps, Watcher};
 use crate::training::run_dir::Progress;
-use crate::training::session::{self, Budget, Ending, Looping, SessionCounts, Steps, Watcher};
 
 /// Runs the session's loop with every rank training: the followers open
 /// replicas of the table, get rank 0's records, and train one epoch per
@@ -78,7 +78,7 @@ pub(crate) fn lead_session(
         sync.reads.into(),
     )
     .with_strategy_sums(sync.strategy_sums.into());
-    let solver = session::solver(
+    let solver = looping::solver(
         looping.identity,
         looping.settings,
         &replica,
