@@ -15,75 +15,12 @@
 use std::path::{Path, PathBuf};
 
 use euchre_game::engine::rules::Rules;
-use euchre_game::keys::InfoKey;
-use serde::{Deserialize, Serialize};
 use store::Key;
 use thiserror::Error;
 
+use crate::meta::{BidChoice, BlueprintSource};
 use crate::pinned::{Pinned, PinnedError};
-use crate::policy_file::{PolicyFile, most_likely};
-
-/// Which file a run's bids come from, as the run's settings and its policy
-/// file record it: enough to find the file again and to notice that it was
-/// replaced.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BlueprintSource {
-    /// Absolute, so that a run resumed from another directory finds it.
-    pub path: PathBuf,
-    /// The policy file's own CRC-32.
-    pub checksum: u32,
-    /// The iterations the blueprint was trained for.
-    pub iterations: u64,
-    /// How a bid is drawn from the blueprint's average strategy. Runs saved
-    /// before the choice existed drew from the average.
-    #[serde(default = "BidChoice::before_the_choice")]
-    pub choice: BidChoice,
-}
-
-/// How a run draws its fixed bids from the blueprint.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
-#[serde(rename_all = "lowercase")]
-pub enum BidChoice {
-    /// The blueprint's most likely bid at every key: what `policy-argmax:`
-    /// plays. The bidding runs measured in `docs/experiments/` take about 3 points
-    /// of share more with it than with the sampled average, against
-    /// PIMC-50, PIMC-200 and the heuristic alike.
-    #[default]
-    Argmax,
-    /// A draw from the blueprint's average strategy: what `policy:` plays.
-    Average,
-}
-
-impl BidChoice {
-    /// What a run saved before the choice existed did.
-    fn before_the_choice() -> BidChoice {
-        BidChoice::Average
-    }
-}
-
-impl std::fmt::Display for BidChoice {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            BidChoice::Argmax => "argmax",
-            BidChoice::Average => "average",
-        })
-    }
-}
-
-impl std::fmt::Display for BlueprintSource {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} ({} bids; checksum {:08x}, {} iterations)",
-            self.path.display(),
-            self.choice,
-            self.checksum,
-            self.iterations
-        )
-    }
-}
+use crate::policy_file::{FixedBids, PolicyFile, is_bidding_key, most_likely};
 
 /// Why a blueprint cannot be used. Each message names the file and what
 /// to do about it.
@@ -107,12 +44,6 @@ const ROLE: &str = "bidding blueprint";
 pub struct BiddingBlueprint {
     source: BlueprintSource,
     policy: PolicyFile,
-}
-
-/// Whether `key` is a bidding decision (round 1 or 2, the dealer's
-/// discard, defending alone) rather than a card play.
-pub fn is_bidding_key(key: Key) -> bool {
-    InfoKey(key).decision_kind().is_some()
 }
 
 impl BiddingBlueprint {
@@ -168,6 +99,14 @@ impl BiddingBlueprint {
         }
     }
 
+    /// These bids as an export writes them in place of a table's.
+    pub fn fixed_bids(&self) -> FixedBids<'_> {
+        FixedBids {
+            source: &self.source,
+            rows: self.bids().collect(),
+        }
+    }
+
     /// The run's bidding entries, in key order, each row scaled to 65535
     /// as in the policy file: the blueprint's rows, or with argmax bids a
     /// row with all weight on the most likely bid.
@@ -192,7 +131,8 @@ mod tests {
     use store::Table as _;
 
     use super::*;
-    use crate::policy_file::{PolicyMeta, export};
+    use crate::meta::PolicyMeta;
+    use crate::policy_file::export;
 
     #[test]
     fn argmax_bids_put_all_weight_on_the_most_likely_bid() {

@@ -3,7 +3,7 @@
 use euchre_game::engine::action::Action;
 use rand::rngs::SmallRng;
 
-use crate::leaves::CardPlay;
+use crate::meta::CardPlay;
 use crate::seen::Seen;
 
 /// A player. `&self` and `Sync` so that one bot serves every table of a

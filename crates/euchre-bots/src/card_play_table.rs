@@ -22,29 +22,17 @@ use euchre_game::engine::action::Action;
 use euchre_game::engine::rules::Rules;
 use euchre_game::engine::state::{GameState, Stage};
 use rustc_hash::FxHashMap;
-use serde::{Deserialize, Serialize};
+
 use thiserror::Error;
 
 use crate::bots::heuristic;
-use crate::leaves::{boundary_key, team_payoffs};
+use crate::leaves::position::{boundary_key, team_payoffs};
+use crate::meta::CardPlaySource;
+use crate::meta::PolicyMeta;
 use crate::phase::Phase;
 use crate::pinned::{Pinned, PinnedError, PinnedHeader};
-use crate::policy_file::{PolicyFile, PolicyMeta, most_likely};
+use crate::policy_file::{PolicyFile, most_likely};
 use crate::seen::Seen;
-
-/// Which card-play table a run's leaves come from, as the run's settings
-/// and its exported policy record it: enough to find the file again and to
-/// notice that it was replaced.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CardPlaySource {
-    /// Absolute, so that a run resumed from another directory finds it.
-    pub path: PathBuf,
-    /// The policy file's own CRC-32.
-    pub checksum: u32,
-    /// The iterations the table was trained for.
-    pub iterations: u64,
-}
 
 impl CardPlaySource {
     /// What a new run under `rules` records of the table at `path`, read
@@ -71,18 +59,6 @@ impl CardPlaySource {
             checksum,
             iterations: meta.iterations,
         })
-    }
-}
-
-impl std::fmt::Display for CardPlaySource {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} (checksum {:08x}, {} iterations)",
-            self.path.display(),
-            self.checksum,
-            self.iterations
-        )
     }
 }
 
@@ -214,7 +190,8 @@ mod tests {
     use crate::bot::Bot;
     use crate::bots::policy::{PolicyBot, Sampling, Unseen};
     use crate::bots::random::RandomBot;
-    use crate::policy_file::{PolicyMeta, export};
+    use crate::meta::PolicyMeta;
+    use crate::policy_file::export;
 
     /// A position at the first lead: bids drawn at random until someone
     /// makes trump (`None` if all eight pass).

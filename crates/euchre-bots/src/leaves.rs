@@ -9,78 +9,20 @@
 //! every seat ([`crate::card_play_table`]).
 
 use std::cell::RefCell;
-use std::fmt;
-use std::str::FromStr;
 
 use euchre_game::engine::action::Action;
 use euchre_game::engine::double_dummy::DoubleDummy;
-use euchre_game::engine::seat::{Seat, Team};
+use euchre_game::engine::seat::Team;
 use euchre_game::engine::state::{GameState, Stage, score};
 use rustc_hash::FxHashMap;
-use serde::{Deserialize, Serialize};
 
 use crate::bots::heuristic;
 use crate::card_play_table::CardPlayTable;
+use crate::meta::Leaves;
 use crate::seen::Seen;
-
-/// The leaf evaluator of a run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Leaves {
-    /// Both sides play the rest perfectly with every hand face up.
-    #[default]
-    #[serde(rename = "open-hand")]
-    OpenHand,
-    /// Every seat plays the rest by the heuristic's rules.
-    #[serde(rename = "heuristic-play")]
-    HeuristicPlay,
-    /// The open-hand trick count, mapped to the points PIMC's card play
-    /// scores on average from positions with that count ([`calibration`]);
-    /// lone contracts keep open-hand values.
-    #[serde(rename = "pimc-calibrated")]
-    PimcCalibrated,
-    /// Every seat plays the rest by a trained full-play table's most likely
-    /// card: the run names the table (`--card-play-from`).
-    #[serde(rename = "table-play")]
-    TablePlay,
-}
-
-/// The kind of card play a bot brings, as far as leaves are concerned.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CardPlay {
-    /// Open-hand solves of sampled worlds (PIMC and the search bot).
-    OpenHandSearch,
-    /// The heuristic's card rules.
-    Heuristic,
-    /// A trained full-play table.
-    Table,
-}
+use position::{boundary_key, team_payoffs};
 
 impl Leaves {
-    pub const ALL: [Leaves; 4] = [
-        Leaves::OpenHand,
-        Leaves::HeuristicPlay,
-        Leaves::PimcCalibrated,
-        Leaves::TablePlay,
-    ];
-
-    /// The card play these leaves assume follows the policy.
-    pub fn assumed_play(self) -> CardPlay {
-        match self {
-            Leaves::OpenHand | Leaves::PimcCalibrated => CardPlay::OpenHandSearch,
-            Leaves::HeuristicPlay => CardPlay::Heuristic,
-            Leaves::TablePlay => CardPlay::Table,
-        }
-    }
-
-    /// The bot spec whose card play matches these leaves.
-    pub fn matching_player(self) -> &'static str {
-        match self.assumed_play() {
-            CardPlay::OpenHandSearch => "pimc:N",
-            CardPlay::Heuristic => "heuristic",
-            CardPlay::Table => "policy-argmax:CARD-PLAY-FILE",
-        }
-    }
-
     /// These leaves, ready to value positions: table-play leaves with the
     /// `table` they play, every other kind without one.
     pub fn valuer(self, table: Option<&CardPlayTable>) -> Result<LeafValuer<'_>, LeavesError> {
@@ -149,38 +91,6 @@ impl LeafValuer<'_> {
             LeafValuer::TablePlay(table) => table.play_out(state),
         }
     }
-}
-
-impl fmt::Display for Leaves {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Leaves::OpenHand => "open-hand",
-            Leaves::HeuristicPlay => "heuristic-play",
-            Leaves::PimcCalibrated => "pimc-calibrated",
-            Leaves::TablePlay => "table-play",
-        })
-    }
-}
-
-/// A leaves name that names no evaluator.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown leaves '{0}': use open-hand, heuristic-play, pimc-calibrated or table-play")]
-pub struct UnknownLeaves(pub String);
-
-impl FromStr for Leaves {
-    type Err = UnknownLeaves;
-
-    fn from_str(text: &str) -> Result<Leaves, UnknownLeaves> {
-        Leaves::ALL
-            .into_iter()
-            .find(|leaves| leaves.to_string() == text)
-            .ok_or_else(|| UnknownLeaves(text.to_owned()))
-    }
-}
-
-/// Each team's payoff, from a function of the team.
-pub fn team_payoffs(payoff: impl Fn(Team) -> f64) -> [f64; 2] {
-    [payoff(Team::NorthSouth), payoff(Team::EastWest)]
 }
 
 /// Positions already solved on this thread, keyed at trick boundaries.
@@ -275,33 +185,13 @@ fn evaluate_by_heuristic_play(mut state: GameState) -> [f64; 2] {
     })
 }
 
-/// Everything the open-hand value of a trick-boundary position depends on;
-/// `None` mid-trick. The tricks already won are added in, so two positions
-/// with the same key also agree on the trick count. So is the makers' team:
-/// the solver's split is exact only as far as the makers' score goes, and
-/// a march by one side reads as a plain win if the other side made trump.
-pub(crate) fn boundary_key(state: &GameState) -> Option<u128> {
-    if state.trick().played_mask != 0 {
-        return None;
-    }
-    let contract = state.contract()?;
-    let mut key = 0u128;
-    for seat in Seat::ALL {
-        key = key << 24 | u128::from(state.hand(seat).bits());
-        key = key << 1 | u128::from(state.sits_out(seat));
-    }
-    key = key << 2 | contract.trump.index() as u128;
-    key = key << 1 | contract.maker.team().index() as u128;
-    key = key << 2 | state.trick().leader.index() as u128;
-    key = key << 3 | u128::from(state.tricks_won(Team::NorthSouth));
-    Some(key << 3 | u128::from(state.tricks_won(Team::EastWest)))
-}
-
 pub mod calibration;
+pub mod position;
 
 #[cfg(test)]
 mod tests {
     use euchre_game::engine::rules::Rules;
+    use euchre_game::engine::seat::Seat;
     use euchre_game::engine::state::Deal;
     use rand::SeedableRng;
     use rand::rngs::SmallRng;

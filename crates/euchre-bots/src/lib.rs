@@ -30,6 +30,7 @@ pub mod human_game;
 pub mod json_lines;
 pub mod leaves;
 pub mod local_best_response;
+pub mod meta;
 pub mod opponent_bids;
 pub mod phase;
 pub mod pinned;

@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use euchre_game::engine::rules::Rules;
 use thiserror::Error;
 
-use crate::policy_file::{PolicyFile, PolicyFileError, PolicyHeader, PolicyMeta};
+use crate::policy_file::{PolicyFile, PolicyFileError, PolicyHeader};
+
+use crate::meta::PolicyMeta;
 
 /// Why a pinned policy file cannot be used; `role` says what the run uses
 /// it as ("bidding blueprint", "card-play table"). Each message names the

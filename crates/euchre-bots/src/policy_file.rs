@@ -16,89 +16,17 @@
 
 use std::path::{Path, PathBuf};
 
-use euchre_game::engine::rules::Rules;
 use euchre_game::engine::state::GameState;
-use euchre_game::keys::play::PlayAbstraction;
-use euchre_game::keys::{Decision, decision_with};
-use serde::{Deserialize, Serialize};
+use euchre_game::keys::{Decision, InfoKey, decision_with};
+
 use store::{Key, Record, StoreError, Table};
 use thiserror::Error;
 
-use crate::blueprint::{BiddingBlueprint, BlueprintSource, is_bidding_key};
-use crate::card_play_table::CardPlaySource;
-use crate::leaves::Leaves;
-use crate::opponent_bids::OpponentBids;
-use crate::phase::Phase;
+use crate::meta::{BlueprintSource, PolicyMeta, Strategy};
 
 const MAGIC: &[u8; 12] = b"EUCHREPOLICY";
 const VERSION: u32 = 1;
 const SCALE: f64 = 65535.0;
-
-/// What a policy file was trained as.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PolicyMeta {
-    pub phase: Phase,
-    pub rules: Rules,
-    pub iterations: u64,
-    /// What the training valued positions past the phase with; files
-    /// written before the setting existed were open-hand.
-    #[serde(default)]
-    pub leaves: Leaves,
-    /// Which of the trained strategies the file holds; files written before
-    /// the choice existed hold the average.
-    #[serde(default)]
-    pub strategy: Strategy,
-    /// Where the bids come from when the run played them from a fixed
-    /// blueprint rather than training them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bidding_from: Option<BlueprintSource>,
-    /// How card play was keyed; files written before the choice existed
-    /// (and every plain one, byte for byte as before) were plain.
-    #[serde(default, skip_serializing_if = "PlayAbstraction::is_plain")]
-    pub play_abstraction: PlayAbstraction,
-    /// The card-play table whose play valued the leaves, for table-play
-    /// leaves: the bids are refit to that card play.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub card_play_from: Option<CardPlaySource>,
-    /// What the bids assumed of the opponents' bids; files written before
-    /// the setting existed (and every equilibrium one, byte for byte as
-    /// before) were equilibrium.
-    #[serde(default, skip_serializing_if = "OpponentBids::is_equilibrium")]
-    pub opponent_bids: OpponentBids,
-}
-
-impl PolicyMeta {
-    /// A policy of `phase` under `rules` after `iterations`, every other
-    /// setting as a run makes it by default: open-hand leaves, the average
-    /// strategy, the plain play key, trained bids and no card-play table.
-    pub fn new(phase: Phase, rules: Rules, iterations: u64) -> PolicyMeta {
-        PolicyMeta {
-            phase,
-            rules,
-            iterations,
-            leaves: Leaves::default(),
-            strategy: Strategy::default(),
-            bidding_from: None,
-            play_abstraction: PlayAbstraction::default(),
-            card_play_from: None,
-            opponent_bids: OpponentBids::Equilibrium,
-        }
-    }
-}
-
-/// Which strategy of a table a policy file holds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
-pub enum Strategy {
-    /// The average strategy: what CFR's guarantees are about.
-    #[default]
-    #[serde(rename = "average")]
-    Average,
-    /// The current strategy, regret matching on the regrets as they stand:
-    /// the last iterate, which moves first and may play better or worse.
-    #[serde(rename = "current")]
-    Current,
-}
 
 /// Why a policy file could not be written or read. Every message names
 /// the file and says what to do about it.
@@ -171,9 +99,26 @@ pub struct PolicyFile {
     checksum: u32,
 }
 
+/// Whether `key` is a bidding decision (round 1 or 2, the dealer's
+/// discard, defending alone) rather than a card play.
+pub fn is_bidding_key(key: Key) -> bool {
+    InfoKey(key).decision_kind().is_some()
+}
+
+/// Bids that an export writes in place of the table's: a run with fixed
+/// bids never trains them, so its file takes them from the blueprint
+/// (`crate::blueprint::BiddingBlueprint::fixed_bids`).
+#[derive(Debug)]
+pub struct FixedBids<'a> {
+    /// The blueprint they come from, which the metadata must name.
+    pub source: &'a BlueprintSource,
+    /// Every bidding key's row, scaled as the file stores it.
+    pub rows: Vec<(Key, Vec<u16>)>,
+}
+
 /// Writes the strategy `meta` names (the average, or the current one) in
 /// `table` to `path`; returns the entries written. With `fixed_bids`, the
-/// bidding decisions come from that blueprint instead of the table (a run
+/// bidding decisions come from those rows instead of the table (a run
 /// with fixed bids never trains them), so the file plays a whole hand.
 /// `observe` sees every record on the same pass, so a caller that also
 /// wants a summary of the table does not read it twice.
@@ -181,13 +126,13 @@ pub fn export(
     table: &dyn Table,
     meta: &PolicyMeta,
     actions: usize,
-    fixed_bids: Option<&BiddingBlueprint>,
+    fixed_bids: Option<&FixedBids<'_>>,
     path: &Path,
     observe: &mut dyn FnMut(Key, &Record),
 ) -> Result<u64, PolicyFileError> {
     debug_assert_eq!(
         meta.bidding_from.as_ref(),
-        fixed_bids.map(BiddingBlueprint::source),
+        fixed_bids.map(|bids| bids.source),
         "the metadata must name the blueprint the bids come from"
     );
     let mut rows: Vec<(Key, Row)> = Vec::with_capacity(table.len() as usize);
@@ -204,11 +149,11 @@ pub fn export(
             rows.push((key, Row::Trained(*record)));
         }
     })?;
-    if let Some(blueprint) = fixed_bids {
+    if let Some(bids) = fixed_bids {
         rows.extend(
-            blueprint
-                .bids()
-                .map(|(key, scaled)| (key, Row::Fixed(fixed_row(&scaled, actions)))),
+            bids.rows
+                .iter()
+                .map(|(key, scaled)| (*key, Row::Fixed(fixed_row(scaled, actions)))),
         );
     }
     rows.sort_unstable_by_key(|(key, _)| *key);
@@ -621,8 +566,12 @@ impl PolicyFile {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use euchre_game::engine::rules::Rules;
     use store::MemoryTable;
+
+    use super::*;
+    use crate::meta::Leaves;
+    use crate::phase::Phase;
 
     fn sample_table() -> MemoryTable {
         let table = MemoryTable::new();

@@ -36,10 +36,12 @@ use rand::rngs::SmallRng;
 use rand::{Rng, RngExt, SeedableRng};
 use store::MAX_ACTIONS;
 
-use euchre_bots::blueprint::{BiddingBlueprint, is_bidding_key};
+use euchre_bots::blueprint::BiddingBlueprint;
 use euchre_bots::bots::heuristic;
-use euchre_bots::leaves::{LeafValuer, team_payoffs};
+use euchre_bots::leaves::LeafValuer;
+use euchre_bots::leaves::position::team_payoffs;
 use euchre_bots::phase::Phase;
+use euchre_bots::policy_file::is_bidding_key;
 use euchre_bots::seen::Seen;
 
 /// Tricks played before the solver stops pruning: the fourth trick (the
@@ -479,7 +481,7 @@ mod tests {
             "trainer-first-action-blueprint-{}.bin",
             std::process::id()
         ));
-        let meta = euchre_bots::policy_file::PolicyMeta::new(Phase::Bidding, Rules::default(), 1);
+        let meta = euchre_bots::meta::PolicyMeta::new(Phase::Bidding, Rules::default(), 1);
         let width = euchre_bots::phase::RECORD_WIDTH;
         euchre_bots::policy_file::export(&table, &meta, width, None, &path, &mut |_, _| {})
             .unwrap();

@@ -84,7 +84,7 @@ enum Command {
         /// average (CFR's guarantees are about it) or current (regret
         /// matching on the regrets as they stand, the last iterate).
         #[arg(long, value_enum, default_value = "average")]
-        strategy: euchre_bots::policy_file::Strategy,
+        strategy: euchre_bots::meta::Strategy,
         /// Check only the store files' lengths, not their checksums.
         #[arg(long)]
         skip_checksums: bool,

@@ -1317,8 +1317,8 @@ fn pruning_is_a_session_setting_that_resume_keeps_and_bad_values_are_explained()
 
 #[test]
 fn card_play_trains_under_a_fixed_bidding_blueprint_that_the_run_guards() {
-    use euchre_bots::blueprint::is_bidding_key;
     use euchre_bots::policy_file::PolicyFile;
+    use euchre_bots::policy_file::is_bidding_key;
 
     let temp = TempDir::new("blueprint");
     let bidding = temp.run("bidding");
@@ -1502,7 +1502,7 @@ fn full_play_in(run: &str, extra: &[&str]) -> std::process::Output {
 fn bidding_rows(policy: &euchre_bots::policy_file::PolicyFile) -> Vec<(u128, Vec<u16>)> {
     policy
         .entries()
-        .filter(|&(key, _)| euchre_bots::blueprint::is_bidding_key(key))
+        .filter(|&(key, _)| euchre_bots::policy_file::is_bidding_key(key))
         .map(|(key, row)| (key, row.to_vec()))
         .collect()
 }

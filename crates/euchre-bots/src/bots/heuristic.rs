@@ -23,7 +23,7 @@ use euchre_game::engine::state::Stage;
 use euchre_game::engine::trump::{effective_suit, trick_strength, trump_order};
 use rand::rngs::SmallRng;
 
-use crate::leaves::CardPlay;
+use crate::meta::CardPlay;
 
 use crate::bot::Bot;
 use crate::seen::Seen;

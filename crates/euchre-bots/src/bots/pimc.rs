@@ -23,7 +23,7 @@ use euchre_game::engine::action::Action;
 use euchre_game::engine::card::{Card, CardSet};
 use euchre_game::engine::double_dummy::DoubleDummy;
 
-use crate::leaves::CardPlay;
+use crate::meta::CardPlay;
 use euchre_game::engine::seat::{Seat, Team};
 use euchre_game::engine::state::{Deal, GameState, Stage, score};
 use euchre_game::engine::trump::effective_suit;

@@ -26,7 +26,7 @@ use rand::rngs::SmallRng;
 
 use crate::bot::Bot;
 use crate::bots::heuristic::Heuristic;
-use crate::leaves::CardPlay;
+use crate::meta::CardPlay;
 use crate::phase::Phase;
 use crate::policy_file::{PolicyFile, PolicyFileError};
 use crate::seen::Seen;
@@ -282,7 +282,8 @@ mod tests {
 
     use super::*;
     use crate::bots::random::RandomBot;
-    use crate::policy_file::{PolicyMeta, export};
+    use crate::meta::PolicyMeta;
+    use crate::policy_file::export;
 
     /// The first card-play decision of a deal whose bids all take the
     /// first legal action.

@@ -49,7 +49,7 @@ use crate::bot::Bot;
 use crate::bots::heuristic::Heuristic;
 use crate::bots::pimc::{add_card_points, points_after_bidding, replay, sample_hidden};
 use crate::bots::policy::PolicyBot;
-use crate::leaves::CardPlay;
+use crate::meta::CardPlay;
 use crate::policy_file::most_likely;
 use crate::seen::Seen;
 

@@ -13,7 +13,7 @@ use euchre_game::engine::state::Stage;
 use rand::rngs::SmallRng;
 
 use crate::bot::Bot;
-use crate::leaves::CardPlay;
+use crate::meta::CardPlay;
 use crate::seen::Seen;
 
 /// `bidder` takes every decision before the first card (both bidding

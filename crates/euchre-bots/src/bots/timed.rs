@@ -9,7 +9,7 @@ use euchre_game::engine::action::Action;
 use rand::rngs::SmallRng;
 
 use crate::bot::Bot;
-use crate::leaves::CardPlay;
+use crate::meta::CardPlay;
 use crate::seen::Seen;
 
 /// Wraps a bot, recording how long each decision with a choice took.

@@ -158,8 +158,9 @@ fn rollout(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::meta::PolicyMeta;
     use crate::phase::{Phase, RECORD_WIDTH};
-    use crate::policy_file::{PolicyMeta, export};
+    use crate::policy_file::export;
 
     /// A full-play policy that trained nothing: every key unseen, so it
     /// bids and plays uniformly at random.

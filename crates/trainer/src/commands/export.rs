@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use euchre_bots::policy_file::Strategy;
+use euchre_bots::meta::Strategy;
 
 use crate::format::{bytes, thousands};
 use crate::training::export::{ExportReport, export};

@@ -19,8 +19,8 @@ use crate::training::looping::{Budget, Ending};
 use crate::training::run_dir::{self, LOG_FILE, RunDir, STORE_DIR, read_settings};
 use crate::training::session::{Session, Summary};
 use crate::training::terminal::TerminalWatcher;
+use euchre_bots::meta::Strategy;
 use euchre_bots::phase::Phase;
-use euchre_bots::policy_file::Strategy;
 
 /// `trainer train`: start a run, or resume the one in the run directory
 /// when its settings match.

@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use euchre_bots::blueprint::{BidChoice, BlueprintSource};
+use euchre_bots::meta::{BidChoice, BlueprintSource};
 use serde::{Deserialize, Serialize};
 
 /// Where a card-play run's bids come from, when no blueprint file names

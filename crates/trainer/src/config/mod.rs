@@ -25,9 +25,13 @@ pub use options::{ClusterOptions, CurveOptions, RunOptions, SessionOptions};
 pub use sync::{DEFAULT_SYNC_EVERY, SyncEvery, SyncReads, SyncSettings, SyncStrategySums};
 pub use writeback::MmapWriteback;
 
-use euchre_bots::blueprint::{BiddingBlueprint, BlueprintError, BlueprintSource};
-use euchre_bots::card_play_table::{CardPlayError, CardPlaySource};
-use euchre_bots::leaves::{Leaves, LeavesError};
+use euchre_bots::blueprint::{BiddingBlueprint, BlueprintError};
+
+use euchre_bots::card_play_table::CardPlayError;
+use euchre_bots::leaves::LeavesError;
+use euchre_bots::meta::BlueprintSource;
+use euchre_bots::meta::CardPlaySource;
+use euchre_bots::meta::Leaves;
 use euchre_bots::opponent_bids::{OpponentBids, UnknownOpponentBids};
 use euchre_bots::phase::Phase;
 use euchre_bots::spec::BotSpecError;
@@ -1211,7 +1215,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use euchre_bots::blueprint::BidChoice;
+    use euchre_bots::meta::BidChoice;
 
     fn resolve_flags(
         profile: RunProfile,

@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use euchre_bots::blueprint::BidChoice;
-use euchre_bots::leaves::{Leaves, UnknownLeaves};
+use euchre_bots::meta::BidChoice;
+use euchre_bots::meta::{Leaves, UnknownLeaves};
 use euchre_bots::opponent_bids::{OpponentBids, UnknownOpponentBids};
 use euchre_bots::phase::{Phase, UnknownPhase};
 use euchre_game::keys::play::PlayAbstraction;

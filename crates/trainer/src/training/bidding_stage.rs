@@ -17,10 +17,11 @@ use crate::training::export::{ExportReport, export};
 use crate::training::looping::{Budget, Watcher};
 use crate::training::run_dir::{POLICY_FILE, RunDir, read_settings, stage_dir};
 use crate::training::session::{Session, Summary};
-use euchre_bots::blueprint::{BiddingBlueprint, BlueprintSource};
-use euchre_bots::leaves::Leaves;
+use euchre_bots::blueprint::BiddingBlueprint;
+use euchre_bots::meta::BlueprintSource;
+use euchre_bots::meta::Leaves;
+use euchre_bots::meta::Strategy;
 use euchre_bots::phase::Phase;
-use euchre_bots::policy_file::Strategy;
 use euchre_game::keys::play::PlayAbstraction;
 
 /// Where a staged run's bids stand after [`ensure_bids`].

@@ -26,8 +26,9 @@ use euchre_bots::blueprint::BiddingBlueprint;
 use euchre_bots::bot::Bot;
 use euchre_bots::bots::policy::{PolicyBot, Sampling, Unseen};
 use euchre_bots::local_best_response;
+use euchre_bots::meta::PolicyMeta;
 use euchre_bots::phase::{Phase, RECORD_WIDTH};
-use euchre_bots::policy_file::{self, PolicyFile, PolicyMeta};
+use euchre_bots::policy_file::{self, PolicyFile};
 use euchre_bots::spec::from_spec;
 
 pub const CURVE_FILE: &str = "curve.csv";
@@ -146,7 +147,7 @@ pub fn measure(
         table,
         meta,
         RECORD_WIDTH,
-        fixed_bids,
+        fixed_bids.map(BiddingBlueprint::fixed_bids).as_ref(),
         &snapshot,
         &mut |_, _| {},
     )

@@ -5,11 +5,14 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use euchre_bots::blueprint::{BiddingBlueprint, BlueprintSource};
+use euchre_bots::blueprint::BiddingBlueprint;
+
 use euchre_bots::card_play_table::CardPlayTable;
 use euchre_bots::local_best_response::{self, LocalBestResponse};
+use euchre_bots::meta::BlueprintSource;
+use euchre_bots::meta::{PolicyMeta, Strategy};
 use euchre_bots::phase::{Phase, RECORD_WIDTH};
-use euchre_bots::policy_file::{self, PolicyFile, PolicyMeta, Strategy};
+use euchre_bots::policy_file::{self, PolicyFile};
 use store::{Manifest, Verify};
 
 use crate::format::thousands;
@@ -115,7 +118,10 @@ pub fn export(
         table.as_ref(),
         &meta,
         RECORD_WIDTH,
-        fixed_bids.as_ref(),
+        fixed_bids
+            .as_ref()
+            .map(BiddingBlueprint::fixed_bids)
+            .as_ref(),
         &path,
         &mut |key, record| {
             let regrets = [0, 1, 2].map(|action| f64::from(record.regrets[action]));

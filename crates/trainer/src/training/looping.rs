@@ -20,7 +20,7 @@ use crate::training::error::TrainingError;
 use crate::training::run_dir::{Progress, RunDir};
 use euchre_bots::blueprint::BiddingBlueprint;
 use euchre_bots::card_play_table::CardPlayTable;
-use euchre_bots::policy_file::PolicyMeta;
+use euchre_bots::meta::PolicyMeta;
 
 /// Why a session ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -312,7 +312,7 @@ fn curve_point(
         rules: identity.rules,
         iterations: progress.iterations,
         leaves: identity.solver.leaves,
-        strategy: euchre_bots::policy_file::Strategy::Average,
+        strategy: euchre_bots::meta::Strategy::Average,
         bidding_from: identity.bids.blueprint().cloned(),
         play_abstraction: identity.solver.abstraction,
         card_play_from: identity.card_play_from.clone(),

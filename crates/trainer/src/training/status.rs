@@ -6,7 +6,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use euchre_bots::leaves::Leaves;
+use euchre_bots::meta::Leaves;
 use store::{DurableTable, Manifest, Record, Verification, Verify};
 
 use crate::config::{Bids, Identity};

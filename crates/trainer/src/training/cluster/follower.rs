@@ -4,7 +4,8 @@
 
 use cfr::discount::Discounter;
 use cfr::distributed::{Collective, ReplicatedTable, replicate_from_root};
-use euchre_bots::blueprint::{BiddingBlueprint, BlueprintSource};
+use euchre_bots::blueprint::BiddingBlueprint;
+use euchre_bots::meta::BlueprintSource;
 use store::MemoryTable;
 
 use super::epoch::{settle, train_epoch};
