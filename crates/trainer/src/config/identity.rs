@@ -1,0 +1,153 @@
+//! A run's identity: what is fixed when it starts and checked on every
+//! resume, as `settings.toml` records it.
+
+use euchre_game::engine::rules::Rules;
+use serde::{Deserialize, Serialize};
+use store::Backend;
+
+use euchre_bots::meta::BlueprintSource;
+use euchre_bots::meta::CardPlaySource;
+use euchre_bots::phase::Phase;
+
+use super::*;
+
+/// What a run is, fixed when it starts: resuming with any of these changed
+/// would mix two different trainings in one store.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "IdentityOnDisk", into = "IdentityOnDisk")]
+pub struct Identity {
+    pub phase: Phase,
+    pub store: Backend,
+    pub rules: Rules,
+    pub solver: SolverSettings,
+    pub encoding: EncodingName,
+    pub seed: u64,
+    pub bids: Bids,
+    /// The card-play table that values table-play leaves.
+    pub card_play_from: Option<CardPlaySource>,
+}
+
+/// [`Identity`] as `settings.toml` holds it, the bids as two optional
+/// fields, so that every run directory ever written still opens.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct IdentityOnDisk {
+    phase: Phase,
+    store: Backend,
+    rules: Rules,
+    solver: SolverSettings,
+    encoding: EncodingName,
+    seed: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    bidding_from: Option<BlueprintSource>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    bidding_stage: Option<BiddingStage>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    card_play_from: Option<CardPlaySource>,
+}
+
+impl From<IdentityOnDisk> for Identity {
+    fn from(disk: IdentityOnDisk) -> Identity {
+        Identity {
+            phase: disk.phase,
+            store: disk.store,
+            rules: disk.rules,
+            solver: disk.solver,
+            encoding: disk.encoding,
+            seed: disk.seed,
+            bids: bids::BidsOnDisk {
+                bidding_from: disk.bidding_from,
+                bidding_stage: disk.bidding_stage,
+            }
+            .into(),
+            card_play_from: disk.card_play_from,
+        }
+    }
+}
+
+impl From<Identity> for IdentityOnDisk {
+    fn from(identity: Identity) -> IdentityOnDisk {
+        let bids = bids::BidsOnDisk::from(identity.bids);
+        IdentityOnDisk {
+            phase: identity.phase,
+            store: identity.store,
+            rules: identity.rules,
+            solver: identity.solver,
+            encoding: identity.encoding,
+            seed: identity.seed,
+            bidding_from: bids.bidding_from,
+            bidding_stage: bids.bidding_stage,
+            card_play_from: identity.card_play_from,
+        }
+    }
+}
+
+impl Identity {
+    /// Each setting that differs from `other`, as "name: ours vs theirs".
+    pub fn differences(&self, saved: &Identity) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut check = |name: &str, now: String, then: String| {
+            if now != then {
+                out.push(format!(
+                    "{name}: the run has {then}, this command asks for {now}"
+                ));
+            }
+        };
+        check("phase", self.phase.to_string(), saved.phase.to_string());
+        check("store", self.store.to_string(), saved.store.to_string());
+        check("rules", self.rules.to_string(), saved.rules.to_string());
+        check("solver", self.solver.to_string(), saved.solver.to_string());
+        check(
+            "leaves",
+            self.solver.leaves.to_string(),
+            saved.solver.leaves.to_string(),
+        );
+        check(
+            "play key",
+            self.solver.abstraction.to_string(),
+            saved.solver.abstraction.to_string(),
+        );
+        check(
+            "opponents' bids",
+            self.solver.opponent_bids.to_string(),
+            saved.solver.opponent_bids.to_string(),
+        );
+        check(
+            "store encoding",
+            self.encoding.to_string(),
+            saved.encoding.to_string(),
+        );
+        check("seed", self.seed.to_string(), saved.seed.to_string());
+        let describe_stage = |stage: Option<BiddingStage>| {
+            stage.map_or_else(|| "no bidding stage".to_owned(), |stage| stage.to_string())
+        };
+        check(
+            "bids",
+            describe_stage(self.bids.stage()),
+            describe_stage(saved.bids.stage()),
+        );
+        let describe = |source: Option<&BlueprintSource>| {
+            source.map_or_else(|| "bids trained by the run".to_owned(), ToString::to_string)
+        };
+        // A stage's blueprint is the run's own, known only once the stage
+        // has ended: before that, either side may not have it yet.
+        let stage_unfinished = self.bids.stage().is_some()
+            && (self.bids.blueprint().is_none() || saved.bids.blueprint().is_none());
+        if !stage_unfinished {
+            check(
+                "bidding blueprint",
+                describe(self.bids.blueprint()),
+                describe(saved.bids.blueprint()),
+            );
+        }
+        let describe_table = |source: Option<&CardPlaySource>| {
+            source.map_or_else(|| "no card-play table".to_owned(), ToString::to_string)
+        };
+        check(
+            "card-play table",
+            describe_table(self.card_play_from.as_ref()),
+            describe_table(saved.card_play_from.as_ref()),
+        );
+        out
+    }
+}

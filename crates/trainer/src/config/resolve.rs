@@ -1,0 +1,253 @@
+//! Settings resolved in one place: the flags laid over the profile, the
+//! phase's defaults filled in, and every combination that cannot work
+//! refused by name.
+
+use std::path::PathBuf;
+
+use euchre_game::engine::rules::Rules;
+use store::Backend;
+
+use euchre_bots::blueprint::BiddingBlueprint;
+
+use euchre_bots::meta::CardPlaySource;
+use euchre_bots::meta::Leaves;
+use euchre_bots::opponent_bids::OpponentBids;
+use euchre_bots::phase::Phase;
+
+use super::*;
+
+/// The budget of a bidding or play-N session when neither a profile nor a
+/// flag gives one: a short run that shows what the phase learns.
+pub const DEFAULT_ITERATIONS: u64 = 20_000;
+
+/// The session budget when none is given: full play is the long laptop
+/// job, meant to be stopped with Ctrl-C and resumed by running the same
+/// command again, so it trains until stopped; the other phases run
+/// [`DEFAULT_ITERATIONS`].
+pub fn default_iterations(phase: Phase) -> Option<u64> {
+    match phase {
+        Phase::FullPlay => None,
+        Phase::Bidding | Phase::Play(_) => Some(DEFAULT_ITERATIONS),
+    }
+}
+
+/// Where a phase's bids come from when nothing says: full play trains them
+/// in a stage of their own first; play-N trains them with its card play.
+pub fn default_bids(phase: Phase) -> BidsName {
+    match phase {
+        Phase::FullPlay => BidsName::Staged,
+        Phase::Bidding | Phase::Play(_) => BidsName::Trained,
+    }
+}
+
+/// What full play's bidding stage assumes of the opponents' bids when
+/// nothing says: that they bid as the heuristic in 90% of the walks (a
+/// restricted Nash response). On the 2-hour run of the user's command it
+/// took the export from +0.153 to +0.216 a hand against the heuristic,
+/// held PIMC-50 at about half the points (51.4%, 50.7% against 51.5%,
+/// 51.6%), kept the bids' local best response about zero (−0.015 ±
+/// 0.021), and gave up nothing measurable head to head against the
+/// equilibrium's export (−0.007 ± 0.012):
+/// docs/experiments/full-play-opponent-bids.md. Every other run, the
+/// bidding phase's blueprint included, is an equilibrium unless told.
+pub const STAGED_OPPONENT_BIDS: OpponentBids = OpponentBids::Heuristic { share: 0.9 };
+
+/// What a run's trained bids assume of the opponents' when neither a flag
+/// nor a profile says.
+pub fn default_opponent_bids(phase: Phase, bids: &Bids) -> OpponentBids {
+    match (phase, bids) {
+        (Phase::FullPlay, Bids::Staged { .. }) => STAGED_OPPONENT_BIDS,
+        _ => OpponentBids::Equilibrium,
+    }
+}
+
+/// Resolves a profile and the flags over it into the run's identity, this
+/// session's settings, and the profile's run directory.
+pub fn resolve(
+    profile: RunProfile,
+    flags: RunOptions,
+    curve_flags: CurveOptions,
+) -> Result<(Identity, SessionSettings, Option<PathBuf>), ConfigError> {
+    let RunProfile {
+        run,
+        rules,
+        solver,
+        store,
+        log,
+        eval,
+    } = profile;
+    let options = flags.or(run);
+    let identity = identity_of(&options, rules, solver, &store)?;
+    let curve = curve_flags.or(eval).settings_for_new_run(identity.phase);
+    let session = session_of(&options.session, identity.phase, &store, log, curve)?;
+    if let Some(curve) = &session.curve {
+        curve.validate(identity.rules)?;
+    }
+    Ok((identity, session, options.dir))
+}
+
+/// What the run is: fixed when it starts.
+fn identity_of(
+    options: &RunOptions,
+    rules: Rules,
+    solver: SolverSettings,
+    store: &StoreSettings,
+) -> Result<Identity, ConfigError> {
+    let phase = options.phase.unwrap_or(Phase::Bidding);
+    let bids = bids_of(options, phase, rules)?;
+    // A profile's `[solver] opponent_bids` reaches here as
+    // `options.opponent_bids` (see `parse_profile`), so `None` means that
+    // nothing chose it and the phase's default applies.
+    let solver = SolverSettings {
+        leaves: options.leaves.unwrap_or(solver.leaves),
+        abstraction: options.abstraction.unwrap_or(solver.abstraction),
+        opponent_bids: options
+            .opponent_bids
+            .unwrap_or_else(|| default_opponent_bids(phase, &bids)),
+        ..solver
+    };
+    solver
+        .schedule()
+        .validate()
+        .map_err(ConfigError::Schedule)?;
+    if solver.leaves == Leaves::PimcCalibrated && phase != Phase::Bidding {
+        return Err(ConfigError::CalibratedLeavesPhase { phase });
+    }
+    if solver.leaves == Leaves::TablePlay && phase == Phase::FullPlay {
+        return Err(ConfigError::TablePlayPhase);
+    }
+    if !solver.opponent_bids.is_equilibrium() && options.bidding_from.is_some() {
+        return Err(ConfigError::OpponentBidsWithFixedBids);
+    }
+    let card_play_from = options
+        .card_play_from
+        .as_deref()
+        .map(|path| CardPlaySource::probe(path, rules))
+        .transpose()
+        .map_err(ConfigError::CardPlay)?;
+    solver.leaves.check_table(card_play_from.is_some())?;
+    Ok(Identity {
+        phase,
+        store: options.store.unwrap_or(Backend::Memory),
+        rules,
+        solver,
+        encoding: options
+            .encoding
+            .or(store.encoding)
+            .unwrap_or_else(|| EncodingName::default_for(phase)),
+        seed: options.seed.unwrap_or(1),
+        bids,
+        card_play_from,
+    })
+}
+
+/// Where the bids come from, and every combination of settings that
+/// contradicts itself refused by name.
+fn bids_of(options: &RunOptions, phase: Phase, rules: Rules) -> Result<Bids, ConfigError> {
+    let choice = options.fixed_bids;
+    let bids = options.bids;
+    let stage_iterations = options.bidding_iterations;
+    let blueprint = options.bidding_from.as_deref();
+    if phase == Phase::Bidding {
+        if blueprint.is_some() {
+            return Err(ConfigError::BlueprintPhase);
+        }
+        if bids.is_some() || stage_iterations.is_some() {
+            return Err(ConfigError::BidsPhase);
+        }
+    }
+    match (blueprint, bids.unwrap_or_else(|| default_bids(phase))) {
+        (Some(_), _) if bids.is_some() => Err(ConfigError::BidsWithBlueprint),
+        (Some(_), _) if stage_iterations.is_some() => Err(ConfigError::StageWithoutStage),
+        (Some(path), _) => {
+            let blueprint = BiddingBlueprint::load(path, rules, choice.unwrap_or_default())
+                .map_err(ConfigError::Blueprint)?;
+            Ok(Bids::Fixed(blueprint.source().clone()))
+        }
+        (None, BidsName::Staged) => {
+            let iterations = stage_iterations.unwrap_or(DEFAULT_BIDDING_STAGE_ITERATIONS);
+            if iterations == 0 {
+                return Err(ConfigError::ZeroBiddingStage);
+            }
+            Ok(Bids::Staged {
+                stage: BiddingStage {
+                    iterations,
+                    choice: choice.unwrap_or_default(),
+                },
+                blueprint: None,
+            })
+        }
+        (None, BidsName::Trained) if choice.is_some() => {
+            Err(ConfigError::FixedBidsWithoutBlueprint)
+        }
+        (None, BidsName::Trained) if stage_iterations.is_some() => {
+            Err(ConfigError::StageWithoutStage)
+        }
+        (None, BidsName::Trained) => Ok(Bids::Trained),
+    }
+}
+
+/// How this session trains.
+fn session_of(
+    options: &SessionOptions,
+    phase: Phase,
+    store: &StoreSettings,
+    log: LogSettings,
+    curve: Option<CurveSettings>,
+) -> Result<SessionSettings, ConfigError> {
+    let mut iterations = options.iterations;
+    if iterations == Some(0) {
+        return Err(ConfigError::ZeroIterations);
+    }
+    if !options.sets_budget() {
+        iterations = default_iterations(phase);
+    }
+    let batch = options.batch.unwrap_or(1000);
+    if batch == 0 {
+        return Err(ConfigError::ZeroBatch);
+    }
+    if options.checkpoint_every_iterations == Some(0) {
+        return Err(ConfigError::ZeroCheckpointEvery);
+    }
+    if options.until == Some(0) {
+        return Err(ConfigError::ZeroUntil);
+    }
+    if let Some(threads) = options.threads {
+        check_threads(threads)?;
+    }
+    let minutes = options.checkpoint_every_minutes.unwrap_or(10.0);
+    if !(minutes > 0.0 && minutes.is_finite()) {
+        return Err(ConfigError::CheckpointMinutes { minutes });
+    }
+    if !["error", "warn", "info", "debug", "trace"].contains(&log.level.as_str()) {
+        return Err(ConfigError::LogLevel { level: log.level });
+    }
+    Ok(SessionSettings {
+        threads: options.threads.unwrap_or(0),
+        iterations,
+        until: options.until,
+        duration: options.duration,
+        checkpoint_every_iterations: options.checkpoint_every_iterations.unwrap_or(1_000_000),
+        checkpoint_every_minutes: minutes,
+        batch,
+        lmdb_cache_records: store.lmdb_cache_records.max(1024),
+        mmap_writeback: options.mmap_writeback.unwrap_or(store.mmap_writeback),
+        export: options.export.unwrap_or(false),
+        log,
+        curve,
+        pruning: match options.prune {
+            Some(regret) => PruningSettings::from_flags(regret, options.prune_after)?,
+            None => None,
+        },
+        warm_start: match options.warm_start {
+            Some(weight) => WarmStartSettings::from_flag(weight)?,
+            None => WarmStartSettings::default_for(phase),
+        },
+        traverser_sampling: match &options.sample_own_after {
+            Some(given) => TraverserSamplingSettings::from_flag(given)?,
+            None => None,
+        },
+        verify: options.verify(),
+        sync: options.cluster.settings()?,
+    })
+}

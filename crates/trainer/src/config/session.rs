@@ -1,0 +1,132 @@
+//! How one session trains: the settings `trainer resume` may change, and
+//! the thread count.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::*;
+
+/// Threads a core past which a thread count is a typo, not a choice: the
+/// workers only compete for the cores, and thousands of them stall the
+/// machine (each also holds a stack and its own caches).
+pub const MAX_THREADS_PER_CORE: usize = 8;
+
+/// Refuses a thread count no machine of this size can use.
+pub fn check_threads(threads: usize) -> Result<(), ConfigError> {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let most = MAX_THREADS_PER_CORE * cores;
+    if threads > most {
+        return Err(ConfigError::TooManyThreads {
+            threads,
+            most,
+            per_core: MAX_THREADS_PER_CORE,
+            cores,
+        });
+    }
+    Ok(())
+}
+
+/// `--threads` as clap parses it: a count, bounded by [`check_threads`].
+pub fn parse_threads(text: &str) -> Result<usize, String> {
+    let threads: usize = text
+        .parse()
+        .map_err(|_| format!("'{text}' is not a thread count: give 0 (one a core) or a number"))?;
+    check_threads(threads).map_err(|error| error.to_string())?;
+    Ok(threads)
+}
+
+/// The threads a `threads` setting asks for: 0 means every core.
+pub fn worker_threads(requested: usize) -> usize {
+    if requested == 0 {
+        std::thread::available_parallelism().map_or(1, usize::from)
+    } else {
+        requested
+    }
+}
+
+/// How a session runs: free to change between sessions of one run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionSettings {
+    /// Worker threads; 0 means every core.
+    pub threads: usize,
+    /// Iterations to run in this session; `None` for no limit.
+    pub iterations: Option<u64>,
+    /// Stop once the run's total reaches this many iterations.
+    pub until: Option<u64>,
+    /// Wall-clock budget for this session.
+    pub duration: Option<Duration>,
+    pub checkpoint_every_iterations: u64,
+    pub checkpoint_every_minutes: f64,
+    /// Iterations between progress updates and stop checks.
+    pub batch: u64,
+    pub lmdb_cache_records: usize,
+    /// How the mmap store writes its changes: this session's choice, never
+    /// saved with the run.
+    #[serde(skip)]
+    pub mmap_writeback: MmapWriteback,
+    /// Export the policy and say what it learned when the session ends.
+    pub export: bool,
+    pub log: LogSettings,
+    /// Measure a learning curve while training; `None` for no curve.
+    #[serde(default)]
+    pub curve: Option<CurveSettings>,
+    /// Regret-based pruning; `None` explores every action.
+    #[serde(default)]
+    pub pruning: Option<PruningSettings>,
+    /// Fresh infostates seeded with the heuristic's move; `None` starts
+    /// them at zero.
+    #[serde(default)]
+    pub warm_start: Option<WarmStartSettings>,
+    /// The traverser samples its own actions past its first decisions;
+    /// `None` explores them all.
+    #[serde(default)]
+    pub traverser_sampling: Option<TraverserSamplingSettings>,
+    /// How much opening the store checks: this session's choice
+    /// (`--skip-checksums`), never saved with the run.
+    #[serde(skip)]
+    pub verify: store::Verify,
+    /// When the ranks sync under `mpirun`: this session's choice, never
+    /// saved (a run may resume on one machine or many).
+    #[serde(skip)]
+    pub sync: SyncSettings,
+}
+
+impl SessionSettings {
+    /// A resumed run's saved session with this command's flags over it:
+    /// threads, a new budget (all three limits together), checkpoints,
+    /// export, pruning, the warm start, traverser sampling and the curve.
+    pub fn with_flags(
+        mut self,
+        flags: &SessionOptions,
+        curve_flags: CurveOptions,
+    ) -> Result<SessionSettings, ConfigError> {
+        if let Some(threads) = flags.threads {
+            self.threads = threads;
+        }
+        if flags.sets_budget() {
+            self.iterations = flags.iterations;
+            self.until = flags.until;
+            self.duration = flags.duration;
+        }
+        if let Some(every) = flags.checkpoint_every_iterations {
+            self.checkpoint_every_iterations = every.max(1);
+        }
+        self.export |= flags.export.unwrap_or(false);
+        if let Some(regret) = flags.prune {
+            self.pruning = PruningSettings::from_flags(regret, flags.prune_after)?;
+        }
+        if let Some(weight) = flags.warm_start {
+            self.warm_start = WarmStartSettings::from_flag(weight)?;
+        }
+        if let Some(given) = &flags.sample_own_after {
+            self.traverser_sampling = TraverserSamplingSettings::from_flag(given)?;
+        }
+        self.curve = curve_flags.or(self.curve.take().into()).settings();
+        self.verify = flags.verify();
+        self.mmap_writeback = flags.mmap_writeback.unwrap_or_default();
+        self.sync = flags.cluster.settings()?;
+        Ok(self)
+    }
+}

@@ -1,0 +1,159 @@
+//! The `[solver]` and `[store]` tables of a profile: the schedule, the
+//! abstraction, the leaves and the record encoding a run is made with.
+
+use std::fmt;
+
+use cfr::Schedule;
+use serde::{Deserialize, Serialize};
+use store::RecordEncoding;
+
+use euchre_bots::meta::Leaves;
+use euchre_bots::opponent_bids::OpponentBids;
+use euchre_bots::phase::Phase;
+use euchre_game::keys::play::PlayAbstraction;
+
+use super::*;
+
+/// How regrets and the average are weighted over iterations.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SolverSettings {
+    /// `dcfr`, `linear`, `cfr+` or `vanilla`.
+    pub schedule: ScheduleName,
+    /// DCFR exponents; read only with `schedule = "dcfr"`.
+    pub alpha: f64,
+    pub beta: f64,
+    pub gamma: f64,
+    /// How positions past the phase's horizon are valued. Runs saved
+    /// before the setting existed were open-hand.
+    pub leaves: Leaves,
+    /// How card play is keyed: `plain` (the rank-compressed key),
+    /// `maker-seat` (plus which seat made trump) or `trump-voids` (plus
+    /// which seats have shown a void in trump). Runs saved before the
+    /// setting existed were plain.
+    pub abstraction: PlayAbstraction,
+    /// What the trained bids assume of the opponents' bids: `equilibrium`
+    /// (nothing), or `heuristic:SHARE` (that they bid as the heuristic in
+    /// that share of walks). Runs saved before the setting existed were
+    /// equilibrium.
+    #[serde(skip_serializing_if = "OpponentBids::is_equilibrium")]
+    pub opponent_bids: OpponentBids,
+}
+
+/// Linear CFR by default: under sampling a key waits thousands of
+/// iterations between visits, and DCFR with β = 0 halves negative regrets
+/// every iteration, so by the next visit they are gone and a lucky sample
+/// can swing the key. On the one-hour bidding run linear CFR was ahead of
+/// DCFR(1.5, 0, 2) at every point of the curve
+/// (`docs/experiments/bidding-hour.md`), and
+/// regret-based pruning needs the negative regrets it keeps.
+impl Default for SolverSettings {
+    fn default() -> SolverSettings {
+        SolverSettings {
+            schedule: ScheduleName::Linear,
+            alpha: 1.5,
+            beta: 0.0,
+            gamma: 2.0,
+            leaves: Leaves::OpenHand,
+            abstraction: PlayAbstraction::Plain,
+            opponent_bids: OpponentBids::Equilibrium,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ScheduleName {
+    #[serde(rename = "dcfr")]
+    Dcfr,
+    #[serde(rename = "linear")]
+    Linear,
+    #[serde(rename = "cfr+")]
+    CfrPlus,
+    #[serde(rename = "vanilla")]
+    Vanilla,
+}
+
+impl fmt::Display for SolverSettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.schedule {
+            ScheduleName::Dcfr => write!(
+                f,
+                "dcfr (alpha {}, beta {}, gamma {})",
+                self.alpha, self.beta, self.gamma
+            ),
+            ScheduleName::Linear => f.write_str("linear"),
+            ScheduleName::CfrPlus => f.write_str("cfr+"),
+            ScheduleName::Vanilla => f.write_str("vanilla"),
+        }
+    }
+}
+
+impl SolverSettings {
+    pub fn schedule(&self) -> Schedule {
+        match self.schedule {
+            ScheduleName::Dcfr => Schedule::dcfr(self.alpha, self.beta, self.gamma),
+            ScheduleName::Linear => Schedule::LINEAR,
+            ScheduleName::CfrPlus => Schedule::CFR_PLUS,
+            ScheduleName::Vanilla => Schedule::VANILLA,
+        }
+    }
+}
+
+/// Store options beyond the choice of backend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StoreSettings {
+    /// `f32`, or `i16` with one scale per infostate (half the disk); when
+    /// unset, the phase's default ([`EncodingName::default_for`]).
+    pub encoding: Option<EncodingName>,
+    /// LMDB only: dirty records held before a batched write transaction.
+    pub lmdb_cache_records: usize,
+    /// mmap only: `at-checkpoint`, `continuous` or `auto` (see
+    /// [`MmapWriteback`]).
+    pub mmap_writeback: MmapWriteback,
+}
+
+impl Default for StoreSettings {
+    fn default() -> StoreSettings {
+        StoreSettings {
+            encoding: None,
+            lmdb_cache_records: 1 << 20,
+            mmap_writeback: MmapWriteback::Auto,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum EncodingName {
+    F32,
+    I16,
+}
+
+impl fmt::Display for EncodingName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            EncodingName::F32 => "f32",
+            EncodingName::I16 => "i16",
+        })
+    }
+}
+
+impl EncodingName {
+    /// Full play is the laptop job: 46 M infostates whose pages must stay
+    /// in the page cache, so it halves its records unless told otherwise.
+    /// The smaller phases keep exact f32 records.
+    pub fn default_for(phase: Phase) -> EncodingName {
+        match phase {
+            Phase::FullPlay => EncodingName::I16,
+            Phase::Bidding | Phase::Play(_) => EncodingName::F32,
+        }
+    }
+
+    pub fn encoding(self) -> RecordEncoding {
+        match self {
+            EncodingName::F32 => RecordEncoding::F32,
+            EncodingName::I16 => RecordEncoding::I16Scaled,
+        }
+    }
+}

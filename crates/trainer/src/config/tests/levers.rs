@@ -1,0 +1,121 @@
+//! The solver's levers and durations, as flags give them.
+
+use super::resolve_flags;
+use std::time::Duration;
+
+use crate::config::*;
+use euchre_bots::phase::Phase;
+
+#[test]
+fn traverser_sampling_is_a_count_of_explored_decisions_or_off() {
+    let sample = |given: &str| {
+        resolve_flags(
+            RunProfile::default(),
+            RunOptions {
+                phase: Some(Phase::FullPlay),
+                session: SessionOptions {
+                    sample_own_after: Some(given.to_string()),
+                    ..SessionOptions::default()
+                },
+                ..RunOptions::default()
+            },
+        )
+        .map(|(_, session, _)| session.traverser_sampling)
+    };
+    assert_eq!(
+        sample("2").unwrap(),
+        Some(TraverserSamplingSettings {
+            explored_decisions: 2,
+            exploration: TRAVERSER_EXPLORATION
+        })
+    );
+    assert_eq!(sample("off").unwrap(), None);
+    let error = sample("two").unwrap_err().to_string();
+    assert!(error.contains("--sample-own-after \"two\""), "{error}");
+    assert!(error.contains("`off`"), "{error}");
+    // Off unless asked for, in every phase.
+    let default = resolve_flags(
+        RunProfile::default(),
+        RunOptions {
+            phase: Some(Phase::FullPlay),
+            ..RunOptions::default()
+        },
+    )
+    .unwrap()
+    .1;
+    assert_eq!(default.traverser_sampling, None);
+    // A resumed run keeps it unless the session's flag says otherwise.
+    let kept = SessionSettings {
+        traverser_sampling: sample("1").unwrap(),
+        ..default
+    };
+    let resumed = kept
+        .clone()
+        .with_flags(&SessionOptions::default(), CurveOptions::default())
+        .unwrap();
+    assert_eq!(resumed.traverser_sampling, kept.traverser_sampling);
+    let off = kept
+        .with_flags(
+            &SessionOptions {
+                sample_own_after: Some("off".into()),
+                ..SessionOptions::default()
+            },
+            CurveOptions::default(),
+        )
+        .unwrap();
+    assert_eq!(off.traverser_sampling, None);
+}
+
+#[test]
+fn a_warm_start_is_a_positive_weight_or_off() {
+    let warm = |weight| {
+        resolve_flags(
+            RunProfile::default(),
+            RunOptions {
+                session: SessionOptions {
+                    warm_start: Some(weight),
+                    ..SessionOptions::default()
+                },
+                ..RunOptions::default()
+            },
+        )
+        .map(|(_, session, _)| session.warm_start)
+    };
+    assert_eq!(warm(2.0).unwrap(), Some(WarmStartSettings { weight: 2.0 }));
+    assert_eq!(warm(0.0).unwrap(), None);
+    // By default full play starts warm and the other phases cold.
+    let default = |phase| {
+        resolve_flags(
+            RunProfile::default(),
+            RunOptions {
+                phase: Some(phase),
+                ..RunOptions::default()
+            },
+        )
+        .unwrap()
+        .1
+        .warm_start
+    };
+    assert_eq!(
+        default(Phase::FullPlay),
+        Some(WarmStartSettings {
+            weight: FULL_PLAY_WARM_START
+        })
+    );
+    assert_eq!(default(Phase::Bidding), None);
+    assert_eq!(default(Phase::Play(3)), None);
+    for bad in [-1.0, f64::NAN, f64::INFINITY] {
+        let message = warm(bad).unwrap_err().to_string();
+        assert!(message.contains("--warm-start"), "{message}");
+    }
+}
+
+#[test]
+fn durations_parse() {
+    assert_eq!(parse_duration("90s").unwrap(), Duration::from_secs(90));
+    assert_eq!(parse_duration("1h30m").unwrap(), Duration::from_secs(5400));
+    assert_eq!(parse_duration("2d").unwrap(), Duration::from_secs(172_800));
+    for bad in ["", "5", "h", "3x", "0s", "9999999999999999999h"] {
+        assert!(parse_duration(bad).is_err(), "{bad}");
+    }
+}

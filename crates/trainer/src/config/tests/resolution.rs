@@ -1,0 +1,336 @@
+//! Resolution: the flags over the profile, the phase's defaults, and
+//! the combinations refused.
+
+use super::{chain, resolve_flags};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::config::curve::{DEFAULT_EVAL_AGAINST, FULL_PLAY_EVAL_EVERY, FULL_PLAY_EVAL_HANDS};
+use crate::config::*;
+use euchre_bots::meta::BidChoice;
+use euchre_bots::meta::BlueprintSource;
+use euchre_bots::opponent_bids::OpponentBids;
+use euchre_bots::phase::Phase;
+use store::Backend;
+
+#[test]
+fn the_bare_full_play_command_is_the_laptop_profile() {
+    let bare = RunOptions {
+        phase: Some(Phase::FullPlay),
+        store: Some(Backend::Mmap),
+        ..RunOptions::default()
+    };
+    let (identity, session, dir) = resolve_flags(RunProfile::default(), bare).unwrap();
+    assert_eq!(identity.encoding, EncodingName::I16);
+    assert_eq!(
+        identity.bids.stage(),
+        Some(BiddingStage {
+            iterations: DEFAULT_BIDDING_STAGE_ITERATIONS,
+            choice: BidChoice::Argmax
+        }),
+        "full play trains its bids in a stage of their own first"
+    );
+    assert_eq!(session.iterations, None, "full play trains until stopped");
+    assert_eq!((session.until, session.duration), (None, None));
+    assert_eq!(dir, None, "the default run directory, runs/full-play-mmap");
+
+    let profile =
+        parse_profile(include_str!("../../../../../configs/full-play.toml"), "f").unwrap();
+    let (profile_identity, profile_session, profile_dir) =
+        resolve_flags(profile, RunOptions::default()).unwrap();
+    assert_eq!(profile_identity, identity);
+    assert_eq!(profile_session, session);
+    assert_eq!(
+        profile_dir.as_deref(),
+        Some(Path::new("runs/full-play-mmap"))
+    );
+
+    let (bidding, bidding_session, _) =
+        resolve_flags(RunProfile::default(), RunOptions::default()).unwrap();
+    assert_eq!(bidding.encoding, EncodingName::F32);
+    assert_eq!(bidding_session.iterations, Some(DEFAULT_ITERATIONS));
+
+    let f32_full_play = RunOptions {
+        phase: Some(Phase::FullPlay),
+        encoding: Some(EncodingName::F32),
+        ..RunOptions::default()
+    };
+    let (identity, _, _) = resolve_flags(RunProfile::default(), f32_full_play).unwrap();
+    assert_eq!(identity.encoding, EncodingName::F32);
+    let profile = parse_profile(
+        "[run]\nphase = \"full-play\"\n[store]\nencoding = \"f32\"\n",
+        "t",
+    );
+    let (identity, _, _) = resolve_flags(profile.unwrap(), RunOptions::default()).unwrap();
+    assert_eq!(identity.encoding, EncodingName::F32);
+}
+
+/// Full play's staged bids model the heuristic's unless a flag or a
+/// profile says otherwise; every other run's bids are an equilibrium,
+/// and fixed bids, which train nothing, are never modelled.
+#[test]
+fn only_full_plays_bidding_stage_models_the_heuristics_bids_by_default() {
+    let opponents = |profile: &str, flags: RunOptions| {
+        let profile = parse_profile(profile, "t").unwrap();
+        resolve_flags(profile, flags)
+            .unwrap()
+            .0
+            .solver
+            .opponent_bids
+    };
+    let phase = |phase: Phase| RunOptions {
+        phase: Some(phase),
+        ..RunOptions::default()
+    };
+    assert_eq!(opponents("", phase(Phase::FullPlay)), STAGED_OPPONENT_BIDS);
+    assert_eq!(
+        opponents("", phase(Phase::Bidding)),
+        OpponentBids::Equilibrium
+    );
+    assert_eq!(
+        opponents("", phase(Phase::Play(2))),
+        OpponentBids::Equilibrium
+    );
+    let joint = RunOptions {
+        bids: Some(BidsName::Trained),
+        ..phase(Phase::FullPlay)
+    };
+    assert_eq!(opponents("", joint), OpponentBids::Equilibrium);
+    // A profile's choice is a choice, even of the equilibrium; a flag
+    // overrides it.
+    let equilibrium = "[solver]\nopponent_bids = \"equilibrium\"\n";
+    assert_eq!(
+        opponents(equilibrium, phase(Phase::FullPlay)),
+        OpponentBids::Equilibrium
+    );
+    let flagged = RunOptions {
+        opponent_bids: Some(OpponentBids::Heuristic { share: 0.5 }),
+        ..phase(Phase::FullPlay)
+    };
+    assert_eq!(
+        opponents(equilibrium, flagged),
+        OpponentBids::Heuristic { share: 0.5 }
+    );
+    // A `[solver]` table without the key leaves the default.
+    assert_eq!(
+        opponents("[solver]\nschedule = \"linear\"\n", phase(Phase::FullPlay)),
+        STAGED_OPPONENT_BIDS
+    );
+}
+
+#[test]
+fn where_the_bids_come_from_is_resolved_and_conflicts_are_explained() {
+    let with = |phase: Phase, flags: RunOptions| {
+        resolve_flags(
+            RunProfile::default(),
+            RunOptions {
+                phase: Some(phase),
+                ..flags
+            },
+        )
+    };
+    let stage = |flags: RunOptions| with(Phase::FullPlay, flags).unwrap().0.bids.stage();
+    assert_eq!(
+        stage(RunOptions {
+            bidding_iterations: Some(5000),
+            fixed_bids: Some(BidChoice::Average),
+            ..RunOptions::default()
+        }),
+        Some(BiddingStage {
+            iterations: 5000,
+            choice: BidChoice::Average
+        })
+    );
+    assert_eq!(
+        stage(RunOptions {
+            bids: Some(BidsName::Trained),
+            ..RunOptions::default()
+        }),
+        None
+    );
+    let play = with(Phase::Play(2), RunOptions::default()).unwrap().0;
+    assert_eq!(
+        play.bids,
+        Bids::Trained,
+        "play-N trains its bids unless asked"
+    );
+    let staged_play = with(
+        Phase::Play(2),
+        RunOptions {
+            bids: Some(BidsName::Staged),
+            ..RunOptions::default()
+        },
+    );
+    assert!(staged_play.unwrap().0.bids.stage().is_some());
+    let profile = parse_profile("[run]\nphase = \"full-play\"\nbids = \"trained\"\n", "t");
+    let (identity, _, _) = resolve_flags(profile.unwrap(), RunOptions::default()).unwrap();
+    assert_eq!(identity.bids, Bids::Trained);
+
+    let refused = |phase: Phase, flags: RunOptions| chain(&with(phase, flags).unwrap_err());
+    let message = refused(
+        Phase::Bidding,
+        RunOptions {
+            bids: Some(BidsName::Staged),
+            ..RunOptions::default()
+        },
+    );
+    assert!(
+        message.contains("the bidding phase trains only bids"),
+        "{message}"
+    );
+    let message = refused(
+        Phase::FullPlay,
+        RunOptions {
+            bids: Some(BidsName::Staged),
+            bidding_from: Some(PathBuf::from("any.bin")),
+            ..RunOptions::default()
+        },
+    );
+    assert!(message.contains("keep one of the two"), "{message}");
+    let message = refused(
+        Phase::FullPlay,
+        RunOptions {
+            bids: Some(BidsName::Trained),
+            bidding_iterations: Some(100),
+            ..RunOptions::default()
+        },
+    );
+    assert!(message.contains("this run has none"), "{message}");
+    let message = refused(
+        Phase::FullPlay,
+        RunOptions {
+            bidding_iterations: Some(0),
+            ..RunOptions::default()
+        },
+    );
+    assert!(message.contains("at least 1 iteration"), "{message}");
+    let message = refused(
+        Phase::FullPlay,
+        RunOptions {
+            bids: Some(BidsName::Trained),
+            fixed_bids: Some(BidChoice::Argmax),
+            ..RunOptions::default()
+        },
+    );
+    assert!(message.contains("--bids staged"), "{message}");
+}
+
+/// `settings.toml` keeps the two bid fields it has always had, so run
+/// directories made before `Bids` existed open unchanged.
+#[test]
+fn the_bids_are_saved_as_they_always_were() {
+    let base = resolve_flags(RunProfile::default(), RunOptions::default())
+        .unwrap()
+        .0;
+    let source = BlueprintSource {
+        path: PathBuf::from("/runs/x/bidding/policy.bin"),
+        checksum: 7,
+        iterations: 100,
+        choice: BidChoice::Argmax,
+    };
+    let stage = BiddingStage {
+        iterations: 100,
+        choice: BidChoice::Argmax,
+    };
+    for (bids, from, staged) in [
+        (Bids::Trained, false, false),
+        (Bids::Fixed(source.clone()), true, false),
+        (
+            Bids::Staged {
+                stage,
+                blueprint: None,
+            },
+            false,
+            true,
+        ),
+        (
+            Bids::Staged {
+                stage,
+                blueprint: Some(source.clone()),
+            },
+            true,
+            true,
+        ),
+    ] {
+        let identity = Identity {
+            bids,
+            ..base.clone()
+        };
+        let text = toml::to_string(&identity).unwrap();
+        assert_eq!(text.contains("[bidding_from]"), from, "{text}");
+        assert_eq!(text.contains("[bidding_stage]"), staged, "{text}");
+        assert_eq!(toml::from_str::<Identity>(&text).unwrap(), identity);
+    }
+}
+
+#[test]
+fn a_staged_run_names_a_changed_stage_but_not_its_own_blueprint_before_it_exists() {
+    let staged = |iterations| Identity {
+        bids: Bids::Staged {
+            stage: BiddingStage {
+                iterations,
+                choice: BidChoice::Argmax,
+            },
+            blueprint: None,
+        },
+        ..resolve_flags(RunProfile::default(), RunOptions::default())
+            .unwrap()
+            .0
+    };
+    let mut finished = staged(100);
+    if let Bids::Staged { blueprint, .. } = &mut finished.bids {
+        *blueprint = Some(BlueprintSource {
+            path: PathBuf::from("/runs/x/bidding/policy.bin"),
+            checksum: 7,
+            iterations: 100,
+            choice: BidChoice::Argmax,
+        });
+    }
+    assert!(staged(100).differences(&finished).is_empty());
+    assert!(finished.differences(&staged(100)).is_empty());
+    let changed = staged(200).differences(&finished);
+    assert_eq!(changed.len(), 1, "{changed:?}");
+    assert!(changed[0].starts_with("bids: the run has a bidding stage of 100 iterations"));
+    let mut joint = staged(100);
+    joint.bids = Bids::Trained;
+    assert_eq!(
+        joint.differences(&finished).len(),
+        2,
+        "the stage and its blueprint"
+    );
+}
+
+#[test]
+fn a_new_full_play_run_measures_a_curve_unless_told_not_to() {
+    let curve = |phase: Phase, every: Option<&str>| {
+        let every = every.map(|text| options::parse_curve_interval(text).unwrap());
+        resolve(
+            RunProfile::default(),
+            RunOptions {
+                phase: Some(phase),
+                ..RunOptions::default()
+            },
+            CurveOptions {
+                every,
+                ..CurveOptions::default()
+            },
+        )
+        .unwrap()
+        .1
+        .curve
+    };
+    let default = curve(Phase::FullPlay, None).unwrap();
+    assert_eq!(default.every, FULL_PLAY_EVAL_EVERY);
+    assert_eq!(default.against, "heuristic");
+    assert_eq!(default.hands, FULL_PLAY_EVAL_HANDS);
+    assert_eq!(
+        curve(Phase::FullPlay, Some("10m")).unwrap().every,
+        Duration::from_secs(600)
+    );
+    assert_eq!(curve(Phase::FullPlay, Some("off")), None);
+    assert_eq!(curve(Phase::Bidding, None), None);
+    assert_eq!(
+        curve(Phase::Bidding, Some("5m")).unwrap().against,
+        DEFAULT_EVAL_AGAINST
+    );
+}
