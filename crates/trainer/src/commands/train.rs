@@ -2,24 +2,19 @@
 //! bidding stage before it when the run has one.
 
 use std::path::Path;
-use std::time::Duration;
-
-use anyhow::Context;
 
 use super::export::print_report;
 use crate::config::{
     self, Bids, CurveOptions, Identity, RunOptions, SessionOptions, SessionSettings,
 };
 use crate::format::{bytes, thousands};
-use crate::training::bidding_stage::{self, StageOutcome};
 use crate::training::error::TrainingError;
-use crate::training::export::export;
 use crate::training::logging;
-use crate::training::looping::{Budget, Ending};
-use crate::training::run_dir::{self, LOG_FILE, RunDir, STORE_DIR, read_settings};
-use crate::training::session::{Session, Summary};
+use crate::training::looping::Ending;
+use crate::training::run_dir::{self, LOG_FILE, RunDir, STORE_DIR};
+use crate::training::session::Summary;
+use crate::training::staged::{self, RunEnd};
 use crate::training::terminal::TerminalWatcher;
-use euchre_bots::meta::Strategy;
 use euchre_bots::phase::Phase;
 
 /// `trainer train`: start a run, or resume the one in the run directory
@@ -31,45 +26,36 @@ pub fn train(
 ) -> anyhow::Result<()> {
     let profile = config::load_profile(config)?;
     let chosen = flags.clone().or(profile.run.clone());
-    let chooses_bids = chosen.chooses_bids();
-    let chooses_opponent_bids = chosen.opponent_bids.is_some();
-    let (mut identity, session, dir) = config::resolve(profile, flags, curve_flags)?;
+    let (identity, session, dir) = config::resolve(profile, flags, curve_flags)?;
     let dir = dir.unwrap_or_else(|| run_dir::default_path(identity.phase, identity.store));
-    // A run made before staged bids, or bids modelling the heuristic's, were
-    // full play's default goes on as it was made when the command does not
-    // choose them.
-    if let Some(saved) = read_settings(&dir)?
-        && saved.identity.phase == identity.phase
-    {
-        if !chooses_bids {
-            identity.bids = saved.identity.bids;
-        }
-        if !chooses_opponent_bids {
-            identity.solver.opponent_bids = saved.identity.solver.opponent_bids;
-        }
-    }
-    run_session(&dir, &identity, &session)
+    let run = RunDir::lock(&dir)?;
+    let saved = run.saved()?;
+    let identity = config::as_made(
+        identity,
+        saved.as_ref().map(|saved| &saved.identity),
+        &chosen,
+    );
+    run_session(run, &identity, &session)
 }
 
 /// `trainer resume`: continue a run with the settings it was made with;
 /// flags change only this session's budget, threads, checkpoints, pruning
 /// and curve.
 pub fn resume(dir: &Path, flags: &SessionOptions, curve_flags: CurveOptions) -> anyhow::Result<()> {
-    let saved = read_settings(dir)?.ok_or_else(|| TrainingError::NoRun {
+    let run = RunDir::lock(dir)?;
+    let saved = run.saved()?.ok_or_else(|| TrainingError::NoRun {
         dir: dir.to_path_buf(),
     })?;
     let session = saved.session.with_flags(flags, curve_flags)?;
     if let Some(curve) = &session.curve {
         curve.validate(saved.identity.rules)?;
     }
-    run_session(dir, &saved.identity, &session)
+    run_session(run, &saved.identity, &session)
 }
 
-fn run_session(dir: &Path, identity: &Identity, session: &SessionSettings) -> anyhow::Result<()> {
+fn run_session(run: RunDir, identity: &Identity, session: &SessionSettings) -> anyhow::Result<()> {
     let mut watcher = TerminalWatcher::new(session.log.progress)?;
-    std::fs::create_dir_all(dir)
-        .with_context(|| format!("cannot create the run directory {}", dir.display()))?;
-    let log_file = session.log.file.then(|| dir.join(LOG_FILE));
+    let log_file = session.log.file.then(|| run.file(LOG_FILE));
     logging::init(&session.log.level, watcher.bar(), log_file.as_deref())?;
     if session.iterations.is_none() && session.until.is_none() && session.duration.is_none() {
         tracing::info!(
@@ -82,59 +68,40 @@ fn run_session(dir: &Path, identity: &Identity, session: &SessionSettings) -> an
             "bids are trained along with card play; full play plays better for the same time with its bids trained first and then fixed, which new runs do unless given --bids trained (docs/training.md: \"Full play under fixed bids\")"
         );
     }
-    let mut identity = identity.clone();
-    let mut budget = Budget::of(session);
-    let run = RunDir::lock(dir)?;
-    if let Some(stage) = identity.bids.unfinished_stage() {
-        let outcome = bidding_stage::ensure_bids(&run, &identity, stage, session, &mut watcher)?;
-        let seconds = outcome.seconds();
-        match outcome {
-            StageOutcome::Ready { source, trained } => {
-                if let Some(trained) = trained {
-                    print_summary(&trained.summary);
-                    print_report(&trained.export);
-                    println!("stage 2 of 2: card play under the bids of {source}");
-                }
-                identity.bids = Bids::Staged {
-                    stage,
-                    blueprint: Some(source),
-                };
-                if let Some(duration) = budget.duration {
-                    let left = duration.saturating_sub(Duration::from_secs_f64(seconds));
-                    if left.is_zero() {
-                        watcher.finish();
-                        println!(
-                            "this session's time went to the bidding stage; card play starts when you run the same command again"
-                        );
-                        return Ok(());
-                    }
-                    budget.duration = Some(left);
-                }
-                watcher.restart();
-            }
-            StageOutcome::Unfinished { summary, of } => {
-                print_summary(&summary);
-                println!(
-                    "the bidding stage {} at iteration {} of {}; card play starts after it. Run the same command to go on.",
-                    match summary.ending {
-                        Ending::Interrupted => "stopped",
-                        Ending::Budget => "used this session's time",
-                    },
-                    thousands(summary.progress.iterations),
-                    thousands(of)
-                );
-                watcher.finish();
-                return Ok(());
+    let end = staged::run(
+        run,
+        identity,
+        session,
+        &mut watcher,
+        &mut |source, trained| {
+            print_summary(&trained.summary);
+            print_report(&trained.export);
+            println!("stage 2 of 2: card play under the bids of {source}");
+        },
+    )?;
+    watcher.finish();
+    match end {
+        RunEnd::Trained { summary, export } => {
+            print_summary(&summary);
+            if let Some(export) = export {
+                print_report(&export);
             }
         }
-    }
-    let mut training = Session::open_locked(run, &identity, session, &mut watcher)?;
-    let summary = training.train(budget, &mut watcher)?;
-    drop(training);
-    watcher.finish();
-    print_summary(&summary);
-    if session.export {
-        print_report(&export(dir, None, Strategy::Average, session.verify)?);
+        RunEnd::StageUnfinished { summary, of } => {
+            print_summary(&summary);
+            println!(
+                "the bidding stage {} at iteration {} of {}; card play starts after it. Run the same command to go on.",
+                match summary.ending {
+                    Ending::Interrupted => "stopped",
+                    Ending::Budget => "used this session's time",
+                },
+                thousands(summary.progress.iterations),
+                thousands(of)
+            );
+        }
+        RunEnd::TimeSpentOnStage => println!(
+            "this session's time went to the bidding stage; card play starts when you run the same command again"
+        ),
     }
     Ok(())
 }

@@ -35,7 +35,7 @@ pub use profile::{
     LogSettings, MAX_PROFILE_BYTES, RunProfile, load_profile, load_rules, parse_profile,
 };
 pub use resolve::{
-    DEFAULT_ITERATIONS, STAGED_OPPONENT_BIDS, default_bids, default_iterations,
+    DEFAULT_ITERATIONS, STAGED_OPPONENT_BIDS, as_made, default_bids, default_iterations,
     default_opponent_bids, resolve,
 };
 pub use session::{

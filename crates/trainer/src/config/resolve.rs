@@ -251,3 +251,22 @@ fn session_of(
         sync: options.cluster.settings()?,
     })
 }
+
+/// The identity a resolved command trains under, given the identity of the
+/// run already in its directory (`saved`, if any): a run made before staged
+/// bids, or before bids modelling the heuristic's, were full play's default
+/// goes on as it was made when the command (flags and profile, `chosen`)
+/// does not choose them. Any other difference is the session's to refuse.
+pub fn as_made(mut identity: Identity, saved: Option<&Identity>, chosen: &RunOptions) -> Identity {
+    if let Some(saved) = saved
+        && saved.phase == identity.phase
+    {
+        if !chosen.chooses_bids() {
+            identity.bids = saved.bids.clone();
+        }
+        if chosen.opponent_bids.is_none() {
+            identity.solver.opponent_bids = saved.solver.opponent_bids;
+        }
+    }
+    identity
+}

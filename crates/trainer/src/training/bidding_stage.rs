@@ -13,9 +13,9 @@
 use crate::config::{BiddingStage, Bids, EncodingName, Identity, SessionSettings, SolverSettings};
 use crate::format::thousands;
 use crate::training::error::TrainingError;
-use crate::training::export::{ExportReport, export};
+use crate::training::export::{ExportReport, export_locked};
 use crate::training::looping::{Budget, Watcher};
-use crate::training::run_dir::{POLICY_FILE, RunDir, read_settings, stage_dir};
+use crate::training::run_dir::{POLICY_FILE, RunDir, stage_dir};
 use crate::training::session::{Session, Summary};
 use euchre_bots::blueprint::BiddingBlueprint;
 use euchre_bots::meta::BlueprintSource;
@@ -91,7 +91,7 @@ pub fn ensure_bids(
     session: &SessionSettings,
     watcher: &mut dyn Watcher,
 ) -> Result<StageOutcome, TrainingError> {
-    if let Some(saved) = read_settings(run.path())?
+    if let Some(saved) = run.saved()?
         && let Bids::Staged {
             stage: saved_stage,
             blueprint: Some(source),
@@ -131,14 +131,24 @@ pub fn ensure_bids(
         watcher,
     )?;
     let summary = bidding.train(Budget::of(&stage_session), watcher)?;
-    drop(bidding);
+    let stage_run = bidding.into_run();
     if !stage_complete(&summary, stage) {
         return Ok(StageOutcome::Unfinished {
             summary,
             of: stage.iterations,
         });
     }
-    let export = export(&stage_dir, None, Strategy::Average, session.verify)?;
+    let stage_saved = stage_run.saved()?.ok_or_else(|| TrainingError::NoRun {
+        dir: stage_dir.clone(),
+    })?;
+    let export = export_locked(
+        &stage_run,
+        &stage_saved,
+        None,
+        Strategy::Average,
+        session.verify,
+    )?;
+    drop(stage_run);
     let blueprint =
         BiddingBlueprint::load(&stage_dir.join(POLICY_FILE), identity.rules, stage.choice)
             .map_err(TrainingError::Blueprint)?;

@@ -20,7 +20,7 @@ use crate::report::{BiddingReport, Summary};
 use crate::training::backend;
 use crate::training::error::TrainingError;
 use crate::training::run_dir::{
-    POLICY_FILE, Progress, RunDir, STORE_DIR, check_store_identity, read_settings,
+    POLICY_FILE, Progress, RunDir, STORE_DIR, SavedSettings, check_store_identity, read_settings,
 };
 
 /// Where `export` records the policy's local best response for `status`.
@@ -78,6 +78,20 @@ pub fn export(
         });
     }
     let run = RunDir::lock(dir)?;
+    export_locked(&run, &saved, out, strategy, verify)
+}
+
+/// [`export`] of the run in `run`, locked already, whose settings are
+/// `saved`: what a training command that asked for an export calls, with
+/// no second lock or read of the settings.
+pub fn export_locked(
+    run: &RunDir,
+    saved: &SavedSettings,
+    out: Option<PathBuf>,
+    strategy: Strategy,
+    verify: Verify,
+) -> Result<ExportReport, TrainingError> {
+    let dir = run.path();
     let store_dir = run.file(STORE_DIR);
     if Manifest::read(&store_dir)?.is_none() {
         return Err(TrainingError::NoCheckpoint {

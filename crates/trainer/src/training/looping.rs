@@ -90,6 +90,9 @@ pub trait Watcher {
     fn should_stop(&self) -> bool {
         false
     }
+    /// The run goes on to its next stage, whose store may take a while to
+    /// open (a staged run: card play after its bids).
+    fn next_stage(&mut self) {}
 }
 
 impl Watcher for () {}

@@ -12,6 +12,7 @@ pub mod looping;
 pub mod run_dir;
 pub mod session;
 pub mod signals;
+pub mod staged;
 pub mod status;
 pub mod terminal;
 pub mod universe;

@@ -45,10 +45,15 @@ pub struct SavedSettings {
     pub session: SessionSettings,
 }
 
-/// A locked run directory.
+/// A locked run directory. Its `settings.toml` is read at most once while
+/// it is held ([`RunDir::saved`]), and kept up to date by
+/// [`RunDir::save`]: no one else may write it meanwhile.
 #[derive(Debug)]
 pub struct RunDir {
     lock: StoreDir,
+    /// `None` until first read; then the settings on disk (`Some(None)`
+    /// for a directory that holds no run yet).
+    saved: std::sync::Mutex<Option<Option<SavedSettings>>>,
 }
 
 /// How far a run has got, committed with the store at each checkpoint.
@@ -135,7 +140,23 @@ impl RunDir {
             },
             other => TrainingError::Store(other),
         })?;
-        Ok(RunDir { lock })
+        Ok(RunDir {
+            lock,
+            saved: std::sync::Mutex::new(None),
+        })
+    }
+
+    /// The run's saved settings, read on first use; `None` for a directory
+    /// that holds no run yet.
+    pub fn saved(&self) -> Result<Option<SavedSettings>, TrainingError> {
+        let mut cached = self
+            .saved
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if cached.is_none() {
+            *cached = Some(read_settings(self.path())?);
+        }
+        Ok(cached.clone().flatten())
     }
 
     pub fn path(&self) -> &Path {
@@ -149,7 +170,7 @@ impl RunDir {
     /// Checks `identity` against the run's saved one, naming every setting
     /// that differs. A directory with no run passes.
     pub fn check(&self, identity: &Identity) -> Result<(), TrainingError> {
-        if let Some(saved) = read_settings(self.path())? {
+        if let Some(saved) = self.saved()? {
             let differences = identity.differences(&saved.identity);
             if !differences.is_empty() {
                 return Err(TrainingError::OtherSettings {
@@ -175,6 +196,10 @@ impl RunDir {
         };
         let text = toml::to_string_pretty(&saved).map_err(TrainingError::EncodeSettings)?;
         store::write_atomically(&self.file(SETTINGS_FILE), text.as_bytes())?;
+        *self
+            .saved
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(Some(saved));
         Ok(())
     }
 }

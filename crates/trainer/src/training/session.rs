@@ -80,6 +80,11 @@ impl Session {
         Session::open_locked(RunDir::lock(run_dir)?, identity, settings, watcher)
     }
 
+    /// The run directory, still locked, once the session is done with it.
+    pub fn into_run(self) -> RunDir {
+        self.run
+    }
+
     /// [`Session::open`] in a run directory the caller has locked already.
     pub fn open_locked(
         run: RunDir,

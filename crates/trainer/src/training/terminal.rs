@@ -66,6 +66,10 @@ impl TerminalWatcher {
 }
 
 impl Watcher for TerminalWatcher {
+    fn next_stage(&mut self) {
+        self.restart();
+    }
+
     fn stage(&mut self, stage: &str) {
         self.bar.set_message(format!("store: {stage}"));
     }
