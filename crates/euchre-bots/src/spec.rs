@@ -13,7 +13,7 @@ use crate::bots::heuristic::Heuristic;
 use crate::bots::pimc::Pimc;
 use crate::bots::policy::{PolicyBot, Sampling, Unseen};
 use crate::bots::random::RandomBot;
-use crate::bots::search::{Bids, SearchBot};
+use crate::bots::search::{BidsBy, SearchBot};
 use crate::bots::split::SplitBot;
 use crate::policy_file::PolicyFileError;
 
@@ -132,9 +132,9 @@ pub fn from_spec(spec: &str, rules: Rules, unseen: Unseen) -> Result<Arc<dyn Bot
             )?;
             same_rules(blueprint.rules())?;
             let bids = if kind == "search" {
-                Bids::Blueprint
+                BidsBy::Blueprint
             } else {
-                Bids::Search
+                BidsBy::Search
             };
             Arc::new(SearchBot::new(blueprint, worlds, bids, path.to_owned()))
         }

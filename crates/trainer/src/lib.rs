@@ -1,7 +1,7 @@
 //! The euchre trainer as a library: everything the `trainer` binary does,
 //! in parts that tests and benchmarks call directly.
 //!
-//! - [`game`]: euchre as a [`cfr::Game`]: the engine of `euchre_game`, a
+//! - [`solver_game`]: euchre as a [`cfr::Game`]: the engine of `euchre_game`, a
 //!   training phase ([`euchre_bots::phase`]) deciding where the solver
 //!   stops, and open-hand (double-dummy) values at the leaves.
 //! - [`training`]: a run directory, the store behind it ([`store`]) and a
@@ -19,8 +19,8 @@ pub mod bench;
 pub mod commands;
 pub mod config;
 pub mod format;
-pub mod game;
 pub mod meter;
 pub mod report;
 pub mod serve;
+pub mod solver_game;
 pub mod training;

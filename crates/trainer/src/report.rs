@@ -63,7 +63,7 @@ pub struct BiddingReport {
 
 /// What the report found over its deals: what is printed.
 #[derive(Debug, Default)]
-pub struct Summary {
+pub struct BiddingSummary {
     by_trumps: [[Mean; 4]; 6],
     right_bower_up: [Mean; 4],
     hands: u64,
@@ -102,8 +102,8 @@ impl BiddingReport {
 
     /// Every seat's round-1 bid on the same fixed deals, whoever the deals
     /// are summarised for.
-    pub fn summarise(&self) -> Summary {
-        let mut summary = Summary::default();
+    pub fn summarise(&self) -> BiddingSummary {
+        let mut summary = BiddingSummary::default();
         let mut rng = SmallRng::seed_from_u64(REPORT_SEED);
         for _ in 0..REPORT_DEALS {
             let deal = Deal::random(Seat::North, &mut rng);
@@ -135,7 +135,7 @@ impl BiddingReport {
     }
 }
 
-impl Summary {
+impl BiddingSummary {
     /// What the table shows, in words drawn from its own numbers: how far
     /// training has moved the bids from the untrained 67% (pass, order up
     /// and order up alone start equally likely), weak hands against strong.

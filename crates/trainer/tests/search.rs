@@ -9,7 +9,7 @@ use std::sync::Arc;
 use euchre_bots::bot::Bot;
 use euchre_bots::bots::heuristic::Heuristic;
 use euchre_bots::bots::policy::{PolicyBot, Sampling, Unseen};
-use euchre_bots::bots::search::{Bids, CONFIDENT, SearchBot};
+use euchre_bots::bots::search::{BidsBy, CONFIDENT, SearchBot};
 use euchre_bots::seen::Seen;
 use euchre_bots::spec::from_spec;
 use euchre_game::engine::action::Action;
@@ -81,7 +81,7 @@ fn maker_trumps(policy: &std::path::Path) -> (f64, f64) {
         Unseen::Heuristic,
     )
     .unwrap();
-    let search = SearchBot::new(blueprint, 8, Bids::Blueprint, "test".to_owned());
+    let search = SearchBot::new(blueprint, 8, BidsBy::Blueprint, "test".to_owned());
     let mut rng = SmallRng::seed_from_u64(11);
     let (mut positions, mut uniform_sum, mut weighted_sum) = (0, 0.0, 0.0);
     for hand in 0..4000u64 {
@@ -165,7 +165,7 @@ fn a_searched_bid_goes_alone_with_the_five_best_trumps() {
         .is_some_and(|stated| stated.iter().any(|&(_, p)| p >= CONFIDENT));
     assert!(!sure, "the test needs a blueprint that is not sure here");
 
-    let search = SearchBot::new(load(), 16, Bids::Search, "test".to_owned());
+    let search = SearchBot::new(load(), 16, BidsBy::Search, "test".to_owned());
     let mut rng = SmallRng::seed_from_u64(5);
     assert_eq!(search.act(&seen, &mut rng), lone);
     let report = search.report().unwrap();

@@ -19,10 +19,10 @@
 //! twice), solve each open-handed and play the card with the largest
 //! weighted points for the actor's side.
 //!
-//! **Bids and the discard** are the blueprint's most likely action, where
+//! **BidsBy and the discard** are the blueprint's most likely action, where
 //! it trained one (the argmax bidder beats sampling it;
 //! `docs/experiments/bidding-hour.md`),
-//! unless the bot searches its bids too ([`Bids::Search`]): then each bid
+//! unless the bot searches its bids too ([`BidsBy::Search`]): then each bid
 //! is valued like a card, over the same weighted worlds, by finishing the
 //! bidding with the blueprint's most likely action at every seat and
 //! solving the contract open-handed. That is one step of policy
@@ -68,7 +68,7 @@ pub const CONFIDENT: f64 = 0.8;
 
 /// Who chooses the bot's bids and discard.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Bids {
+pub enum BidsBy {
     /// The blueprint's most likely action.
     Blueprint,
     /// Weighted open-hand search over the blueprint's continuation, where
@@ -79,7 +79,7 @@ pub enum Bids {
 pub struct SearchBot {
     blueprint: PolicyBot,
     worlds: usize,
-    bids: Bids,
+    bids: BidsBy,
     label: String,
     counts: Counts,
 }
@@ -101,7 +101,7 @@ struct Counts {
     effective_milli: AtomicU64,
     candidates: AtomicU64,
     no_world: AtomicU64,
-    /// Bids (and discards) valued by search, and how many of them chose
+    /// BidsBy (and discards) valued by search, and how many of them chose
     /// other than the blueprint's most likely action.
     bids_searched: AtomicU64,
     bids_changed: AtomicU64,
@@ -109,7 +109,7 @@ struct Counts {
 
 impl SearchBot {
     /// `blueprint` bids and supplies the inference; `label` names the file.
-    pub fn new(blueprint: PolicyBot, worlds: usize, bids: Bids, label: String) -> SearchBot {
+    pub fn new(blueprint: PolicyBot, worlds: usize, bids: BidsBy, label: String) -> SearchBot {
         SearchBot {
             blueprint,
             worlds,
@@ -288,9 +288,9 @@ impl SearchBot {
         legal[best]
     }
 
-    /// A bid or discard: the blueprint's, or searched (see [`Bids`]).
+    /// A bid or discard: the blueprint's, or searched (see [`BidsBy`]).
     fn bid(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Action {
-        if self.bids == Bids::Blueprint {
+        if self.bids == BidsBy::Blueprint {
             return self.blueprint.act(seen, rng);
         }
         // The blueprint's most likely action, where it trained the key.
@@ -319,8 +319,8 @@ impl SearchBot {
 impl Bot for SearchBot {
     fn name(&self) -> String {
         let kind = match self.bids {
-            Bids::Blueprint => "search",
-            Bids::Search => "search-bids",
+            BidsBy::Blueprint => "search",
+            BidsBy::Search => "search-bids",
         };
         format!("{kind}:{}:{}", self.worlds, self.label)
     }
@@ -347,7 +347,7 @@ impl Bot for SearchBot {
             per(self.counts.effective_milli.load(Ordering::Relaxed)) / 1000.0,
             per(self.counts.distinct_worlds.load(Ordering::Relaxed)),
         );
-        if self.bids == Bids::Search {
+        if self.bids == BidsBy::Search {
             let searched = self.counts.bids_searched.load(Ordering::Relaxed);
             let changed = self.counts.bids_changed.load(Ordering::Relaxed);
             report.push_str(&format!(

@@ -12,7 +12,7 @@ use crate::training::error::TrainingError;
 use crate::training::logging;
 use crate::training::looping::Ending;
 use crate::training::run_dir::{self, LOG_FILE, RunDir, STORE_DIR};
-use crate::training::session::Summary;
+use crate::training::session::SessionSummary;
 use crate::training::staged::{self, RunEnd};
 use crate::training::terminal::TerminalWatcher;
 use euchre_bots::phase::Phase;
@@ -106,7 +106,7 @@ fn run_session(run: RunDir, identity: &Identity, session: &SessionSettings) -> a
     Ok(())
 }
 
-fn print_summary(summary: &Summary) {
+fn print_summary(summary: &SessionSummary) {
     let ended = match summary.ending {
         Ending::Budget => "finished its budget",
         Ending::Interrupted => "stopped on interrupt",

@@ -16,7 +16,7 @@ use crate::training::error::TrainingError;
 use crate::training::export::{ExportReport, export_locked};
 use crate::training::looping::{Budget, Watcher};
 use crate::training::run_dir::{POLICY_FILE, RunDir, stage_dir};
-use crate::training::session::{Session, Summary};
+use crate::training::session::{Session, SessionSummary};
 use euchre_bots::blueprint::BiddingBlueprint;
 use euchre_bots::meta::BlueprintSource;
 use euchre_bots::meta::Leaves;
@@ -34,13 +34,13 @@ pub enum StageOutcome {
         trained: Option<Box<StageTraining>>,
     },
     /// The session ended before the stage did: Ctrl-C, or its time ran out.
-    Unfinished { summary: Summary, of: u64 },
+    Unfinished { summary: SessionSummary, of: u64 },
 }
 
 /// What this session did to finish the stage.
 #[derive(Debug)]
 pub struct StageTraining {
-    pub summary: Summary,
+    pub summary: SessionSummary,
     pub export: ExportReport,
 }
 
@@ -158,6 +158,6 @@ pub fn ensure_bids(
     })
 }
 
-fn stage_complete(summary: &Summary, stage: BiddingStage) -> bool {
+fn stage_complete(summary: &SessionSummary, stage: BiddingStage) -> bool {
     summary.progress.iterations >= stage.iterations
 }

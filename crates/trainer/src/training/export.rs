@@ -16,7 +16,7 @@ use euchre_bots::policy_file::{self, PolicyFile};
 use store::{Manifest, Verify};
 
 use crate::format::thousands;
-use crate::report::{BiddingReport, Summary};
+use crate::report::{BiddingReport, BiddingSummary};
 use crate::training::backend;
 use crate::training::error::TrainingError;
 use crate::training::run_dir::{
@@ -45,10 +45,10 @@ pub struct ExportReport {
     /// Full play's: one card-play decision may deviate.
     pub card_play_response: Option<TimedResponse>,
     /// The exported (average or current) policy's round-1 ordering rates.
-    pub exported_bids: Summary,
+    pub exported_bids: BiddingSummary,
     /// The current strategy's, for a run that trained its own bids; `None`
     /// when they came from a blueprint, named in `fixed_bids`.
-    pub current_bids: Option<Summary>,
+    pub current_bids: Option<BiddingSummary>,
     pub fixed_bids: Option<BlueprintSource>,
 }
 

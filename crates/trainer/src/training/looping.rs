@@ -14,7 +14,7 @@ use tracing::info;
 
 use crate::config::{Identity, SessionSettings};
 use crate::format::thousands;
-use crate::game::EuchreGame;
+use crate::solver_game::EuchreGame;
 use crate::training::curve::{self, CurvePoint};
 use crate::training::error::TrainingError;
 use crate::training::run_dir::{Progress, RunDir};
@@ -79,7 +79,7 @@ impl Budget {
 /// default that does nothing, so `()` watches silently.
 pub trait Watcher {
     /// A slow step of opening the store, such as building a perfect hash.
-    fn stage(&mut self, _stage: &str) {}
+    fn opening(&mut self, _step: &str) {}
     /// Training starts; `length` is its iterations when a count fixes it.
     fn started(&mut self, _length: Option<u64>) {}
     /// A batch finished; `done` iterations so far this session.

@@ -25,7 +25,7 @@ use euchre_bots::card_play_table::CardPlayTable;
 
 /// What a session did, for the caller to report.
 #[derive(Debug)]
-pub struct Summary {
+pub struct SessionSummary {
     pub run_dir: PathBuf,
     pub resumed_from: u64,
     pub progress: Progress,
@@ -136,7 +136,7 @@ impl Session {
             },
             &mut |stage| {
                 info!("store: {stage}");
-                watcher.stage(stage);
+                watcher.opening(stage);
             },
             settings.verify,
         )
@@ -196,7 +196,7 @@ impl Session {
         &mut self,
         budget: Budget,
         watcher: &mut dyn Watcher,
-    ) -> Result<Summary, TrainingError> {
+    ) -> Result<SessionSummary, TrainingError> {
         let threads = crate::config::worker_threads(self.settings.threads);
         let start_total = self.progress.iterations;
         let started = Instant::now();
@@ -277,8 +277,8 @@ impl Session {
         this_session: &SessionCounts,
         started: Instant,
         ending: Ending,
-    ) -> Summary {
-        let summary = Summary {
+    ) -> SessionSummary {
+        let summary = SessionSummary {
             run_dir: self.run.path().to_path_buf(),
             resumed_from: start_total,
             progress: self.progress,

@@ -12,7 +12,7 @@ use crate::training::error::TrainingError;
 use crate::training::export::{ExportReport, export_locked};
 use crate::training::looping::{Budget, Watcher};
 use crate::training::run_dir::RunDir;
-use crate::training::session::{Session, Summary};
+use crate::training::session::{Session, SessionSummary};
 use euchre_bots::meta::{BlueprintSource, Strategy};
 
 /// How a run's session ended.
@@ -21,12 +21,12 @@ pub enum RunEnd {
     /// Card play (or a run with no stage) trained; `export` when the
     /// session asked for one.
     Trained {
-        summary: Summary,
+        summary: SessionSummary,
         export: Option<Box<ExportReport>>,
     },
     /// The bidding stage stopped (Ctrl-C, or its time ran out) before its
     /// `of` iterations; the same command goes on with it.
-    StageUnfinished { summary: Summary, of: u64 },
+    StageUnfinished { summary: SessionSummary, of: u64 },
     /// The bidding stage finished and took all of this session's time.
     TimeSpentOnStage,
 }

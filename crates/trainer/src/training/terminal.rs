@@ -70,8 +70,8 @@ impl Watcher for TerminalWatcher {
         self.restart();
     }
 
-    fn stage(&mut self, stage: &str) {
-        self.bar.set_message(format!("store: {stage}"));
+    fn opening(&mut self, step: &str) {
+        self.bar.set_message(format!("store: {step}"));
     }
 
     fn started(&mut self, length: Option<u64>) {

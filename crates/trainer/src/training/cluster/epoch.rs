@@ -6,7 +6,7 @@ use cfr::mccfr::{BatchStats, ExternalSampling};
 use store::Table;
 
 use super::orders::sum_counters;
-use crate::game::EuchreGame;
+use crate::solver_game::EuchreGame;
 use crate::training::error::TrainingError;
 
 /// What an epoch did over all the ranks, and this rank's sync.

@@ -13,7 +13,7 @@ use super::epoch::{settle, train_epoch};
 use super::orders::{self, Begin, Order};
 use super::{SyncEvery, SyncSettings};
 use crate::format::{bytes, thousands};
-use crate::game::EuchreGame;
+use crate::solver_game::EuchreGame;
 use crate::training::error::TrainingError;
 use crate::training::looping::{self, Budget, Ending, Looping, SessionCounts, Steps, Watcher};
 use crate::training::run_dir::Progress;
