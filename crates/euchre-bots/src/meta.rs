@@ -6,6 +6,15 @@
 //! names it is made of ([`Phase`], [`OpponentBids`]): the code that reads
 //! files (loading a blueprint, probing a table) lives with those files,
 //! so describing a policy never depends on loading one.
+//!
+//! Who plays past a policy's horizon has five names, one a job:
+//! [`Leaves`] is the run's setting (open-hand, heuristic-play,
+//! pimc-calibrated, table-play); `crate::leaves::LeafValuer` is that
+//! setting ready to value positions (with the table it plays, if any);
+//! [`CardPlay`] is the kind of card play a bot brings, to check that a
+//! policy is followed by the player its leaves assumed;
+//! `crate::card_play_table::CardPlayTable` is a loaded full-play table;
+//! [`CardPlaySource`] is where that table came from, as files record it.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -95,7 +104,7 @@ pub enum Leaves {
     #[serde(rename = "heuristic-play")]
     HeuristicPlay,
     /// The open-hand trick count, mapped to the points PIMC's card play
-    /// scores on average from positions with that count ([`calibration`]);
+    /// scores on average from positions with that count ([`crate::leaves::calibration`]);
     /// lone contracts keep open-hand values.
     #[serde(rename = "pimc-calibrated")]
     PimcCalibrated,

@@ -350,7 +350,8 @@ pub fn is_writable(dir: &Path) -> bool {
 /// one: write a temporary file, fsync it, rename it over, fsync the folder.
 ///
 /// Only a regular file (or nothing) at `path` is replaced: anything else is
-/// refused (see [`crate::regular_file`]). The temporary file is made anew,
+/// refused (a rename would replace a device, a FIFO or a link, not write
+/// into it). The temporary file is made anew,
 /// never opened through a symbolic link left in its place.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     crate::regular_file::check_replaceable(path)?;

@@ -1,5 +1,5 @@
 //! The loop of a training session, apart from the session that opens the
-//! run: it takes iterations from a source of [`Steps`] (the solver on this
+//! run: it takes iterations from a source of `Steps` (the solver on this
 //! process, or an epoch over the ranks of a cluster), checkpoints on
 //! schedule, measures curve points and stops on its [`Budget`] or when the
 //! [`Watcher`] asks. The session and the cluster's leader both drive it,
@@ -29,7 +29,7 @@ pub enum Ending {
     Interrupted,
 }
 
-/// How much one call of [`Session::train`] may do; the first limit reached
+/// How much one call of [`crate::training::session::Session::train`] may do; the first limit reached
 /// ends it. No limit at all trains until the watcher asks to stop.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Budget {
@@ -97,7 +97,7 @@ pub trait Watcher {
 
 impl Watcher for () {}
 
-/// What one call of [`Session::train`] has done so far.
+/// What one call of [`crate::training::session::Session::train`] has done so far.
 #[derive(Debug, Default)]
 pub(crate) struct SessionCounts {
     pub(crate) iterations: u64,
