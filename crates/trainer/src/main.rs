@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 use euchre_bots::{bots::policy::Unseen, phase, spec};
+use trainer::training::cluster::Group;
 use trainer::{bench, commands, config};
 
 /// Train and inspect euchre bots built with counterfactual regret minimisation.
@@ -458,7 +459,7 @@ fn main() -> anyhow::Result<()> {
     #[cfg(feature = "mpi")]
     let result = run_under_mpi(cli);
     #[cfg(not(feature = "mpi"))]
-    let result = run(cli);
+    let result = run(cli, None);
     match result {
         Err(error) if is_closed_stdout(&error) => std::process::exit(141),
         result => result,
@@ -477,7 +478,7 @@ fn run_under_mpi(cli: Cli) -> anyhow::Result<()> {
         anyhow::bail!("MPI did not start; run under mpirun, or build without --features mpi");
     };
     if group.size() == 1 {
-        return run(cli);
+        return run(cli, None);
     }
     let arguments: Vec<String> = std::env::args().skip(1).collect();
     let everyone = group.all_gather(&cluster::agreement(&arguments))?;
@@ -486,10 +487,12 @@ fn run_under_mpi(cli: Cli) -> anyhow::Result<()> {
         anyhow::bail!(reason);
     }
     if group.is_root() {
-        let group = std::rc::Rc::new(group);
-        cluster::lead(group);
-        let result = run(cli);
-        cluster::dismiss(result.as_ref().err().map(|error| format!("{error:#}")))?;
+        let group: Group = std::rc::Rc::new(group);
+        let result = run(cli, Some(&group));
+        cluster::dismiss(
+            group.as_ref(),
+            result.as_ref().err().map(|error| format!("{error:#}")),
+        )?;
         return result;
     }
     // Only rank 0 decides when to stop, and checkpoints first: a follower
@@ -514,20 +517,22 @@ fn is_closed_stdout(error: &anyhow::Error) -> bool {
     })
 }
 
-fn run(cli: Cli) -> anyhow::Result<()> {
+/// Runs the command; `group`: the ranks it leads under `mpirun`, as their
+/// rank 0 (`None`: this process alone).
+fn run(cli: Cli, group: Option<&Group>) -> anyhow::Result<()> {
     let Some(command) = cli.command else {
         let TrainArgs { config, run, curve } = cli.train;
-        return commands::train::train(config.as_deref(), run, curve);
+        return commands::train::train(config.as_deref(), run, curve, group);
     };
     match command {
         Command::Train(TrainArgs { config, run, curve }) => {
-            commands::train::train(config.as_deref(), run, curve)
+            commands::train::train(config.as_deref(), run, curve, group)
         }
         Command::Resume {
             run_dir,
             session,
             curve,
-        } => commands::train::resume(&run_dir, &session, curve),
+        } => commands::train::resume(&run_dir, &session, curve, group),
         Command::Export {
             run_dir,
             out,
@@ -605,7 +610,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Serve(args) => serve_command(args),
         Command::Play(args) => play_command(args),
         Command::Replay => commands::replay::run(std::io::stdin().lock(), std::io::stdout().lock()),
-        Command::Bench { target } => bench_command(target),
+        Command::Bench { target } => bench_command(target, group),
     }
 }
 
@@ -698,7 +703,7 @@ fn play_command(args: PlayArgs) -> anyhow::Result<()> {
     )
 }
 
-fn bench_command(target: BenchTarget) -> anyhow::Result<()> {
+fn bench_command(target: BenchTarget, group: Option<&Group>) -> anyhow::Result<()> {
     match target {
         BenchTarget::Game { hands, seed } => bench::game::run(hands, seed),
         BenchTarget::Train {
@@ -734,7 +739,13 @@ fn bench_command(target: BenchTarget) -> anyhow::Result<()> {
             touched,
             width,
             tries,
-        } => bench::sync::run(&records, touched, width, tries),
+        } => bench::sync::run(
+            group.map(|group| group.as_ref()),
+            &records,
+            touched,
+            width,
+            tries,
+        ),
         BenchTarget::Prune {
             phase,
             warm,

@@ -18,12 +18,13 @@ pub fn sparse_record_bytes(width: usize) -> u64 {
 }
 
 pub fn run(
+    group: Option<&dyn Collective>,
     records: &[u64],
     touched_percent: f64,
     width: usize,
     tries: usize,
 ) -> anyhow::Result<()> {
-    let group = cluster::leading().context(
+    let group = group.filter(|group| group.size() > 1).context(
         "bench sync times MPI collectives: build with --features mpi and run it under mpirun -np 2 or more",
     )?;
     anyhow::ensure!(
@@ -42,9 +43,9 @@ pub fn run(
         let floats = count * 2 * width as u64;
         let touched = ((count as f64) * touched_percent / 100.0).ceil() as u64;
         let sparse_bytes = touched * sparse_record_bytes(width);
-        let dense = median(group.as_ref(), Probe::Dense { floats }, tries)?;
+        let dense = median(group, Probe::Dense { floats }, tries)?;
         let sparse = median(
-            group.as_ref(),
+            group,
             Probe::Sparse {
                 bytes: sparse_bytes,
             },

@@ -8,6 +8,7 @@ use crate::config::{
     self, Bids, CurveOptions, Identity, RunOptions, SessionOptions, SessionSettings,
 };
 use crate::format::{bytes, thousands};
+use crate::training::cluster::Group;
 use crate::training::error::TrainingError;
 use crate::training::logging;
 use crate::training::looping::Ending;
@@ -23,6 +24,7 @@ pub fn train(
     config: Option<&Path>,
     flags: RunOptions,
     curve_flags: CurveOptions,
+    group: Option<&Group>,
 ) -> anyhow::Result<()> {
     let profile = config::load_profile(config)?;
     let chosen = flags.clone().or(profile.run.clone());
@@ -35,13 +37,18 @@ pub fn train(
         saved.as_ref().map(|saved| &saved.identity),
         &chosen,
     );
-    run_session(run, &identity, &session)
+    run_session(run, &identity, &session, group)
 }
 
 /// `trainer resume`: continue a run with the settings it was made with;
 /// flags change only this session's budget, threads, checkpoints, pruning
 /// and curve.
-pub fn resume(dir: &Path, flags: &SessionOptions, curve_flags: CurveOptions) -> anyhow::Result<()> {
+pub fn resume(
+    dir: &Path,
+    flags: &SessionOptions,
+    curve_flags: CurveOptions,
+    group: Option<&Group>,
+) -> anyhow::Result<()> {
     let run = RunDir::lock(dir)?;
     let saved = run.saved()?.ok_or_else(|| TrainingError::NoRun {
         dir: dir.to_path_buf(),
@@ -50,10 +57,15 @@ pub fn resume(dir: &Path, flags: &SessionOptions, curve_flags: CurveOptions) -> 
     if let Some(curve) = &session.curve {
         curve.validate(saved.identity.rules)?;
     }
-    run_session(run, &saved.identity, &session)
+    run_session(run, &saved.identity, &session, group)
 }
 
-fn run_session(run: RunDir, identity: &Identity, session: &SessionSettings) -> anyhow::Result<()> {
+fn run_session(
+    run: RunDir,
+    identity: &Identity,
+    session: &SessionSettings,
+    group: Option<&Group>,
+) -> anyhow::Result<()> {
     let mut watcher = TerminalWatcher::new(session.log.progress)?;
     let log_file = session.log.file.then(|| run.file(LOG_FILE));
     logging::init(&session.log.level, watcher.bar(), log_file.as_deref())?;
@@ -72,6 +84,7 @@ fn run_session(run: RunDir, identity: &Identity, session: &SessionSettings) -> a
         run,
         identity,
         session,
+        group,
         &mut watcher,
         &mut |source, trained| {
             print_summary(&trained.summary);

@@ -10,6 +10,7 @@ use euchre_bots::meta::CardPlaySource;
 use euchre_bots::phase::Phase;
 
 use super::*;
+use euchre_bots::meta::{PolicyMeta, Strategy};
 
 /// What a run is, fixed when it starts: resuming with any of these changed
 /// would mix two different trainings in one store.
@@ -83,6 +84,22 @@ impl From<Identity> for IdentityOnDisk {
 }
 
 impl Identity {
+    /// What a policy exported from this run after `iterations` records of
+    /// it: the one place a run's settings become a policy's description.
+    pub fn policy_meta(&self, iterations: u64, strategy: Strategy) -> PolicyMeta {
+        PolicyMeta {
+            phase: self.phase,
+            rules: self.rules,
+            iterations,
+            leaves: self.solver.leaves,
+            strategy,
+            bidding_from: self.bids.blueprint().cloned(),
+            play_abstraction: self.solver.abstraction,
+            card_play_from: self.card_play_from.clone(),
+            opponent_bids: self.solver.opponent_bids,
+        }
+    }
+
     /// Each setting that differs from `other`, as "name: ours vs theirs".
     pub fn differences(&self, saved: &Identity) -> Vec<String> {
         let mut out = Vec::new();

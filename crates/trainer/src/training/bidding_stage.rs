@@ -12,6 +12,7 @@
 
 use crate::config::{BiddingStage, Bids, EncodingName, Identity, SessionSettings, SolverSettings};
 use crate::format::thousands;
+use crate::training::cluster::Group;
 use crate::training::error::TrainingError;
 use crate::training::export::{ExportReport, export_locked};
 use crate::training::looping::{Budget, Watcher};
@@ -89,6 +90,7 @@ pub fn ensure_bids(
     identity: &Identity,
     stage: BiddingStage,
     session: &SessionSettings,
+    group: Option<&Group>,
     watcher: &mut dyn Watcher,
 ) -> Result<StageOutcome, TrainingError> {
     if let Some(saved) = run.saved()?
@@ -129,7 +131,8 @@ pub fn ensure_bids(
         &stage_identity(identity),
         &stage_session,
         watcher,
-    )?;
+    )?
+    .on(group.cloned());
     let summary = bidding.train(Budget::of(&stage_session), watcher)?;
     let stage_run = bidding.into_run();
     if !stage_complete(&summary, stage) {

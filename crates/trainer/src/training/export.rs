@@ -108,17 +108,7 @@ pub fn export_locked(
     let table = backend::open_to_read(&saved.identity, &store_dir, verify)?;
     check_store_identity(&table.committed_state(), &saved.identity, &store_dir)?;
     let progress = Progress::committed(&table.committed_state(), dir)?;
-    let meta = PolicyMeta {
-        phase: saved.identity.phase,
-        rules: saved.identity.rules,
-        iterations: progress.iterations,
-        leaves: saved.identity.solver.leaves,
-        strategy,
-        bidding_from: saved.identity.bids.blueprint().cloned(),
-        play_abstraction: saved.identity.solver.abstraction,
-        card_play_from: saved.identity.card_play_from.clone(),
-        opponent_bids: saved.identity.solver.opponent_bids,
-    };
+    let meta = saved.identity.policy_meta(progress.iterations, strategy);
     if out.is_none() && !store::is_writable(dir) {
         return Err(TrainingError::ReadOnlyRunDir {
             dir: dir.to_path_buf(),

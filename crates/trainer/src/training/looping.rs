@@ -20,7 +20,6 @@ use crate::training::error::TrainingError;
 use crate::training::run_dir::{Progress, RunDir};
 use euchre_bots::blueprint::BiddingBlueprint;
 use euchre_bots::card_play_table::CardPlayTable;
-use euchre_bots::meta::PolicyMeta;
 
 /// Why a session ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -310,17 +309,7 @@ fn curve_point(
     threads: usize,
     run_dir: &Path,
 ) -> Result<CurvePoint, TrainingError> {
-    let meta = PolicyMeta {
-        phase: identity.phase,
-        rules: identity.rules,
-        iterations: progress.iterations,
-        leaves: identity.solver.leaves,
-        strategy: euchre_bots::meta::Strategy::Average,
-        bidding_from: identity.bids.blueprint().cloned(),
-        play_abstraction: identity.solver.abstraction,
-        card_play_from: identity.card_play_from.clone(),
-        opponent_bids: identity.solver.opponent_bids,
-    };
+    let meta = identity.policy_meta(progress.iterations, euchre_bots::meta::Strategy::Average);
     let point = curve::measure(
         table,
         &meta,

@@ -15,6 +15,7 @@ use tracing::info;
 use crate::config::{Identity, PruningSettings, SessionSettings};
 use crate::format::{bytes, thousands};
 use crate::training::backend;
+use crate::training::cluster::Group;
 use crate::training::error::TrainingError;
 use crate::training::looping::{
     BatchSize, Budget, Ending, LocalSteps, Looping, SessionCounts, Watcher, commit, solver,
@@ -56,6 +57,8 @@ pub struct Session {
     resumed_from: u64,
     /// When, and at which run total, the last checkpoint was written.
     last_checkpoint: (Instant, u64),
+    /// The ranks this session trains on as their rank 0, if any.
+    group: Option<Group>,
 }
 
 impl std::fmt::Debug for Session {
@@ -171,7 +174,17 @@ impl Session {
             resumed_from: progress.iterations,
             last_checkpoint: (Instant::now(), progress.iterations),
             progress,
+            group: None,
         })
+    }
+
+    /// Trains on `group` as its rank 0 (with `None`, alone).
+    #[must_use]
+    pub fn on(self, group: Option<Group>) -> Session {
+        Session {
+            group: group.filter(|group| group.size() > 1),
+            ..self
+        }
     }
 
     /// The run's progress, including iterations not yet checkpointed.
@@ -236,6 +249,7 @@ impl Session {
             card_play,
             progress,
             last_checkpoint,
+            group,
             ..
         } = self;
         let table = table.as_ref();
@@ -250,7 +264,7 @@ impl Session {
             card_play,
             threads,
         };
-        match crate::training::cluster::leading() {
+        match group {
             None => {
                 let solver = solver(identity, settings, table, fixed_bids, card_play, threads)?;
                 let mut steps = LocalSteps {

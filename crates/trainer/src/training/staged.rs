@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use crate::config::{Bids, Identity, SessionSettings};
 use crate::training::bidding_stage::{self, StageOutcome, StageTraining};
+use crate::training::cluster::Group;
 use crate::training::error::TrainingError;
 use crate::training::export::{ExportReport, export_locked};
 use crate::training::looping::{Budget, Watcher};
@@ -31,20 +32,22 @@ pub enum RunEnd {
     TimeSpentOnStage,
 }
 
-/// Trains the run in `run` as `identity` says, for this session's budget.
+/// Trains the run in `run` as `identity` says, for this session's budget,
+/// on `group` as its rank 0 if the command leads one.
 /// `on_stage` hears of a bidding stage that finished in this session,
 /// before card play starts.
 pub fn run(
     run: RunDir,
     identity: &Identity,
     session: &SessionSettings,
+    group: Option<&Group>,
     watcher: &mut dyn Watcher,
     on_stage: &mut dyn FnMut(&BlueprintSource, &StageTraining),
 ) -> Result<RunEnd, TrainingError> {
     let mut identity = identity.clone();
     let mut budget = Budget::of(session);
     if let Some(stage) = identity.bids.unfinished_stage() {
-        let outcome = bidding_stage::ensure_bids(&run, &identity, stage, session, watcher)?;
+        let outcome = bidding_stage::ensure_bids(&run, &identity, stage, session, group, watcher)?;
         let seconds = outcome.seconds();
         match outcome {
             StageOutcome::Unfinished { summary, of } => {
@@ -70,7 +73,7 @@ pub fn run(
             }
         }
     }
-    let mut training = Session::open_locked(run, &identity, session, watcher)?;
+    let mut training = Session::open_locked(run, &identity, session, watcher)?.on(group.cloned());
     let summary = training.train(budget, watcher)?;
     // The store closes with the session; the run stays locked for the export.
     let run = training.into_run();

@@ -15,38 +15,24 @@ pub mod mpi;
 mod orders;
 pub(crate) use orders::Probe;
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use cfr::distributed::Collective;
 
 pub use crate::config::{SyncEvery, SyncReads, SyncSettings, SyncStrategySums};
 
-thread_local! {
-    /// The group this process leads, when it is rank 0 of several. The
-    /// transport is used only from the thread that runs the command.
-    static LEADING: RefCell<Option<Rc<dyn Collective>>> = const { RefCell::new(None) };
-}
-
-/// Makes the sessions of this thread train on `group`, as its rank 0.
-pub fn lead(group: Rc<dyn Collective>) {
-    LEADING.with(|leading| *leading.borrow_mut() = Some(group));
-}
-
-/// The group the current thread leads, if it leads more than itself.
-pub(crate) fn leading() -> Option<Rc<dyn Collective>> {
-    LEADING
-        .with(|leading| leading.borrow().clone())
-        .filter(|group| group.size() > 1)
-}
+/// The ranks a command leads, as their rank 0: passed from `main` to the
+/// sessions that train on them (`None`: this process alone). The transport
+/// is used only from the thread that runs the command.
+pub type Group = Rc<dyn Collective>;
 
 /// Tells every follower the command is over (`error`: why, if it failed),
-/// so they exit too. Nothing to do when this process leads nobody.
-pub fn dismiss(error: Option<String>) -> Result<(), cfr::distributed::CollectiveError> {
-    match leading() {
-        Some(group) => orders::send(group.as_ref(), &orders::Order::Quit { error }),
-        None => Ok(()),
-    }
+/// so they exit too.
+pub fn dismiss(
+    group: &dyn Collective,
+    error: Option<String>,
+) -> Result<(), cfr::distributed::CollectiveError> {
+    orders::send(group, &orders::Order::Quit { error })
 }
 
 /// Times one probe of `trainer bench sync` on every rank; the slowest
