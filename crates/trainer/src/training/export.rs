@@ -15,6 +15,7 @@ use euchre_bots::phase::{Phase, RECORD_WIDTH};
 use euchre_bots::policy_file::{self, PolicyFile};
 use store::{Manifest, Verify};
 
+use crate::config::Identity;
 use crate::format::thousands;
 use crate::report::{BiddingReport, BiddingSummary};
 use crate::training::backend;
@@ -92,33 +93,74 @@ pub fn export_locked(
     verify: Verify,
 ) -> Result<ExportReport, TrainingError> {
     let dir = run.path();
-    let store_dir = run.file(STORE_DIR);
-    if Manifest::read(&store_dir)?.is_none() {
-        return Err(TrainingError::NoCheckpoint {
-            dir: dir.to_path_buf(),
-        });
-    }
-    let fixed_bids = saved
-        .identity
-        .bids
-        .blueprint()
-        .map(|source| BiddingBlueprint::reopen(source, saved.identity.rules))
-        .transpose()
-        .map_err(TrainingError::Blueprint)?;
-    let table = backend::open_to_read(&saved.identity, &store_dir, verify)?;
-    check_store_identity(&table.committed_state(), &saved.identity, &store_dir)?;
-    let progress = Progress::committed(&table.committed_state(), dir)?;
-    let meta = saved.identity.policy_meta(progress.iterations, strategy);
     if out.is_none() && !store::is_writable(dir) {
         return Err(TrainingError::ReadOnlyRunDir {
             dir: dir.to_path_buf(),
         });
     }
     let path = out.unwrap_or_else(|| run.file(POLICY_FILE));
-    // The current strategy is summarised on the export's own pass.
-    let mut current = BiddingReport::default();
+    let written = write_policy(run, saved, &path, strategy, verify)?;
+    let policy = read_back(&path, &written.meta, written.entries)?;
+    let measured = measure(&policy, &saved.identity)?;
+    record_measurement(dir, &measured, written.meta.iterations)?;
+    let identity = &saved.identity;
+    Ok(ExportReport {
+        file_bytes: std::fs::metadata(&path).map_or(0, |m| m.len()),
+        path,
+        strategy,
+        infostates: written.entries,
+        iterations: written.meta.iterations,
+        local_best_response: measured.bids,
+        lbr_worlds: LBR_WORLDS,
+        lbr_seconds: measured.bids_seconds,
+        card_play_response: measured.card_play,
+        exported_bids: BiddingReport::from_policy(&policy).summarise(),
+        current_bids: identity
+            .bids
+            .blueprint()
+            .is_none()
+            .then(|| written.current_bids.summarise()),
+        fixed_bids: identity.bids.blueprint().cloned(),
+    })
+}
+
+/// What [`write_policy`] wrote.
+struct Written {
+    meta: PolicyMeta,
+    entries: u64,
+    /// The current strategy's bids, summarised on the export's own pass.
+    current_bids: BiddingReport,
+}
+
+/// Opens the run's store read-only, checks it belongs to the run, and
+/// writes its `strategy` to `path` (with the run's fixed bids, if any).
+fn write_policy(
+    run: &RunDir,
+    saved: &SavedSettings,
+    path: &Path,
+    strategy: Strategy,
+    verify: Verify,
+) -> Result<Written, TrainingError> {
+    let identity = &saved.identity;
+    let store_dir = run.file(STORE_DIR);
+    if Manifest::read(&store_dir)?.is_none() {
+        return Err(TrainingError::NoCheckpoint {
+            dir: run.path().to_path_buf(),
+        });
+    }
+    let fixed_bids = identity
+        .bids
+        .blueprint()
+        .map(|source| BiddingBlueprint::reopen(source, identity.rules))
+        .transpose()
+        .map_err(TrainingError::Blueprint)?;
+    let table = backend::open_to_read(identity, &store_dir, verify)?;
+    check_store_identity(&table.committed_state(), identity, &store_dir)?;
+    let progress = Progress::committed(&table.committed_state(), run.path())?;
+    let meta = identity.policy_meta(progress.iterations, strategy);
+    let mut current_bids = BiddingReport::default();
     let mut current_strategy = [0.0; 3];
-    let written = policy_file::export(
+    let entries = policy_file::export(
         table.as_ref(),
         &meta,
         RECORD_WIDTH,
@@ -126,39 +168,46 @@ pub fn export_locked(
             .as_ref()
             .map(BiddingBlueprint::fixed_bids)
             .as_ref(),
-        &path,
+        path,
         &mut |key, record| {
             let regrets = [0, 1, 2].map(|action| f64::from(record.regrets[action]));
             cfr::regret::regret_matching(&regrets, &mut current_strategy);
-            current.add(key, &current_strategy);
+            current_bids.add(key, &current_strategy);
         },
     )
     .map_err(TrainingError::WritePolicy)?;
-    drop(table);
-    let policy = read_back(&path, &meta, written)?;
+    Ok(Written {
+        meta,
+        entries,
+        current_bids,
+    })
+}
+
+/// How exploitable an exported policy is: its bids always, its card play
+/// for full play.
+struct Measured {
+    bids: LocalBestResponse,
+    bids_seconds: f64,
+    card_play: Option<TimedResponse>,
+}
+
+fn measure(policy: &PolicyFile, identity: &Identity) -> Result<Measured, TrainingError> {
     let started = Instant::now();
-    let card_play = saved
-        .identity
+    let card_play = identity
         .card_play_from
         .as_ref()
-        .map(|source| CardPlayTable::reopen(source, saved.identity.rules))
+        .map(|source| CardPlayTable::reopen(source, identity.rules))
         .transpose()
         .map_err(TrainingError::CardPlay)?;
-    let leaves = saved.identity.solver.leaves.valuer(card_play.as_ref())?;
-    let response = local_best_response::of_bids(
-        &policy,
-        saved.identity.rules,
-        leaves,
-        LBR_DEALS,
-        LBR_WORLDS,
-        1,
-    );
-    let lbr_seconds = started.elapsed().as_secs_f64();
-    let card_play_response = (saved.identity.phase == Phase::FullPlay).then(|| {
+    let leaves = identity.solver.leaves.valuer(card_play.as_ref())?;
+    let bids =
+        local_best_response::of_bids(policy, identity.rules, leaves, LBR_DEALS, LBR_WORLDS, 1);
+    let bids_seconds = started.elapsed().as_secs_f64();
+    let card_play = (identity.phase == Phase::FullPlay).then(|| {
         let started = Instant::now();
         let response = local_best_response::of_card_play(
-            &policy,
-            saved.identity.rules,
+            policy,
+            identity.rules,
             LBR_DEALS,
             CARD_PLAY_LBR_WORLDS,
             1,
@@ -169,41 +218,32 @@ pub fn export_locked(
             seconds: started.elapsed().as_secs_f64(),
         }
     });
-    let mut record = format!(
-        "{} at iteration {}\n",
-        response,
-        thousands(progress.iterations)
-    );
-    if let Some(card_play) = &card_play_response {
+    Ok(Measured {
+        bids,
+        bids_seconds,
+        card_play,
+    })
+}
+
+/// Writes the measurement where `trainer status` reads it; a read-only
+/// run directory goes without.
+fn record_measurement(
+    dir: &Path,
+    measured: &Measured,
+    iterations: u64,
+) -> Result<(), TrainingError> {
+    let mut record = format!("{} at iteration {}\n", measured.bids, thousands(iterations));
+    if let Some(card_play) = &measured.card_play {
         record.push_str(&format!(
             "{} at iteration {}\n",
             card_play.response,
-            thousands(progress.iterations)
+            thousands(iterations)
         ));
     }
-    // Only `status` reads it back; a read-only run directory goes without.
     if store::is_writable(dir) {
         store::write_atomically(&dir.join(LBR_FILE), record.as_bytes())?;
     }
-    Ok(ExportReport {
-        file_bytes: std::fs::metadata(&path).map_or(0, |m| m.len()),
-        path,
-        strategy,
-        infostates: written,
-        iterations: progress.iterations,
-        local_best_response: response,
-        lbr_worlds: LBR_WORLDS,
-        lbr_seconds,
-        card_play_response,
-        exported_bids: BiddingReport::from_policy(&policy).summarise(),
-        current_bids: saved
-            .identity
-            .bids
-            .blueprint()
-            .is_none()
-            .then(|| current.summarise()),
-        fixed_bids: saved.identity.bids.blueprint().cloned(),
-    })
+    Ok(())
 }
 
 /// Loads the file just written and checks it holds what was written, so a
