@@ -55,6 +55,13 @@ const DB_HEADER: usize = 48;
 /// The named databases the store keeps, and what each may hold.
 pub(super) const RECORDS_DB: &str = "records";
 pub(super) const UNDO_DB: &str = "undo";
+/// The undo database's checkpoint tag: one byte, so no 16-byte key meets it.
+pub(super) const EPOCH_KEY: &[u8] = &[0xEC];
+/// The first byte of the undo database's 9-byte keys, each listing the
+/// 16-byte keys one batch created (followed by the batch's number): one
+/// write per batch, where a marker per new record would double the
+/// B-tree work of a growing store.
+pub(super) const CREATED_PREFIX: u8 = 0xFB;
 
 /// What a good file's live meta page says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -588,9 +595,7 @@ impl Walk {
             Tree::Main => key == RECORDS_DB.as_bytes() || key == UNDO_DB.as_bytes(),
             Tree::Records => key.len() == 16,
             Tree::Undo => {
-                key.len() == 16
-                    || key == super::EPOCH_KEY
-                    || (key.len() == 9 && key[0] == super::CREATED_PREFIX)
+                key.len() == 16 || key == EPOCH_KEY || (key.len() == 9 && key[0] == CREATED_PREFIX)
             }
         };
         if fits {
@@ -618,7 +623,7 @@ impl Walk {
             }
             Tree::Main => flags == F_SUBDATA && data.len() == DB_HEADER,
             Tree::Records => size == self.record_bytes,
-            Tree::Undo if key == super::EPOCH_KEY => size == 8,
+            Tree::Undo if key == EPOCH_KEY => size == 8,
             // A batch's list of the 16-byte keys it created.
             Tree::Undo if key.len() == 9 => size > 0 && size.is_multiple_of(16),
             Tree::Undo => size == 0 || size == self.record_bytes,

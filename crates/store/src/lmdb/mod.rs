@@ -59,7 +59,7 @@ use crate::record::Record;
 use crate::table::{Key, SlotId, Table};
 use crate::verify::{Checksum, Timer, Verification, crc32_of_file, expect};
 
-use file_check::{LiveMeta, RECORDS_DB, UNDO_DB};
+use file_check::{CREATED_PREFIX, EPOCH_KEY, LiveMeta, RECORDS_DB, UNDO_DB};
 
 /// The whole data file as the last checkpoint left it. LMDB changes the
 /// file only by committing, and every commit raises the transaction id, so
@@ -135,13 +135,6 @@ const SEAL_FILE: &str = "lmdb-seal.json";
 const ORDERED_CHECKSUM: &str = "lmdb records (key and value of each, in key order)";
 /// What the records' running sum is filed under in the manifest.
 const SUM_CHECKSUM: &str = "lmdb records (wrapping sum of each key and value's mixed CRC-32)";
-/// The undo database's checkpoint tag: one byte, so no 16-byte key meets it.
-const EPOCH_KEY: &[u8] = &[0xEC];
-/// The first byte of the undo database's 9-byte keys, each listing the
-/// 16-byte keys one batch created (followed by the batch's number): one
-/// write per batch, where a marker per new record would double the
-/// B-tree work of a growing store.
-const CREATED_PREFIX: u8 = 0xFB;
 
 fn created_list_key(batch: u64) -> [u8; 9] {
     let mut key = [CREATED_PREFIX; 9];

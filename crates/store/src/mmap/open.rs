@@ -1,0 +1,367 @@
+//! Opening a store: building a new one from its key universe, or
+//! reopening one and checking it against its last checkpoint (its undo
+//! journal replayed into a private copy and verified first); and switching
+//! how its changes reach the file.
+
+use std::fs::{File, OpenOptions};
+use std::path::Path;
+use std::sync::Mutex;
+
+use boomphf::Mphf;
+use memmap2::{Advice, MmapOptions, MmapRaw};
+
+use crate::dir::{
+    Backend, Committed, Fingerprint, MANIFEST_FILE, Manifest, StoreDir, write_atomically,
+};
+use crate::error::StoreError;
+use crate::held_pages::{HeldPages, Writeback};
+use crate::layout::{KEY_BYTES, RecordLayout};
+use crate::table::Key;
+use crate::undo::UndoJournal;
+use crate::verify::{Timer, Verification, Verify, checksum_file};
+
+use super::files::*;
+use super::universe::*;
+use super::*;
+
+impl MmapTable {
+    /// Opens the store in `path`. A new directory is built from `universe`:
+    /// the perfect hash, then a fully allocated records file. An existing one
+    /// is checked against `layout` and `fingerprint` and reopened without
+    /// touching `universe`. `progress` is told of build stages.
+    pub fn open<U>(
+        path: &Path,
+        layout: RecordLayout,
+        fingerprint: Fingerprint,
+        universe: &U,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<MmapTable, StoreError>
+    where
+        U: KeyUniverse,
+        <U::Chunk as IntoIterator>::IntoIter: ExactSizeIterator,
+    {
+        Self::open_with(path, layout, fingerprint, || universe, progress)
+    }
+
+    /// [`Self::open`] for a universe that is costly to list: `universe` is
+    /// called only when the store is new, never on resume.
+    pub fn open_with<U>(
+        path: &Path,
+        layout: RecordLayout,
+        fingerprint: Fingerprint,
+        universe: impl FnOnce() -> U,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<MmapTable, StoreError>
+    where
+        U: KeyUniverse,
+        <U::Chunk as IntoIterator>::IntoIter: ExactSizeIterator,
+    {
+        Self::open_verified(path, layout, fingerprint, universe, progress, Verify::Full)
+    }
+
+    /// [`Self::open_with`], checking an existing store as `verify` says:
+    /// in full (every file's CRC-32: about a second a gigabyte from disk)
+    /// or by lengths only. Either way nothing reads a record before the
+    /// check passes.
+    pub fn open_verified<U>(
+        path: &Path,
+        layout: RecordLayout,
+        fingerprint: Fingerprint,
+        universe: impl FnOnce() -> U,
+        progress: &mut dyn FnMut(&str),
+        verify: Verify,
+    ) -> Result<MmapTable, StoreError>
+    where
+        U: KeyUniverse,
+        <U::Chunk as IntoIterator>::IntoIter: ExactSizeIterator,
+    {
+        let dir = StoreDir::lock(path)?;
+        let wanted = Manifest::new(Backend::Mmap, layout, fingerprint);
+        match dir.read_manifest()? {
+            Some(stored) => {
+                stored.check_compatible(&wanted, path)?;
+                Self::reopen(dir, layout, stored, verify, progress, Access::ReadWrite)
+            }
+            None => {
+                progress("listing the key universe");
+                Self::build(dir, layout, wanted, &universe(), progress)
+            }
+        }
+    }
+
+    fn build<U>(
+        dir: StoreDir,
+        layout: RecordLayout,
+        mut manifest: Manifest,
+        universe: &U,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<MmapTable, StoreError>
+    where
+        U: KeyUniverse,
+        <U::Chunk as IntoIterator>::IntoIter: ExactSizeIterator,
+    {
+        let count = universe.len();
+        let chunks = ChunkList(universe.chunks());
+        progress(&format!("building the perfect hash over {count} keys"));
+        let threads = std::thread::available_parallelism().map_or(1, usize::from);
+        let phf = Mphf::from_chunked_iterator_parallel(GAMMA, &chunks, None, count, threads);
+        progress("allocating the records file");
+        let records_path = dir.file(RECORDS_FILE);
+        let file_bytes = HEADER_BYTES + count * layout.bytes();
+        let file = allocate(&records_path, file_bytes)?;
+        let map = MmapOptions::new()
+            .map_raw(&file)
+            .map_err(StoreError::io(&records_path))?;
+        write_header(&map, layout, count);
+        let keys_path = dir.file(KEYS_FILE);
+        let keys_file = allocate(&keys_path, count * KEY_BYTES)?;
+        write_key_checks_and_keys(
+            &chunks.0, &phf, layout, &map, &keys_file, &keys_path, count, threads, progress,
+        )?;
+        keys_file.sync_all().map_err(StoreError::io(&keys_path))?;
+        map.flush().map_err(StoreError::io(&records_path))?;
+        progress("saving the perfect hash");
+        let phf_bytes = postcard::to_stdvec(&phf).map_err(|error| StoreError::Corrupt {
+            path: dir.file(PHF_FILE),
+            reason: format!("cannot serialise the perfect hash: {error}"),
+        })?;
+        write_atomically(&dir.file(PHF_FILE), &phf_bytes)?;
+        manifest.records = count;
+        progress("summing the files for later checks");
+        manifest.checksums = vec![
+            records_checksum(&map),
+            checksum_file(dir.path(), KEYS_FILE)?,
+            checksum_file(dir.path(), PHF_FILE)?,
+        ];
+        dir.write_manifest(&manifest)?;
+        map.advise(Advice::Random)
+            .map_err(StoreError::io(&records_path))?;
+        let (undo, _) = open_undo(&dir, &map, file_bytes, journal_owner(&manifest))?;
+        Ok(MmapTable {
+            dir,
+            layout,
+            manifest: Committed::new(manifest),
+            phf,
+            map,
+            records: count,
+            stripes: (0..STRIPES).map(|_| Mutex::new(())).collect(),
+            undo: Some(undo),
+            held: None,
+            verification: Verification::default(),
+        })
+    }
+
+    /// Opens an existing store to read it only, as export and status do on
+    /// a read-only directory: the records file is mapped privately, so
+    /// the undo journal of a session that ended without a checkpoint is
+    /// applied to this process's copy and the file is never written.
+    /// Updates and checkpoints are refused.
+    pub fn open_read_only(
+        path: &Path,
+        layout: RecordLayout,
+        fingerprint: Fingerprint,
+        verify: Verify,
+    ) -> Result<MmapTable, StoreError> {
+        let dir = StoreDir::lock(path)?;
+        let wanted = Manifest::new(Backend::Mmap, layout, fingerprint);
+        let stored = dir.read_manifest()?.ok_or_else(|| StoreError::Missing {
+            path: dir.file(MANIFEST_FILE),
+            hint: "there is no store here to read".to_owned(),
+        })?;
+        stored.check_compatible(&wanted, path)?;
+        Self::reopen(dir, layout, stored, verify, &mut |_| {}, Access::ReadOnly)
+    }
+
+    fn reopen(
+        dir: StoreDir,
+        layout: RecordLayout,
+        manifest: Manifest,
+        verify: Verify,
+        progress: &mut dyn FnMut(&str),
+        access: Access,
+    ) -> Result<MmapTable, StoreError> {
+        let timer = Timer::start();
+        let phf_path = dir.file(PHF_FILE);
+        let phf_bytes = std::fs::read(&phf_path).map_err(StoreError::missing_or_io(
+            &phf_path,
+            "the perfect hash is never rebuilt over existing records (slots would move); \
+             restore the file or start a new store directory",
+        ))?;
+        let phf: Mphf<Key> =
+            postcard::from_bytes(&phf_bytes).map_err(|error| StoreError::Corrupt {
+                path: phf_path.clone(),
+                reason: format!("the perfect hash does not load ({error})"),
+            })?;
+        let records_path = dir.file(RECORDS_FILE);
+        let file = OpenOptions::new()
+            .read(true)
+            .write(access == Access::ReadWrite)
+            .open(&records_path)
+            .map_err(StoreError::missing_or_io(
+                &records_path,
+                "the records file is gone; restore it or start a new store directory",
+            ))?;
+        let expected = HEADER_BYTES + manifest.records * layout.bytes();
+        let actual = file
+            .metadata()
+            .map_err(StoreError::io(&records_path))?
+            .len();
+        if actual != expected {
+            return Err(StoreError::Corrupt {
+                path: records_path,
+                reason: format!(
+                    "it is {actual} bytes, but {} records need {expected}; it was truncated",
+                    manifest.records
+                ),
+            });
+        }
+        let map = match access {
+            Access::ReadWrite => MmapOptions::new().map_raw(&file),
+            // Copy-on-write: the journal's pages land in this process only.
+            Access::ReadOnly => {
+                // SAFETY: a private map; the directory lock keeps writers
+                // of the file away while it is mapped.
+                #[allow(unsafe_code)]
+                let copy = unsafe { MmapOptions::new().map_copy(&file) };
+                copy.map(MmapRaw::from)
+            }
+        }
+        .map_err(StoreError::io(&records_path))?;
+        check_header(&map, layout, manifest.records, &records_path)?;
+        map.advise(Advice::Random)
+            .map_err(StoreError::io(&records_path))?;
+        let keys_path = dir.file(KEYS_FILE);
+        let keys_bytes = std::fs::metadata(&keys_path)
+            .map_err(StoreError::missing_or_io(
+                &keys_path,
+                "the keys file is gone; restore it or start a new store directory",
+            ))?
+            .len();
+        if keys_bytes != manifest.records * KEY_BYTES {
+            return Err(StoreError::Corrupt {
+                path: keys_path,
+                reason: format!(
+                    "it is {keys_bytes} bytes, but {} keys need {}; it was truncated or overwritten",
+                    manifest.records,
+                    manifest.records * KEY_BYTES
+                ),
+            });
+        }
+        // The journal puts back what changed after the checkpoint, so the
+        // files are checked as the checkpoint left them.
+        // A writable open first replays the journal into a private copy and
+        // checks that against the checkpoint: a foreign or damaged journal
+        // is refused with nothing written.
+        let owner = journal_owner(&manifest);
+        let undo = match access {
+            Access::ReadWrite => {
+                if verify == Verify::Full && !manifest.checksums.is_empty() {
+                    dry_run_journal(&dir, &file, expected, owner, &manifest.checksums)?;
+                }
+                Some(open_undo(&dir, &map, expected, owner)?.0)
+            }
+            Access::ReadOnly => {
+                UndoJournal::replay(&dir.file(UNDO_FILE), expected, owner, &mut |page, bytes| {
+                    restore_page(&map, page, bytes);
+                })?;
+                None
+            }
+        };
+        let verification = match (verify, manifest.checksums.is_empty()) {
+            (_, true) => Verification {
+                checked: Vec::new(),
+                not_checked: Some(
+                    "the manifest predates checksums; the next checkpoint records them".to_owned(),
+                ),
+                seconds: timer.seconds(),
+            },
+            (Verify::LengthsOnly, false) => Verification {
+                checked: Vec::new(),
+                not_checked: Some("lengths only, as asked (--skip-checksums)".to_owned()),
+                seconds: timer.seconds(),
+            },
+            (Verify::Full, false) => {
+                progress("verifying the store's checksums");
+                let checked = verify_files(&dir, &map, &manifest.checksums)?;
+                Verification {
+                    checked,
+                    not_checked: None,
+                    seconds: timer.seconds(),
+                }
+            }
+        };
+        Ok(MmapTable {
+            dir,
+            layout,
+            records: manifest.records,
+            manifest: Committed::new(manifest),
+            phf,
+            map,
+            stripes: (0..STRIPES).map(|_| Mutex::new(())).collect(),
+            undo,
+            held: None,
+            verification,
+        })
+    }
+
+    /// Switches how changes reach the records file (see [`Writeback`]);
+    /// call right after opening, before any update. A store opened
+    /// read-only writes nothing either way and is returned as it is.
+    pub fn with_writeback(mut self, writeback: Writeback) -> Result<MmapTable, StoreError> {
+        if self.undo.is_none() || writeback == self.writeback() {
+            return Ok(self);
+        }
+        let records_path = self.dir.file(RECORDS_FILE);
+        match writeback {
+            Writeback::Continuous => {
+                // The held changes would be lost with the copy.
+                if self
+                    .held
+                    .as_ref()
+                    .is_some_and(|held| !held.changed_pages().is_empty())
+                {
+                    return Err(StoreError::Io {
+                        path: records_path,
+                        source: std::io::Error::other(
+                            "changes are held in memory; checkpoint before switching to continuous writeback",
+                        ),
+                    });
+                }
+                self.map = MmapOptions::new()
+                    .map_raw(&self.open_records_file(&records_path)?)
+                    .map_err(StoreError::io(&records_path))?;
+                self.held = None;
+            }
+            Writeback::AtCheckpoint => {
+                let file = self.open_records_file(&records_path)?;
+                let map = held_copy(&file, &records_path)?;
+                check_header(&map, self.layout, self.records, &records_path)?;
+                let file_bytes = map.len() as u64;
+                self.held = Some(HeldPages::new(file, &records_path, file_bytes));
+                self.map = map;
+                return Ok(self);
+            }
+        }
+        self.map
+            .advise(Advice::Random)
+            .map_err(StoreError::io(&records_path))?;
+        Ok(self)
+    }
+
+    /// How changes reach the records file now.
+    pub fn writeback(&self) -> Writeback {
+        if self.held.is_some() {
+            Writeback::AtCheckpoint
+        } else {
+            Writeback::Continuous
+        }
+    }
+
+    fn open_records_file(&self, path: &Path) -> Result<File, StoreError> {
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(StoreError::io(path))
+    }
+}
