@@ -7,13 +7,15 @@ use std::io::{BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
+use boomphf::Mphf;
 use memmap2::{Advice, MmapOptions, MmapRaw};
 
 use crate::dir::{Manifest, StoreDir, classify_write_error};
 use crate::error::StoreError;
-use crate::layout::RecordLayout;
+use crate::layout::{KEY_BYTES, RecordLayout};
+use crate::table::Key;
 use crate::undo::{JournalOwner, PAGE, UndoJournal};
-use crate::verify::{Checksum, checksum_file, crc32_parallel, expect};
+use crate::verify::{Checksum, Timer, Verification, Verify, checksum_file, crc32_parallel, expect};
 
 pub const PHF_FILE: &str = "mmap-phf.bin";
 pub const RECORDS_FILE: &str = "mmap-records.dat";
@@ -271,4 +273,146 @@ pub(super) fn check_header(
         });
     }
     Ok(())
+}
+
+/// The perfect hash, read no larger than the checkpoint recorded it (or a
+/// gigabyte, for a store made before checksums).
+pub(super) fn load_phf(dir: &StoreDir, manifest: &Manifest) -> Result<Mphf<Key>, StoreError> {
+    let path = dir.file(PHF_FILE);
+    let limit = manifest
+        .checksums
+        .iter()
+        .find(|checksum| checksum.what == PHF_FILE)
+        .map_or(1 << 30, |checksum| checksum.bytes);
+    let bytes = crate::regular_file::read_bounded(&path, limit).map_err(|error| match error {
+        crate::RegularFileError::Io { source, .. }
+            if source.kind() == std::io::ErrorKind::NotFound =>
+        {
+            StoreError::Missing {
+                path: path.clone(),
+                hint:
+                    "the perfect hash is never rebuilt over existing records (slots would move); \
+                       restore the file or start a new store directory"
+                        .to_owned(),
+            }
+        }
+        crate::RegularFileError::Io { source, .. } => StoreError::Io {
+            path: path.clone(),
+            source,
+        },
+        other => StoreError::Corrupt {
+            path: path.clone(),
+            reason: other.to_string(),
+        },
+    })?;
+    postcard::from_bytes(&bytes).map_err(|error| StoreError::Corrupt {
+        path,
+        reason: format!("the perfect hash does not load ({error})"),
+    })
+}
+
+/// The records file, of the length the manifest implies, mapped (shared,
+/// or privately for a read-only open) with its header checked. Returns the
+/// file, its map and its length.
+pub(super) fn open_records(
+    dir: &StoreDir,
+    layout: RecordLayout,
+    manifest: &Manifest,
+    access: Access,
+) -> Result<(File, MmapRaw, u64), StoreError> {
+    let records_path = dir.file(RECORDS_FILE);
+    let file = OpenOptions::new()
+        .read(true)
+        .write(access == Access::ReadWrite)
+        .open(&records_path)
+        .map_err(StoreError::missing_or_io(
+            &records_path,
+            "the records file is gone; restore it or start a new store directory",
+        ))?;
+    let expected = HEADER_BYTES + manifest.records * layout.bytes();
+    let actual = file
+        .metadata()
+        .map_err(StoreError::io(&records_path))?
+        .len();
+    if actual != expected {
+        return Err(StoreError::Corrupt {
+            path: records_path,
+            reason: format!(
+                "it is {actual} bytes, but {} records need {expected}; it was truncated",
+                manifest.records
+            ),
+        });
+    }
+    let map = match access {
+        Access::ReadWrite => MmapOptions::new().map_raw(&file),
+        // Copy-on-write: the journal's pages land in this process only.
+        Access::ReadOnly => {
+            // SAFETY: a private map; the directory lock keeps writers of
+            // the file away while it is mapped.
+            #[allow(unsafe_code)]
+            let copy = unsafe { MmapOptions::new().map_copy(&file) };
+            copy.map(MmapRaw::from)
+        }
+    }
+    .map_err(StoreError::io(&records_path))?;
+    check_header(&map, layout, manifest.records, &records_path)?;
+    map.advise(Advice::Random)
+        .map_err(StoreError::io(&records_path))?;
+    Ok((file, map, expected))
+}
+
+/// The keys file must be as long as the manifest's records need.
+pub(super) fn check_keys_length(dir: &StoreDir, manifest: &Manifest) -> Result<(), StoreError> {
+    let keys_path = dir.file(KEYS_FILE);
+    let keys_bytes = std::fs::metadata(&keys_path)
+        .map_err(StoreError::missing_or_io(
+            &keys_path,
+            "the keys file is gone; restore it or start a new store directory",
+        ))?
+        .len();
+    if keys_bytes != manifest.records * KEY_BYTES {
+        return Err(StoreError::Corrupt {
+            path: keys_path,
+            reason: format!(
+                "it is {keys_bytes} bytes, but {} keys need {}; it was truncated or overwritten",
+                manifest.records,
+                manifest.records * KEY_BYTES
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Checks the files as `verify` asks, once the journal has put the
+/// checkpoint's bytes back, and says what was checked.
+pub(super) fn verify_as_asked(
+    dir: &StoreDir,
+    map: &MmapRaw,
+    manifest: &Manifest,
+    verify: Verify,
+    timer: &Timer,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Verification, StoreError> {
+    Ok(match (verify, manifest.checksums.is_empty()) {
+        (_, true) => Verification {
+            checked: Vec::new(),
+            not_checked: Some(
+                "the manifest predates checksums; the next checkpoint records them".to_owned(),
+            ),
+            seconds: timer.seconds(),
+        },
+        (Verify::LengthsOnly, false) => Verification {
+            checked: Vec::new(),
+            not_checked: Some("lengths only, as asked (--skip-checksums)".to_owned()),
+            seconds: timer.seconds(),
+        },
+        (Verify::Full, false) => {
+            progress("verifying the store's checksums");
+            Verification {
+                checked: verify_files(dir, map, &manifest.checksums)?,
+                not_checked: None,
+                seconds: timer.seconds(),
+            }
+        }
+    })
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Mutex;
 
 use boomphf::Mphf;
-use memmap2::{Advice, MmapOptions, MmapRaw};
+use memmap2::{Advice, MmapOptions};
 
 use crate::dir::{
     Backend, Committed, Fingerprint, MANIFEST_FILE, Manifest, StoreDir, write_atomically,
@@ -16,7 +16,6 @@ use crate::dir::{
 use crate::error::StoreError;
 use crate::held_pages::{HeldPages, Writeback};
 use crate::layout::{KEY_BYTES, RecordLayout};
-use crate::table::Key;
 use crate::undo::UndoJournal;
 use crate::verify::{Timer, Verification, Verify, checksum_file};
 
@@ -181,115 +180,35 @@ impl MmapTable {
         access: Access,
     ) -> Result<MmapTable, StoreError> {
         let timer = Timer::start();
-        let phf_path = dir.file(PHF_FILE);
-        let phf_bytes = std::fs::read(&phf_path).map_err(StoreError::missing_or_io(
-            &phf_path,
-            "the perfect hash is never rebuilt over existing records (slots would move); \
-             restore the file or start a new store directory",
-        ))?;
-        let phf: Mphf<Key> =
-            postcard::from_bytes(&phf_bytes).map_err(|error| StoreError::Corrupt {
-                path: phf_path.clone(),
-                reason: format!("the perfect hash does not load ({error})"),
-            })?;
-        let records_path = dir.file(RECORDS_FILE);
-        let file = OpenOptions::new()
-            .read(true)
-            .write(access == Access::ReadWrite)
-            .open(&records_path)
-            .map_err(StoreError::missing_or_io(
-                &records_path,
-                "the records file is gone; restore it or start a new store directory",
-            ))?;
-        let expected = HEADER_BYTES + manifest.records * layout.bytes();
-        let actual = file
-            .metadata()
-            .map_err(StoreError::io(&records_path))?
-            .len();
-        if actual != expected {
-            return Err(StoreError::Corrupt {
-                path: records_path,
-                reason: format!(
-                    "it is {actual} bytes, but {} records need {expected}; it was truncated",
-                    manifest.records
-                ),
-            });
-        }
-        let map = match access {
-            Access::ReadWrite => MmapOptions::new().map_raw(&file),
-            // Copy-on-write: the journal's pages land in this process only.
-            Access::ReadOnly => {
-                // SAFETY: a private map; the directory lock keeps writers
-                // of the file away while it is mapped.
-                #[allow(unsafe_code)]
-                let copy = unsafe { MmapOptions::new().map_copy(&file) };
-                copy.map(MmapRaw::from)
-            }
-        }
-        .map_err(StoreError::io(&records_path))?;
-        check_header(&map, layout, manifest.records, &records_path)?;
-        map.advise(Advice::Random)
-            .map_err(StoreError::io(&records_path))?;
-        let keys_path = dir.file(KEYS_FILE);
-        let keys_bytes = std::fs::metadata(&keys_path)
-            .map_err(StoreError::missing_or_io(
-                &keys_path,
-                "the keys file is gone; restore it or start a new store directory",
-            ))?
-            .len();
-        if keys_bytes != manifest.records * KEY_BYTES {
-            return Err(StoreError::Corrupt {
-                path: keys_path,
-                reason: format!(
-                    "it is {keys_bytes} bytes, but {} keys need {}; it was truncated or overwritten",
-                    manifest.records,
-                    manifest.records * KEY_BYTES
-                ),
-            });
-        }
+        let phf = load_phf(&dir, &manifest)?;
+        let (file, map, file_bytes) = open_records(&dir, layout, &manifest, access)?;
+        check_keys_length(&dir, &manifest)?;
         // The journal puts back what changed after the checkpoint, so the
-        // files are checked as the checkpoint left them.
-        // A writable open first replays the journal into a private copy and
-        // checks that against the checkpoint: a foreign or damaged journal
-        // is refused with nothing written.
+        // files are checked as the checkpoint left them. A writable open
+        // first replays it into a private copy and checks that against the
+        // checkpoint: a foreign or damaged journal is refused with nothing
+        // written.
         let owner = journal_owner(&manifest);
         let undo = match access {
             Access::ReadWrite => {
                 if verify == Verify::Full && !manifest.checksums.is_empty() {
-                    dry_run_journal(&dir, &file, expected, owner, &manifest.checksums)?;
+                    dry_run_journal(&dir, &file, file_bytes, owner, &manifest.checksums)?;
                 }
-                Some(open_undo(&dir, &map, expected, owner)?.0)
+                Some(open_undo(&dir, &map, file_bytes, owner)?.0)
             }
             Access::ReadOnly => {
-                UndoJournal::replay(&dir.file(UNDO_FILE), expected, owner, &mut |page, bytes| {
-                    restore_page(&map, page, bytes);
-                })?;
+                UndoJournal::replay(
+                    &dir.file(UNDO_FILE),
+                    file_bytes,
+                    owner,
+                    &mut |page, bytes| {
+                        restore_page(&map, page, bytes);
+                    },
+                )?;
                 None
             }
         };
-        let verification = match (verify, manifest.checksums.is_empty()) {
-            (_, true) => Verification {
-                checked: Vec::new(),
-                not_checked: Some(
-                    "the manifest predates checksums; the next checkpoint records them".to_owned(),
-                ),
-                seconds: timer.seconds(),
-            },
-            (Verify::LengthsOnly, false) => Verification {
-                checked: Vec::new(),
-                not_checked: Some("lengths only, as asked (--skip-checksums)".to_owned()),
-                seconds: timer.seconds(),
-            },
-            (Verify::Full, false) => {
-                progress("verifying the store's checksums");
-                let checked = verify_files(&dir, &map, &manifest.checksums)?;
-                Verification {
-                    checked,
-                    not_checked: None,
-                    seconds: timer.seconds(),
-                }
-            }
-        };
+        let verification = verify_as_asked(&dir, &map, &manifest, verify, &timer, progress)?;
         Ok(MmapTable {
             dir,
             layout,
