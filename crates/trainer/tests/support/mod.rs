@@ -93,3 +93,82 @@ pub fn bidding_policy_with(dir: &Path, settings: &[&str]) -> PathBuf {
     ]));
     policy
 }
+
+/// A trainer process with its output piped, for tests that stop it.
+pub fn spawn(args: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_trainer"))
+        .args(args)
+        .env("RUST_BACKTRACE", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the trainer binary runs")
+}
+
+/// A scratch directory of run directories, removed at the end.
+pub struct RunsDir(pub PathBuf);
+
+impl RunsDir {
+    pub fn new(name: &str) -> RunsDir {
+        let path =
+            std::env::temp_dir().join(format!("trainer-training-{name}-{}", std::process::id()));
+        std::fs::remove_dir_all(&path).ok();
+        RunsDir(path)
+    }
+
+    pub fn run(&self, name: &str) -> String {
+        self.0.join(name).to_string_lossy().into_owned()
+    }
+}
+
+impl Drop for RunsDir {
+    fn drop(&mut self) {
+        std::fs::remove_dir_all(&self.0).ok();
+    }
+}
+
+/// The digest line of `status --digest`: the trained records, backend-free.
+pub fn digest(run: &str) -> String {
+    let stdout = ok(&trainer(&["status", "--run-dir", run, "--digest"]));
+    stdout
+        .lines()
+        .find(|line| line.starts_with("records"))
+        .unwrap_or_else(|| panic!("no digest in {stdout}"))
+        .to_string()
+}
+
+/// A 1-thread bidding run of seed 7 on `store`, with `extra` flags.
+pub fn train_bidding(run: &str, store: &str, extra: &[&str]) -> String {
+    let mut args = vec![
+        "train",
+        "--phase",
+        "bidding",
+        "--store",
+        store,
+        "--threads",
+        "1",
+        "--seed",
+        "7",
+        "--run-dir",
+        run,
+    ];
+    args.extend_from_slice(extra);
+    ok(&trainer(&args))
+}
+
+/// The full-play command on the memory store, one thread, in `run`.
+pub fn full_play_in(run: &str, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "--phase",
+        "full-play",
+        "--store",
+        "memory",
+        "--threads",
+        "1",
+        "--run-dir",
+        run,
+    ];
+    args.extend_from_slice(extra);
+    trainer(&args)
+}

@@ -1,0 +1,586 @@
+//! Training end to end: export, the leaves a run values positions with,
+//! the bids it trains against the heuristic's, and bids refit to a
+//! card-play table, each a run setting that the policy file carries.
+
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+
+use support::{
+    RunsDir as TempDir, digest, full_play_in, ok, refused, text, train_bidding as train, trainer,
+};
+
+#[test]
+fn export_writes_a_policy_and_says_what_was_learned() {
+    let temp = TempDir::new("export");
+    let run = temp.run("run");
+    train(&run, "memory", &["--iterations", "300"]);
+    let out = temp.run("policy.bin");
+    let stdout = ok(&trainer(&["export", "--run-dir", &run, "--out", &out]));
+    assert!(stdout.contains("exported"), "{stdout}");
+    assert!(stdout.contains("right bower turned up"), "{stdout}");
+    assert!(std::fs::metadata(&out).expect("a policy file").len() > 1000);
+
+    // The exported bidding policy plays (the heuristic takes its card play)...
+    let spec = format!("policy:{out}");
+    let played = ok(&trainer(&[
+        "eval", "--a", &spec, "--b", "random", "--hands", "200",
+    ]));
+    assert!(
+        played.contains("past the phase's horizon (played by heuristic)"),
+        "{played}"
+    );
+    // Open-hand leaves assume open-hand play: a heuristic after the policy
+    // is a mismatch the match reports before its result.
+    let warned = text(&trainer(&["eval", "--a", &spec, "--b", "random", "--hands", "2"]).stderr);
+    assert!(
+        warned.contains("trained on open-hand leaves, but heuristic plays past its phase"),
+        "{warned}"
+    );
+    // A composite bot hands the decisions past the horizon to the bot
+    // after the `+`, which may be any bot, a composite included.
+    let composite = format!("policy:{out}+pimc:3");
+    let played = ok(&trainer(&[
+        "eval",
+        "--a",
+        &composite,
+        "--b",
+        "heuristic",
+        "--hands",
+        "40",
+    ]));
+    assert!(played.contains("+pimc:3"), "{played}");
+    assert!(
+        !text(&trainer(&["eval", "--a", &composite, "--b", "random", "--hands", "2"]).stderr)
+            .contains("warning"),
+        "open-hand leaves followed by PIMC is the matching pairing"
+    );
+    assert!(
+        played.contains("past the phase's horizon (played by pimc:3)"),
+        "{played}"
+    );
+    let nested = format!("policy-argmax:{out}+policy:{out}+random");
+    let played = ok(&trainer(&[
+        "eval", "--a", &nested, "--b", "random", "--hands", "20",
+    ]));
+    assert!(played.contains("(played by policy:"), "{played}");
+    for (bad, expected) in [
+        (
+            format!("policy:{out}+pimc:x"),
+            "pimc needs a number of worlds",
+        ),
+        (format!("policy:{out}+"), "unknown bot"),
+        ("policy:+heuristic".to_owned(), "before the '+'"),
+    ] {
+        let refused = trainer(&["eval", "--a", &bad, "--b", "random", "--hands", "2"]);
+        assert!(!refused.status.success(), "{bad}");
+        let stderr = text(&refused.stderr);
+        assert!(stderr.contains(expected), "{bad}: {stderr}");
+    }
+    // ...but not under rules it was never trained for.
+    let profile = temp.run("lone.toml");
+    std::fs::write(&profile, "[rules]\nlone_defender = true\n").expect("a profile");
+    let refused = trainer(&["eval", "--a", &spec, "--b", "random", "--config", &profile]);
+    assert!(!refused.status.success());
+    let stderr = text(&refused.stderr);
+    assert!(
+        stderr.contains("was trained under") && stderr.contains("--config"),
+        "{stderr}"
+    );
+}
+
+/// Trains 300 bidding iterations with `leaves`, checks that the run
+/// records them, and exports the policy; returns the run and policy paths.
+fn train_with_leaves(temp: &TempDir, leaves: &str) -> (String, String) {
+    let run = temp.run("run");
+    let trained = train(&run, "memory", &["--iterations", "300", "--leaves", leaves]);
+    assert!(trained.contains("300 iterations"), "{trained}");
+    let settings = std::fs::read_to_string(format!("{run}/settings.toml")).expect("settings");
+    assert!(
+        settings.contains(&format!("leaves = \"{leaves}\"")),
+        "{settings}"
+    );
+    let out = temp.run("policy.bin");
+    ok(&trainer(&["export", "--run-dir", &run, "--out", &out]));
+    (run, out)
+}
+
+/// What `eval` warns about the policy at `policy` followed by `beyond`.
+fn eval_warnings(policy: &str, beyond: &str) -> String {
+    let output = trainer(&[
+        "eval",
+        "--a",
+        &format!("policy:{policy}+{beyond}"),
+        "--b",
+        "random",
+        "--hands",
+        "2",
+    ]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    text(&output.stderr)
+}
+
+/// `--out` with a bare file name writes into the current directory; the
+/// directory sync after the rename once tried to open the empty path and
+/// failed after the file was written.
+#[test]
+fn export_to_a_bare_file_name_writes_into_the_current_directory() {
+    let temp = TempDir::new("bare-out");
+    let run = temp.run("run");
+    train(&run, "memory", &["--iterations", "100"]);
+    let output = Command::new(env!("CARGO_BIN_EXE_trainer"))
+        .args(["export", "--run-dir", "run", "--out", "bare.bin"])
+        .current_dir(&temp.0)
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .expect("the trainer binary runs");
+    ok(&output);
+    let policy = euchre_bots::policy_file::PolicyFile::load(&temp.0.join("bare.bin"));
+    assert!(policy.is_ok(), "{policy:?}");
+}
+
+#[test]
+fn heuristic_play_leaves_are_a_run_setting_recorded_in_the_policy() {
+    let temp = TempDir::new("leaves");
+    let (run, out) = train_with_leaves(&temp, "heuristic-play");
+    // `resume` keeps the run's leaves without being told them.
+    let resumed = ok(&trainer(&[
+        "resume",
+        "--run-dir",
+        &run,
+        "--iterations",
+        "100",
+    ]));
+    assert!(resumed.contains("run total 400 iterations"), "{resumed}");
+
+    let matching = eval_warnings(&out, "heuristic");
+    assert!(!matching.contains("plays past its phase"), "{matching}");
+    let warning = eval_warnings(&out, "pimc:2");
+    assert!(
+        warning.contains("trained on heuristic-play leaves, but pimc:2 plays past its phase"),
+        "{warning}"
+    );
+
+    let refused = trainer(&[
+        "train",
+        "--leaves",
+        "rollouts",
+        "--run-dir",
+        &temp.run("other"),
+    ]);
+    assert!(!refused.status.success());
+    let error = text(&refused.stderr);
+    assert!(
+        error.contains("open-hand, heuristic-play, pimc-calibrated or table-play"),
+        "{error}"
+    );
+}
+
+/// Bids trained against the heuristic's bids are a run setting: saved,
+/// kept by `resume`, named by `status`, carried by the policy and by a
+/// full-play run's bidding stage; the run guards it, and every setting
+/// that cannot be met is refused by name.
+#[test]
+fn bids_trained_against_the_heuristics_bids_are_a_run_setting_that_the_policy_carries() {
+    use euchre_bots::opponent_bids::OpponentBids;
+    use euchre_bots::policy_file::PolicyFile;
+
+    let temp = TempDir::new("opponent-bids");
+    let modelled = temp.run("modelled");
+    let plain = temp.run("plain");
+    let model = ["--opponent-bids", "heuristic:0.5"];
+    train(
+        &modelled,
+        "memory",
+        &[&["--iterations", "2000"][..], &model].concat(),
+    );
+    train(&plain, "memory", &["--iterations", "2000"]);
+    let settings = std::fs::read_to_string(format!("{modelled}/settings.toml")).unwrap();
+    assert!(
+        settings.contains("opponent_bids = \"heuristic:0.5\""),
+        "{settings}"
+    );
+    // An equilibrium run's settings are written as they always were.
+    let settings = std::fs::read_to_string(format!("{plain}/settings.toml")).unwrap();
+    assert!(!settings.contains("opponent_bids"), "{settings}");
+    assert_ne!(digest(&modelled), digest(&plain));
+    let status = ok(&trainer(&["status", "--run-dir", &modelled]));
+    assert!(
+        status.contains("opponents  bids trained against heuristic:0.5"),
+        "{status}"
+    );
+    let status = ok(&trainer(&["status", "--run-dir", &plain]));
+    assert!(!status.contains("opponents"), "{status}");
+
+    // `resume` keeps it; another model is another run.
+    let resumed = ok(&trainer(&[
+        "resume",
+        "--run-dir",
+        &modelled,
+        "--iterations",
+        "100",
+    ]));
+    assert!(resumed.contains("run total 2,100 iterations"), "{resumed}");
+    let error = refused(&trainer(&[
+        "train",
+        "--seed",
+        "7",
+        "--run-dir",
+        &modelled,
+        "--opponent-bids",
+        "heuristic:1",
+    ]));
+    assert!(
+        error.contains(
+            "opponents' bids: the run has heuristic:0.5, this command asks for heuristic:1"
+        ),
+        "{error}"
+    );
+
+    let out = temp.run("modelled.bin");
+    ok(&trainer(&["export", "--run-dir", &modelled, "--out", &out]));
+    let policy = PolicyFile::load(out.as_ref()).expect("policy");
+    assert_eq!(
+        policy.meta.opponent_bids,
+        OpponentBids::Heuristic { share: 0.5 }
+    );
+    let plain_out = temp.run("plain.bin");
+    ok(&trainer(&[
+        "export",
+        "--run-dir",
+        &plain,
+        "--out",
+        &plain_out,
+    ]));
+    let policy = PolicyFile::load(plain_out.as_ref()).expect("policy");
+    assert_eq!(policy.meta.opponent_bids, OpponentBids::Equilibrium);
+
+    // Full play's bidding stage trains against the model too.
+    let staged = temp.run("staged");
+    ok(&full_play_in(
+        &staged,
+        &[
+            &["--bidding-iterations", "300", "--iterations", "20"][..],
+            &model,
+        ]
+        .concat(),
+    ));
+    let stage = std::fs::read_to_string(format!("{staged}/bidding/settings.toml")).unwrap();
+    assert!(
+        stage.contains("opponent_bids = \"heuristic:0.5\""),
+        "{stage}"
+    );
+
+    // Fixed bids have nothing to train against a model; bad models are
+    // explained.
+    let error = refused(&full_play_in(
+        &temp.run("fixed"),
+        &[&["--bidding-from", &out][..], &model].concat(),
+    ));
+    assert!(
+        error.contains("--bidding-from fixes every bid; drop one of the two"),
+        "{error}"
+    );
+    for bad in ["heuristic:0", "heuristic:2", "pimc:50"] {
+        let error = refused(&trainer(&[
+            "train",
+            "--run-dir",
+            &temp.run("bad"),
+            "--opponent-bids",
+            bad,
+        ]));
+        assert!(
+            error.contains(&format!("'{bad}' is not an opponent-bids setting"))
+                && error.contains("heuristic:SHARE"),
+            "{error}"
+        );
+    }
+}
+
+/// The user's command trains its bidding stage against the heuristic's
+/// bids without being told; `--opponent-bids equilibrium` trains the plain
+/// blueprint; a run made before the default changed goes on as it was made
+/// when the command does not say, and the bidding phase stays an
+/// equilibrium.
+#[test]
+fn full_plays_bids_model_the_heuristics_by_default_and_old_runs_resume_as_made() {
+    use euchre_bots::opponent_bids::OpponentBids;
+    use euchre_bots::policy_file::PolicyFile;
+
+    let temp = TempDir::new("default-opponent-bids");
+    let budget = ["--bidding-iterations", "300", "--iterations", "20"];
+    let fresh = temp.run("fresh");
+    ok(&full_play_in(&fresh, &budget));
+    for settings in [
+        format!("{fresh}/bidding/settings.toml"),
+        format!("{fresh}/settings.toml"),
+    ] {
+        let settings = std::fs::read_to_string(settings).unwrap();
+        assert!(
+            settings.contains("opponent_bids = \"heuristic:0.9\""),
+            "{settings}"
+        );
+    }
+    let status = ok(&trainer(&["status", "--run-dir", &fresh]));
+    assert!(
+        status.contains("opponents  bids trained against heuristic:0.9"),
+        "{status}"
+    );
+    let blueprint = PolicyFile::load(format!("{fresh}/bidding/policy.bin").as_ref()).unwrap();
+    assert_eq!(
+        blueprint.meta.opponent_bids,
+        OpponentBids::Heuristic { share: 0.9 }
+    );
+
+    // As the run was made before the default: an equilibrium, recorded
+    // by leaving the setting out.
+    let old = temp.run("old");
+    let equilibrium = ["--opponent-bids", "equilibrium"];
+    ok(&full_play_in(&old, &[&budget[..], &equilibrium].concat()));
+    let settings = std::fs::read_to_string(format!("{old}/settings.toml")).unwrap();
+    assert!(!settings.contains("opponent_bids"), "{settings}");
+    let resumed = ok(&full_play_in(&old, &["--iterations", "20"]));
+    assert!(resumed.contains("run total 40 iterations"), "{resumed}");
+    let settings = std::fs::read_to_string(format!("{old}/settings.toml")).unwrap();
+    assert!(!settings.contains("opponent_bids"), "{settings}");
+    // Saying another model is still another run.
+    let error = refused(&full_play_in(
+        &old,
+        &["--iterations", "20", "--opponent-bids", "heuristic:0.9"],
+    ));
+    assert!(
+        error.contains(
+            "opponents' bids: the run has equilibrium, this command asks for heuristic:0.9"
+        ),
+        "{error}"
+    );
+
+    // The bidding phase's blueprint is the equilibrium it always was.
+    let bidding = temp.run("bidding");
+    train(&bidding, "memory", &["--iterations", "300"]);
+    let settings = std::fs::read_to_string(format!("{bidding}/settings.toml")).unwrap();
+    assert!(!settings.contains("opponent_bids"), "{settings}");
+}
+
+#[test]
+fn pimc_calibrated_leaves_train_bidding_pair_with_pimc_and_refuse_other_phases() {
+    let temp = TempDir::new("calibrated");
+    let (run, out) = train_with_leaves(&temp, "pimc-calibrated");
+    // Other leaves on the same run directory are a different run.
+    let other = trainer(&["train", "--leaves", "open-hand", "--run-dir", &run]);
+    assert!(!other.status.success());
+    assert!(
+        text(&other.stderr)
+            .contains("the run has pimc-calibrated, this command asks for open-hand"),
+        "{}",
+        text(&other.stderr)
+    );
+
+    // Calibrated to PIMC's play, so PIMC after the policy is the pairing.
+    let matching = eval_warnings(&out, "pimc:2");
+    assert!(!matching.contains("plays past its phase"), "{matching}");
+    let mismatched = eval_warnings(&out, "heuristic");
+    assert!(
+        mismatched
+            .contains("trained on pimc-calibrated leaves, but heuristic plays past its phase"),
+        "{mismatched}"
+    );
+
+    // The calibration was measured at the first lead: it cannot value a
+    // play-N or full-play leaf, and says what to do instead.
+    let refused = trainer(&[
+        "train",
+        "--phase",
+        "play-2",
+        "--leaves",
+        "pimc-calibrated",
+        "--run-dir",
+        &temp.run("play"),
+    ]);
+    assert!(!refused.status.success());
+    let error = text(&refused.stderr);
+    assert!(
+        error.contains("use --phase bidding, or --leaves open-hand for play-2"),
+        "{error}"
+    );
+}
+
+#[test]
+fn bids_refit_to_a_card_play_table_are_valued_by_its_play_and_the_run_guards_it() {
+    use euchre_bots::policy_file::PolicyFile;
+
+    let temp = TempDir::new("table-play");
+    // A card-play table: full play under a short bidding run's bids.
+    let bidding = temp.run("bidding");
+    train(&bidding, "memory", &["--iterations", "300", "--export"]);
+    let cards = temp.run("cards");
+    ok(&full_play_in(
+        &cards,
+        &[
+            "--iterations",
+            "200",
+            "--bidding-from",
+            &format!("{bidding}/policy.bin"),
+            "--eval-every",
+            "off",
+            "--export",
+        ],
+    ));
+    let table = format!("{cards}/policy.bin");
+    let table_checksum = PolicyFile::load(table.as_ref()).expect("table").checksum();
+
+    // Bids refit to it: a bidding run whose leaves the table plays out.
+    let refit = temp.run("refit");
+    train(
+        &refit,
+        "memory",
+        &[
+            "--leaves",
+            "table-play",
+            "--card-play-from",
+            &table,
+            "--iterations",
+            "300",
+            "--export",
+        ],
+    );
+    let settings = std::fs::read_to_string(format!("{refit}/settings.toml")).expect("settings");
+    assert!(settings.contains("leaves = \"table-play\""), "{settings}");
+    assert!(settings.contains("[identity.card_play_from]"), "{settings}");
+    let status = ok(&trainer(&["status", "--run-dir", &refit]));
+    assert!(
+        status.contains("leaves     table-play: every seat plays the rest by the card-play table"),
+        "{status}"
+    );
+    let exported = PolicyFile::load(format!("{refit}/policy.bin").as_ref()).expect("policy");
+    let recorded = exported
+        .meta
+        .card_play_from
+        .clone()
+        .expect("the file names the table its bids were refit to");
+    assert_eq!(recorded.checksum, table_checksum);
+    // Other leaves give other bids from the same seed and deals.
+    let open_hand = temp.run("open-hand");
+    train(&open_hand, "memory", &["--iterations", "300"]);
+    assert_ne!(digest(&refit), digest(&open_hand));
+
+    // Played with its table, the refit policy is the pairing its leaves
+    // assumed; with PIMC, it is not.
+    let refit_policy = format!("{refit}/policy.bin");
+    let matching = eval_warnings(&refit_policy, &format!("policy-argmax:{table}"));
+    assert!(!matching.contains("plays past its phase"), "{matching}");
+    let mismatched = eval_warnings(&refit_policy, "pimc:2");
+    assert!(
+        mismatched.contains("trained on table-play leaves, but pimc:2 plays past its phase"),
+        "{mismatched}"
+    );
+    // The same in a split, where the split's card player follows the bids.
+    let split_warnings = |player: &str| {
+        let output = trainer(&[
+            "eval",
+            "--a",
+            &format!("bids:policy-argmax:{refit_policy}+{player}"),
+            "--b",
+            "random",
+            "--hands",
+            "2",
+        ]);
+        assert!(output.status.success(), "{}", text(&output.stderr));
+        text(&output.stderr)
+    };
+    let matching = split_warnings(&format!("policy-argmax:{table}"));
+    assert!(!matching.contains("plays past its phase"), "{matching}");
+    let mismatched = split_warnings("pimc:2");
+    assert!(
+        mismatched.contains("trained on table-play leaves, but pimc:2 plays past its phase"),
+        "{mismatched}"
+    );
+    let exploit = ok(&trainer(&[
+        "exploit",
+        "--policy",
+        &refit_policy,
+        "--deals",
+        "20",
+        "--worlds",
+        "2",
+    ]));
+    assert!(
+        exploit.contains("local best response (round-1 bids"),
+        "{exploit}"
+    );
+
+    // Each contradiction is refused by name.
+    let error = refused(&trainer(&[
+        "train",
+        "--leaves",
+        "table-play",
+        "--run-dir",
+        &temp.run("no-table"),
+    ]));
+    assert!(error.contains("name one with --card-play-from"), "{error}");
+    let error = refused(&trainer(&[
+        "train",
+        "--card-play-from",
+        &table,
+        "--run-dir",
+        &temp.run("unused"),
+    ]));
+    assert!(error.contains("only table-play leaves read"), "{error}");
+    let error = refused(&full_play_in(
+        &temp.run("full"),
+        &["--leaves", "table-play", "--card-play-from", &table],
+    ));
+    assert!(error.contains("full play has none"), "{error}");
+    let error = refused(&trainer(&[
+        "train",
+        "--leaves",
+        "table-play",
+        "--card-play-from",
+        &format!("{bidding}/policy.bin"),
+        "--run-dir",
+        &temp.run("bids-as-table"),
+    ]));
+    assert!(error.contains("does not play a whole hand"), "{error}");
+    // A run pins the table by its header and loads it once, whole: a
+    // damaged body is refused when the session opens, before the run
+    // records anything.
+    let mut damaged = std::fs::read(&table).expect("table");
+    let last_entry = damaged.len() - 6;
+    damaged[last_entry] ^= 1;
+    let damaged_table = temp.run("damaged.bin");
+    std::fs::write(&damaged_table, &damaged).expect("write");
+    let damaged_run = temp.run("damaged-run");
+    let error = refused(&trainer(&[
+        "train",
+        "--leaves",
+        "table-play",
+        "--card-play-from",
+        &damaged_table,
+        "--run-dir",
+        &damaged_run,
+    ]));
+    assert!(
+        error.contains("card-play table cannot be read")
+            && error.contains("checksum does not match"),
+        "{error}"
+    );
+    assert!(!Path::new(&format!("{damaged_run}/settings.toml")).exists());
+
+    // A table replaced since the run started stops resume and export.
+    ok(&full_play_in(
+        &cards,
+        &["--iterations", "10", "--eval-every", "off", "--export"],
+    ));
+    assert_ne!(
+        PolicyFile::load(table.as_ref()).expect("table").checksum(),
+        table_checksum
+    );
+    for command in [
+        vec!["resume", "--run-dir", &refit, "--iterations", "10"],
+        vec!["export", "--run-dir", &refit],
+    ] {
+        let error = refused(&trainer(&command));
+        assert!(error.contains("changed since this run started"), "{error}");
+    }
+}
