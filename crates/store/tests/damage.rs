@@ -393,15 +393,11 @@ fn memory_snapshot_damage_at_ten_positions_is_refused_and_nothing_is_written() {
     });
 }
 
-/// A session that wrote past its checkpoint and was killed: the seal no
-/// longer applies, so the walk of LMDB's file alone stands between damage
-/// and LMDB. Damage anywhere must be refused with nothing written, or
-/// (where it hit a page LMDB does not use) leave the checkpoint's records
-/// readable; never a fault.
-#[test]
-fn lmdb_damage_after_a_killed_session_never_faults() {
-    let clean = TempDir::new("lmdb-killed-clean");
-    let table = open_lmdb(&clean.0).unwrap();
+/// An LMDB store checkpointed by [`fill`], then changed past the checkpoint
+/// (every record, and `created` new ones) by a session that was killed.
+/// Returns the records as the checkpoint left them, in [`keys`] order.
+fn killed_lmdb_session(dir: &Path, created: u128) -> Vec<store::Record> {
+    let table = open_lmdb(dir).unwrap();
     fill(&table);
     let checkpointed: Vec<_> = keys()
         .into_iter()
@@ -413,13 +409,25 @@ fn lmdb_damage_after_a_killed_session_never_faults() {
             .update(slot, &mut |record| record.regrets[2] -= 7.0)
             .unwrap();
     }
-    for key in (0..500u128).map(|i| (i << 3) | 5) {
+    for key in (0..created).map(|i| (i << 3) | 5) {
         let slot = table.slot(key).unwrap();
         table
             .update(slot, &mut |record| record.regrets[0] = 1.0)
             .unwrap();
     }
     drop(table); // no checkpoint: as if killed
+    checkpointed
+}
+
+/// A session that wrote past its checkpoint and was killed: the seal no
+/// longer applies, so the walk of LMDB's file alone stands between damage
+/// and LMDB. Damage anywhere must be refused with nothing written, or
+/// (where it hit a page LMDB does not use) leave the checkpoint's records
+/// readable; never a fault.
+#[test]
+fn lmdb_damage_after_a_killed_session_never_faults() {
+    let clean = TempDir::new("lmdb-killed-clean");
+    let checkpointed = killed_lmdb_session(&clean.0, 500);
     let mut refused = 0;
     for percent in POSITIONS {
         for shift in [0u64, 1000, 3000] {
@@ -459,25 +467,7 @@ fn lmdb_damage_after_a_killed_session_never_faults() {
 #[test]
 fn lmdb_read_only_reads_the_checkpoint_after_a_killed_session_and_writes_nothing() {
     let dir = TempDir::new("lmdb-ro-killed");
-    let table = open_lmdb(&dir.0).unwrap();
-    fill(&table);
-    let checkpointed: Vec<_> = keys()
-        .into_iter()
-        .map(|key| table.read(table.slot(key).unwrap()).unwrap())
-        .collect();
-    for key in keys() {
-        let slot = table.slot(key).unwrap();
-        table
-            .update(slot, &mut |record| record.regrets[2] -= 7.0)
-            .unwrap();
-    }
-    for key in (0..2000u128).map(|i| (i << 3) | 5) {
-        let slot = table.slot(key).unwrap();
-        table
-            .update(slot, &mut |record| record.regrets[0] = 1.0)
-            .unwrap();
-    }
-    drop(table); // no checkpoint: as if killed
+    let checkpointed = killed_lmdb_session(&dir.0, 2000);
     let before = all_files(&dir.0);
     let reader = LmdbTable::open_read_only(&dir.0, layout(), fingerprint()).unwrap();
     assert_eq!(

@@ -351,28 +351,13 @@ impl LmdbTable {
         };
         let env_path: PathBuf = dir.file(LMDB_DIR);
         let timer = Timer::start();
-        let live = check_data_file(&env_path.join(DATA_FILE), &manifest, layout)?;
-        if let Some(live) = &live {
-            Seal::check(&dir, &manifest, live)?;
-        }
         std::fs::create_dir_all(&env_path).map_err(StoreError::io(&env_path))?;
         let existing =
             std::fs::metadata(env_path.join(DATA_FILE)).map_or(0, |meta| meta.len() as usize);
         let map_bytes = (2 * existing)
             .max(initial_map_bytes)
             .next_multiple_of(1 << 20);
-        // SAFETY: the directory lock guarantees that no other process has
-        // this env open, and we open it exactly once; the flags are
-        // discussed in the module docs. The file passed `file_check`.
-        #[allow(unsafe_code)]
-        let env = unsafe {
-            EnvOpenOptions::new()
-                .map_size(map_bytes)
-                .max_dbs(2)
-                .flags(EnvFlags::NO_SYNC)
-                .open(&env_path)
-        }
-        .map_err(lmdb_error(&env_path))?;
+        let (live, env) = open_checked_env(&dir, &manifest, layout, map_bytes, EnvFlags::NO_SYNC)?;
         // An existing store's databases are opened in a read transaction:
         // nothing is written before the records are verified.
         let found = open_databases(&env, &env_path)?;
@@ -627,25 +612,19 @@ impl LmdbTable {
                 hint: "the store was never checkpointed; there is nothing to read".to_owned(),
             });
         }
-        let live = check_data_file(&data_path, &manifest, layout)?;
-        if let Some(live) = &live {
-            Seal::check(&dir, &manifest, live)?;
-        }
         let map_bytes = std::fs::metadata(&data_path)
             .map_or(INITIAL_MAP_BYTES, |meta| meta.len() as usize)
             .max(INITIAL_MAP_BYTES)
             .next_multiple_of(1 << 20);
-        // SAFETY: as in `open_with_map_size`; `NO_LOCK` is safe because the
-        // directory lock keeps every other process out of this env.
-        #[allow(unsafe_code)]
-        let env = unsafe {
-            EnvOpenOptions::new()
-                .map_size(map_bytes)
-                .max_dbs(2)
-                .flags(EnvFlags::READ_ONLY | EnvFlags::NO_LOCK)
-                .open(&env_path)
-        }
-        .map_err(lmdb_error(&env_path))?;
+        // `NO_LOCK` is safe: the directory lock keeps every other process
+        // out of this env.
+        let (live, env) = open_checked_env(
+            &dir,
+            &manifest,
+            layout,
+            map_bytes,
+            EnvFlags::READ_ONLY | EnvFlags::NO_LOCK,
+        )?;
         let (db, undo) = open_databases(&env, &env_path)?.ok_or_else(|| StoreError::Corrupt {
             path: data_path.clone(),
             reason: "it has no 'records' or no 'undo' database".to_owned(),
@@ -881,6 +860,37 @@ impl LmdbTable {
         #[allow(unsafe_code)]
         unsafe { self.env.resize(doubled) }.map_err(lmdb_error(&self.dir.file(LMDB_DIR)))
     }
+}
+
+/// Checks the data file (the walk of its pages, and its seal while that
+/// applies), then opens LMDB's env on it with `flags` and a map of
+/// `map_bytes`: LMDB maps nothing that did not pass. Returns the file's
+/// live meta (`None` for a store with no file yet) and the env.
+fn open_checked_env(
+    dir: &StoreDir,
+    manifest: &Manifest,
+    layout: RecordLayout,
+    map_bytes: usize,
+    flags: EnvFlags,
+) -> Result<(Option<LiveMeta>, Env), StoreError> {
+    let env_path = dir.file(LMDB_DIR);
+    let live = check_data_file(&env_path.join(DATA_FILE), manifest, layout)?;
+    if let Some(live) = &live {
+        Seal::check(dir, manifest, live)?;
+    }
+    // SAFETY: the directory lock guarantees that no other process has this
+    // env open, and this process opens it once; the flags are discussed in
+    // the module docs. The file passed `file_check`.
+    #[allow(unsafe_code)]
+    let env = unsafe {
+        EnvOpenOptions::new()
+            .map_size(map_bytes)
+            .max_dbs(2)
+            .flags(flags)
+            .open(&env_path)
+    }
+    .map_err(lmdb_error(&env_path))?;
+    Ok((live, env))
 }
 
 /// The store's two databases, if the file has them; opened in a read
