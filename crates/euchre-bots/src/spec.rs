@@ -57,44 +57,58 @@ pub enum BotSpecError {
     Policy(#[from] PolicyFileError),
 }
 
-/// Builds the bot a spec names for a table playing `rules`; `unseen` says
-/// who plays a policy's untrained keys.
-pub fn from_spec(spec: &str, rules: Rules, unseen: Unseen) -> Result<Arc<dyn Bot>, BotSpecError> {
+/// A bot spec as parsed, before any file is read: [`parse`] reads the
+/// text, [`build`] loads what it names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Spec {
+    Random,
+    Heuristic,
+    Pimc {
+        worlds: usize,
+    },
+    /// A trained policy, and who plays past its horizon (the heuristic by
+    /// default).
+    Policy {
+        text: String,
+        sampling: Sampling,
+        path: PathBuf,
+        beyond: Option<Box<Spec>>,
+    },
+    /// Search on a blueprint (`search:` bids by the blueprint,
+    /// `search-bids:` searches them too).
+    Search {
+        text: String,
+        worlds: usize,
+        path: PathBuf,
+        bids: BidsBy,
+    },
+    /// One bot's bids, another's card play.
+    Split {
+        bidder: Box<Spec>,
+        player: Box<Spec>,
+    },
+}
+
+/// Reads a spec's text; no file is touched.
+pub fn parse(spec: &str) -> Result<Spec, BotSpecError> {
     let owned = || spec.to_owned();
-    let same_rules = |trained: Rules| {
-        if trained == rules {
-            Ok(())
-        } else {
-            Err(BotSpecError::RulesDiffer {
-                spec: owned(),
-                trained: trained.to_string(),
-                table: rules.to_string(),
-            })
-        }
-    };
     let (kind, argument) = spec.split_once(':').unwrap_or((spec, ""));
     Ok(match (kind, argument) {
-        ("random", "") => Arc::new(RandomBot),
-        ("heuristic", "") => Arc::new(Heuristic),
-        ("pimc", worlds) => {
-            let worlds: usize = worlds
+        ("random", "") => Spec::Random,
+        ("heuristic", "") => Spec::Heuristic,
+        ("pimc", worlds) => Spec::Pimc {
+            worlds: worlds
                 .parse()
                 .ok()
                 .filter(|&w| w > 0)
-                .ok_or_else(|| BotSpecError::PimcWorlds { spec: owned() })?;
-            Arc::new(Pimc::new(worlds))
-        }
-        ("policy", argument) | ("policy-argmax", argument) if !argument.is_empty() => {
-            let sampling = if kind == "policy" {
-                Sampling::Sample
-            } else {
-                Sampling::Argmax
-            };
+                .ok_or_else(|| BotSpecError::PimcWorlds { spec: owned() })?,
+        },
+        ("policy" | "policy-argmax", argument) if !argument.is_empty() => {
             // `FILE+BOT`: BOT plays past the policy's horizon. The first `+`
             // splits, so BOT may itself be a composite.
             let (path, beyond) = match argument.split_once('+') {
-                Some((path, beyond)) => (path, from_spec(beyond, rules, unseen)?),
-                None => (argument, Arc::new(Heuristic) as Arc<dyn Bot>),
+                Some((path, beyond)) => (path, Some(Box::new(parse(beyond)?))),
+                None => (argument, None),
             };
             if path.is_empty() {
                 return Err(BotSpecError::NoPolicyFile {
@@ -102,11 +116,16 @@ pub fn from_spec(spec: &str, rules: Rules, unseen: Unseen) -> Result<Arc<dyn Bot
                     example: "before the '+', as in policy:FILE+pimc:50",
                 });
             }
-            let bot = PolicyBot::load(&PathBuf::from(path), sampling, unseen, beyond)?;
-            // Keys mean different things under other rules: refuse rather
-            // than play a policy on a game it never saw.
-            same_rules(bot.rules())?;
-            Arc::new(bot)
+            Spec::Policy {
+                text: owned(),
+                sampling: if kind == "policy" {
+                    Sampling::Sample
+                } else {
+                    Sampling::Argmax
+                },
+                path: PathBuf::from(path),
+                beyond,
+            }
         }
         ("search" | "search-bids", argument) if !argument.is_empty() => {
             let (worlds, path) = match argument.split_once(':') {
@@ -124,19 +143,16 @@ pub fn from_spec(spec: &str, rules: Rules, unseen: Unseen) -> Result<Arc<dyn Bot
                     example: "as in search:200:runs/bidding-memory/policy.bin",
                 });
             }
-            let blueprint = PolicyBot::load(
-                &PathBuf::from(path),
-                Sampling::Argmax,
-                unseen,
-                Arc::new(Heuristic),
-            )?;
-            same_rules(blueprint.rules())?;
-            let bids = if kind == "search" {
-                BidsBy::Blueprint
-            } else {
-                BidsBy::Search
-            };
-            Arc::new(SearchBot::new(blueprint, worlds, bids, path.to_owned()))
+            Spec::Search {
+                text: owned(),
+                worlds,
+                path: PathBuf::from(path),
+                bids: if kind == "search" {
+                    BidsBy::Blueprint
+                } else {
+                    BidsBy::Search
+                },
+            }
         }
         ("bids", argument) => {
             // The first `+` splits, so the card player may be a composite
@@ -145,18 +161,110 @@ pub fn from_spec(spec: &str, rules: Rules, unseen: Unseen) -> Result<Arc<dyn Bot
                 .split_once('+')
                 .filter(|(bidder, player)| !bidder.is_empty() && !player.is_empty())
                 .ok_or_else(|| BotSpecError::SplitNeedsTwo { spec: owned() })?;
-            Arc::new(SplitBot::new(
-                from_spec(bidder, rules, unseen)?,
-                from_spec(player, rules, unseen)?,
-            ))
+            Spec::Split {
+                bidder: Box::new(parse(bidder)?),
+                player: Box::new(parse(player)?),
+            }
         }
         _ => return Err(BotSpecError::Unknown { spec: owned() }),
     })
 }
 
+/// Builds the bot `spec` names for a table playing `rules`, loading the
+/// files it names; `unseen` says who plays a policy's untrained keys.
+pub fn build(spec: &Spec, rules: Rules, unseen: Unseen) -> Result<Arc<dyn Bot>, BotSpecError> {
+    // Keys mean different things under other rules: refuse rather than
+    // play a policy on a game it never saw.
+    let same_rules = |text: &str, trained: Rules| {
+        if trained == rules {
+            Ok(())
+        } else {
+            Err(BotSpecError::RulesDiffer {
+                spec: text.to_owned(),
+                trained: trained.to_string(),
+                table: rules.to_string(),
+            })
+        }
+    };
+    Ok(match spec {
+        Spec::Random => Arc::new(RandomBot),
+        Spec::Heuristic => Arc::new(Heuristic),
+        Spec::Pimc { worlds } => Arc::new(Pimc::new(*worlds)),
+        Spec::Policy {
+            text,
+            sampling,
+            path,
+            beyond,
+        } => {
+            let beyond = match beyond {
+                Some(beyond) => build(beyond, rules, unseen)?,
+                None => Arc::new(Heuristic) as Arc<dyn Bot>,
+            };
+            let bot = PolicyBot::load(path, *sampling, unseen, beyond)?;
+            same_rules(text, bot.rules())?;
+            Arc::new(bot)
+        }
+        Spec::Search {
+            text,
+            worlds,
+            path,
+            bids,
+        } => {
+            let blueprint = PolicyBot::load(path, Sampling::Argmax, unseen, Arc::new(Heuristic))?;
+            same_rules(text, blueprint.rules())?;
+            let label = path.to_string_lossy().into_owned();
+            Arc::new(SearchBot::new(blueprint, *worlds, *bids, label))
+        }
+        Spec::Split { bidder, player } => Arc::new(SplitBot::new(
+            build(bidder, rules, unseen)?,
+            build(player, rules, unseen)?,
+        )),
+    })
+}
+
+/// Builds the bot a spec names for a table playing `rules`; `unseen` says
+/// who plays a policy's untrained keys.
+pub fn from_spec(spec: &str, rules: Rules, unseen: Unseen) -> Result<Arc<dyn Bot>, BotSpecError> {
+    build(&parse(spec)?, rules, unseen)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_spec_is_parsed_without_reading_a_file() {
+        assert_eq!(
+            parse("bids:pimc:50+policy-argmax:/no/such/file.bin+heuristic").unwrap(),
+            Spec::Split {
+                bidder: Box::new(Spec::Pimc { worlds: 50 }),
+                player: Box::new(Spec::Policy {
+                    text: "policy-argmax:/no/such/file.bin+heuristic".to_owned(),
+                    sampling: Sampling::Argmax,
+                    path: PathBuf::from("/no/such/file.bin"),
+                    beyond: Some(Box::new(Spec::Heuristic)),
+                }),
+            }
+        );
+        assert_eq!(
+            parse("search-bids:7:/no/such/file.bin").unwrap(),
+            Spec::Search {
+                text: "search-bids:7:/no/such/file.bin".to_owned(),
+                worlds: 7,
+                path: PathBuf::from("/no/such/file.bin"),
+                bids: BidsBy::Search,
+            }
+        );
+        for (text, wrong) in [
+            ("pimc:0", "pimc needs"),
+            ("policy:+pimc:5", "name the policy file"),
+            ("bids:heuristic", "name the bidder"),
+            ("wizard", "unknown bot"),
+        ] {
+            let error = parse(text).unwrap_err().to_string();
+            assert!(error.contains(wrong), "{text}: {error}");
+        }
+    }
 
     fn refusal(spec: &str) -> String {
         match from_spec(spec, Rules::default(), Unseen::Heuristic) {
