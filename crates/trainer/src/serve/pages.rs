@@ -131,11 +131,22 @@ fn move_button(
 
 /// The play page of one game; `error` is the reason a move was refused.
 pub fn play_page(game: &str, table: &HumanGame, error: Option<&str>) -> String {
-    let state = table.state();
-    let mut body = String::new();
-    body.push_str(&error_banner(error));
+    let mut body = error_banner(error);
+    body.push_str(&score_html(table));
+    body.push_str(&table_html(table));
+    if let Some(summary) = table.summary() {
+        body.push_str(&summary_html(game, table, summary));
+    } else {
+        body.push_str(&hand_html(game, table));
+    }
+    page("Euchre", &body, None)
+}
+
+/// The game's score, the hand's number and who sits where.
+fn score_html(table: &HumanGame) -> String {
+    let mut html = String::new();
     let _ = write!(
-        body,
+        html,
         "<section class=\"score\"><h1>Euchre to {}</h1><p>{}: <b id=\"score-ns\">{}</b> &middot; {}: <b id=\"score-ew\">{}</b> &middot; hand {}</p>",
         table.target,
         team_name(Team::NorthSouth),
@@ -145,7 +156,7 @@ pub fn play_page(game: &str, table: &HumanGame, error: Option<&str>) -> String {
         table.hands_played + 1 - u32::from(table.summary().is_some()),
     );
     let _ = write!(
-        body,
+        html,
         "<p class=\"players\">North (partner): {} &middot; East and West: {}</p></section>",
         escape(&public_label(
             &table.bot_name(Seat::North).unwrap_or_default()
@@ -154,9 +165,16 @@ pub fn play_page(game: &str, table: &HumanGame, error: Option<&str>) -> String {
             &table.bot_name(Seat::East).unwrap_or_default()
         )),
     );
+    html
+}
 
+/// The table: dealer, upcard and contract, tricks won, the bids, the
+/// trick in play and the last one.
+fn table_html(table: &HumanGame) -> String {
+    let state = table.state();
+    let mut html = String::new();
     let _ = write!(
-        body,
+        html,
         "<section class=\"table\"><p>Dealer: <b id=\"dealer\">{}</b> &middot; upcard {}",
         seat_name(state.dealer()),
         card_html(state.upcard())
@@ -164,42 +182,29 @@ pub fn play_page(game: &str, table: &HumanGame, error: Option<&str>) -> String {
     match state.contract() {
         Some(contract) => {
             let _ = write!(
-                body,
+                html,
                 " &middot; <span id=\"contract\">{}</span>",
                 contract_text(contract)
             );
             if let Some(defender) = state.lone_defender() {
-                let _ = write!(body, ", {} defends alone", seat_name(defender));
+                let _ = write!(html, ", {} defends alone", seat_name(defender));
             }
         }
-        None if state.stage() == Stage::BiddingRound2 => body.push_str(" (turned down)"),
+        None if state.stage() == Stage::BiddingRound2 => html.push_str(" (turned down)"),
         None => {}
     }
     let _ = write!(
-        body,
+        html,
         "</p><p>Tricks: {} <b id=\"tricks-ns\">{}</b> &middot; {} <b id=\"tricks-ew\">{}</b></p>",
         team_name(Team::NorthSouth),
         state.tricks_won(Team::NorthSouth),
         team_name(Team::EastWest),
         state.tricks_won(Team::EastWest)
     );
-
-    body.push_str("<h2>Bids</h2><ol class=\"bids\">");
-    for &(seat, action) in table.history() {
-        if matches!(action, Action::Play(_)) {
-            continue;
-        }
-        let text = match action {
-            Action::Discard(card) if seat == PERSON => format!("discard {}", card_html(card)),
-            other => action_text(other),
-        };
-        let _ = write!(body, "<li>{}: {text}</li>", seat_name(seat));
-    }
-    body.push_str("</ol>");
-
+    html.push_str(&bids_html(table));
     if state.stage() == Stage::Play {
-        body.push_str("<h2>Trick</h2>");
-        body.push_str(&trick_html(
+        html.push_str("<h2>Trick</h2>");
+        html.push_str(&trick_html(
             "trick",
             |seat| {
                 let trick = state.trick();
@@ -209,21 +214,32 @@ pub fn play_page(game: &str, table: &HumanGame, error: Option<&str>) -> String {
         ));
     }
     if let Some((cards, winner)) = table.last_trick() {
-        let _ = write!(body, "<h2>Last trick, won by {}</h2>", seat_name(*winner));
-        body.push_str(&trick_html(
+        let _ = write!(html, "<h2>Last trick, won by {}</h2>", seat_name(*winner));
+        html.push_str(&trick_html(
             "last-trick",
             |seat| cards[seat.index()],
             state_sits_out(table),
         ));
     }
-    body.push_str("</section>");
+    html.push_str("</section>");
+    html
+}
 
-    if let Some(summary) = table.summary() {
-        body.push_str(&summary_html(game, table, summary));
-    } else {
-        body.push_str(&hand_html(game, table));
+/// Every bid so far (the person's own discard shown, no one else's).
+fn bids_html(table: &HumanGame) -> String {
+    let mut html = String::from("<h2>Bids</h2><ol class=\"bids\">");
+    for &(seat, action) in table.history() {
+        if matches!(action, Action::Play(_)) {
+            continue;
+        }
+        let text = match action {
+            Action::Discard(card) if seat == PERSON => format!("discard {}", card_html(card)),
+            other => action_text(other),
+        };
+        let _ = write!(html, "<li>{}: {text}</li>", seat_name(seat));
     }
-    page("Euchre", &body, None)
+    html.push_str("</ol>");
+    html
 }
 
 fn state_sits_out(table: &HumanGame) -> [bool; 4] {
