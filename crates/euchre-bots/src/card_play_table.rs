@@ -125,24 +125,9 @@ impl CardPlayTable {
         &self.source
     }
 
-    /// The card the table plays at `state`, a card play: its most likely
-    /// card, or the heuristic's where the table never trained the key.
+    /// The card the table plays at `state`, a card play: see [`table_card`].
     pub fn play(&self, state: &GameState) -> Action {
-        let legal = state.legal_actions();
-        if legal.len() == 1 {
-            return legal[0];
-        }
-        if let Some(decision) = self.policy.decision(state) {
-            let width = decision.actions.len();
-            let mut probabilities = [0.0f64; Action::MAX_LEGAL];
-            if self
-                .policy
-                .probabilities(decision.key.0, &mut probabilities[..width])
-            {
-                return decision.actions[most_likely(&probabilities[..width])];
-            }
-        }
-        Action::Play(heuristic::play(&Seen::new(state, &[])))
+        table_card(&self.policy, state)
     }
 
     /// Each team's payoff with the rest of `state`, a position in play,
@@ -156,13 +141,7 @@ impl CardPlayTable {
         {
             return payoffs;
         }
-        let mut playout = *state;
-        while playout.stage() == Stage::Play {
-            playout.apply(self.play(&playout));
-        }
-        let payoffs = playout.outcome().map_or([0.0; 2], |outcome| {
-            team_payoffs(|team| f64::from(outcome.payoff(team)))
-        });
+        let payoffs = play_out(&self.policy, state);
         if let Some(key) = key {
             PLAYOUTS.with_borrow_mut(|cache| {
                 if cache.len() >= PLAYOUT_CACHE_LIMIT {
@@ -173,6 +152,36 @@ impl CardPlayTable {
         }
         payoffs
     }
+}
+
+/// The card a full-play `policy` plays at `state`, a card play: its most
+/// likely card (what `policy-argmax:` plays), or the heuristic's where the
+/// policy never trained the key.
+pub fn table_card(policy: &PolicyFile, state: &GameState) -> Action {
+    let legal = state.legal_actions();
+    if legal.len() == 1 {
+        return legal[0];
+    }
+    if let Some(decision) = policy.decision(state) {
+        let width = decision.actions.len();
+        let mut probabilities = [0.0f64; Action::MAX_LEGAL];
+        if policy.probabilities(decision.key.0, &mut probabilities[..width]) {
+            return decision.actions[most_likely(&probabilities[..width])];
+        }
+    }
+    Action::Play(heuristic::play(&Seen::new(state, &[])))
+}
+
+/// Each team's payoff with the rest of `state`, a position in play (or a
+/// finished hand), played by [`table_card`] at every seat.
+pub fn play_out(policy: &PolicyFile, state: &GameState) -> [f64; 2] {
+    let mut playout = *state;
+    while playout.stage() == Stage::Play {
+        playout.apply(table_card(policy, &playout));
+    }
+    playout.outcome().map_or([0.0; 2], |outcome| {
+        team_payoffs(|team| f64::from(outcome.payoff(team)))
+    })
 }
 
 #[cfg(test)]

@@ -13,16 +13,20 @@ use crate::bots::heuristic::Heuristic;
 use crate::bots::pimc::Pimc;
 use crate::bots::policy::{PolicyBot, Sampling, Unseen};
 use crate::bots::random::RandomBot;
-use crate::bots::search::{BidsBy, SearchBot};
+use crate::bots::search::{BidsBy, SearchBot, SearchError, SearchOptions, WorldValues};
 use crate::bots::split::SplitBot;
 use crate::policy_file::PolicyFileError;
+use std::time::Duration;
 
 /// The bot specs `--a`, `--b` and `--opponents` accept.
 pub const SPEC_HELP: &str = "random | heuristic | pimc:WORLDS | policy:FILE | policy-argmax:FILE, \
      either policy followed by +BOT for the decisions past its phase (policy:FILE+pimc:50), \
      or search:FILE | search:WORLDS:FILE (the policy's bids, then PIMC over worlds weighted by \
      what the bids reveal; 200 worlds by default), or search-bids:FILE | search-bids:WORLDS:FILE \
-     (the same, with each bid the policy is not sure of searched over those worlds too), \
+     (the same, with each bid the policy is not sure of searched over those worlds too; \
+     after WORLDS, ',playout' or ',blend' values each world by a full-play table's own play of the rest, \
+     alone or with the open-hand solve, and ',ms=N' stops at N milliseconds a decision: \
+     search-bids:400,playout,ms=100:FILE), \
      or bids:BOT+BOT (the first bot's bids, the second's card play: bids:pimc:50+policy-argmax:FILE)";
 
 /// Worlds solved per card by `search:FILE`: as many as the strongest PIMC
@@ -37,6 +41,16 @@ pub enum BotSpecError {
     PimcWorlds { spec: String },
     #[error("bot '{spec}': search needs at least one world")]
     SearchWorlds { spec: String },
+    #[error(
+        "bot '{spec}': unknown search option '{option}'; after the number of worlds come ',playout', ',blend', ',open-hand' or ',ms=MILLISECONDS', as in search-bids:400,playout,ms=100:FILE"
+    )]
+    SearchOption { spec: String, option: String },
+    #[error("bot '{spec}': {source}")]
+    Search {
+        spec: String,
+        #[source]
+        source: SearchError,
+    },
     #[error("bot '{spec}': name the policy file {example}")]
     NoPolicyFile { spec: String, example: &'static str },
     #[error(
@@ -78,9 +92,8 @@ pub enum Spec {
     /// `search-bids:` searches them too).
     Search {
         text: String,
-        worlds: usize,
+        options: SearchOptions,
         path: PathBuf,
-        bids: BidsBy,
     },
     /// One bot's bids, another's card play.
     Split {
@@ -128,14 +141,26 @@ pub fn parse(spec: &str) -> Result<Spec, BotSpecError> {
             }
         }
         ("search" | "search-bids", argument) if !argument.is_empty() => {
-            let (worlds, path) = match argument.split_once(':') {
-                Some((worlds, path)) if worlds.parse::<usize>().is_ok() => {
-                    let worlds = worlds.parse::<usize>().ok().filter(|&w| w > 0);
-                    let worlds =
-                        worlds.ok_or_else(|| BotSpecError::SearchWorlds { spec: owned() })?;
-                    (worlds, path)
+            let bids = if kind == "search" {
+                BidsBy::Blueprint
+            } else {
+                BidsBy::Search
+            };
+            // `OPTIONS:FILE` when the text before the first ':' starts with
+            // a number of worlds; otherwise all of it names the file.
+            let (options, path) = match argument.split_once(':') {
+                Some((head, path)) if starts_with_worlds(head) => {
+                    (search_options(spec, head, bids)?, path)
                 }
-                _ => (DEFAULT_SEARCH_WORLDS, argument),
+                _ => (
+                    SearchOptions {
+                        worlds: DEFAULT_SEARCH_WORLDS,
+                        bids,
+                        values: WorldValues::OpenHand,
+                        budget: None,
+                    },
+                    argument,
+                ),
             };
             if path.is_empty() {
                 return Err(BotSpecError::NoPolicyFile {
@@ -145,13 +170,8 @@ pub fn parse(spec: &str) -> Result<Spec, BotSpecError> {
             }
             Spec::Search {
                 text: owned(),
-                worlds,
+                options,
                 path: PathBuf::from(path),
-                bids: if kind == "search" {
-                    BidsBy::Blueprint
-                } else {
-                    BidsBy::Search
-                },
             }
         }
         ("bids", argument) => {
@@ -168,6 +188,51 @@ pub fn parse(spec: &str) -> Result<Spec, BotSpecError> {
         }
         _ => return Err(BotSpecError::Unknown { spec: owned() }),
     })
+}
+
+/// Whether a search spec's text before its first ':' is options (a number
+/// of worlds first) rather than part of a file's name.
+fn starts_with_worlds(head: &str) -> bool {
+    head.split(',')
+        .next()
+        .is_some_and(|first| !first.is_empty() && first.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Reads `WORLDS[,VALUES][,ms=N]`.
+fn search_options(spec: &str, head: &str, bids: BidsBy) -> Result<SearchOptions, BotSpecError> {
+    let mut parts = head.split(',');
+    let worlds = parts
+        .next()
+        .and_then(|worlds| worlds.parse::<usize>().ok())
+        .filter(|&worlds| worlds > 0)
+        .ok_or_else(|| BotSpecError::SearchWorlds {
+            spec: spec.to_owned(),
+        })?;
+    let mut options = SearchOptions {
+        worlds,
+        bids,
+        values: WorldValues::OpenHand,
+        budget: None,
+    };
+    for part in parts {
+        let unknown = || BotSpecError::SearchOption {
+            spec: spec.to_owned(),
+            option: part.to_owned(),
+        };
+        if let Some(values) = WorldValues::ALL.into_iter().find(|v| v.word() == part) {
+            options.values = values;
+        } else if let Some(millis) = part.strip_prefix("ms=") {
+            let millis = millis
+                .parse::<u64>()
+                .ok()
+                .filter(|&ms| ms > 0)
+                .ok_or_else(unknown)?;
+            options.budget = Some(Duration::from_millis(millis));
+        } else {
+            return Err(unknown());
+        }
+    }
+    Ok(options)
 }
 
 /// Builds the bot `spec` names for a table playing `rules`, loading the
@@ -206,14 +271,19 @@ pub fn build(spec: &Spec, rules: Rules, unseen: Unseen) -> Result<Arc<dyn Bot>, 
         }
         Spec::Search {
             text,
-            worlds,
+            options,
             path,
-            bids,
         } => {
             let blueprint = PolicyBot::load(path, Sampling::Argmax, unseen, Arc::new(Heuristic))?;
             same_rules(text, blueprint.rules())?;
             let label = path.to_string_lossy().into_owned();
-            Arc::new(SearchBot::new(blueprint, *worlds, *bids, label))
+            let bot = SearchBot::new(blueprint, *options, label).map_err(|source| {
+                BotSpecError::Search {
+                    spec: text.clone(),
+                    source,
+                }
+            })?;
+            Arc::new(bot)
         }
         Spec::Split { bidder, player } => Arc::new(SplitBot::new(
             build(bidder, rules, unseen)?,
@@ -250,15 +320,42 @@ mod tests {
             parse("search-bids:7:/no/such/file.bin").unwrap(),
             Spec::Search {
                 text: "search-bids:7:/no/such/file.bin".to_owned(),
-                worlds: 7,
+                options: SearchOptions {
+                    worlds: 7,
+                    bids: BidsBy::Search,
+                    values: WorldValues::OpenHand,
+                    budget: None,
+                },
                 path: PathBuf::from("/no/such/file.bin"),
-                bids: BidsBy::Search,
             }
         );
+        assert_eq!(
+            parse("search:400,blend,ms=25:runs/a:b/policy.bin").unwrap(),
+            Spec::Search {
+                text: "search:400,blend,ms=25:runs/a:b/policy.bin".to_owned(),
+                options: SearchOptions {
+                    worlds: 400,
+                    bids: BidsBy::Blueprint,
+                    values: WorldValues::Blend,
+                    budget: Some(Duration::from_millis(25)),
+                },
+                path: PathBuf::from("runs/a:b/policy.bin"),
+            }
+        );
+        // A file name with no options before it keeps the default worlds.
+        assert!(matches!(
+            parse("search:runs/x/policy.bin").unwrap(),
+            Spec::Search { options: SearchOptions { worlds: DEFAULT_SEARCH_WORLDS, .. }, path, .. }
+                if path == PathBuf::from("runs/x/policy.bin")
+        ));
         for (text, wrong) in [
             ("pimc:0", "pimc needs"),
             ("policy:+pimc:5", "name the policy file"),
             ("bids:heuristic", "name the bidder"),
+            ("search:0,playout:f.bin", "at least one world"),
+            ("search:50,rollout:f.bin", "unknown search option 'rollout'"),
+            ("search:50,ms=0:f.bin", "unknown search option 'ms=0'"),
+            ("search:50,ms=x:f.bin", "unknown search option 'ms=x'"),
             ("wizard", "unknown bot"),
         ] {
             let error = parse(text).unwrap_err().to_string();

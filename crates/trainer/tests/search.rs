@@ -9,7 +9,7 @@ use std::sync::Arc;
 use euchre_bots::bot::Bot;
 use euchre_bots::bots::heuristic::Heuristic;
 use euchre_bots::bots::policy::{PolicyBot, Sampling, Unseen};
-use euchre_bots::bots::search::{BidsBy, CONFIDENT, SearchBot};
+use euchre_bots::bots::search::{BidsBy, CONFIDENT, SearchBot, SearchOptions, WorldValues};
 use euchre_bots::seen::Seen;
 use euchre_bots::spec::from_spec;
 use euchre_game::engine::action::Action;
@@ -64,6 +64,16 @@ fn a_trained_blueprints_order_up_puts_several_trumps_in_the_makers_hand() {
     );
 }
 
+/// Open-hand values, no budget.
+fn options(worlds: usize, bids: BidsBy) -> SearchOptions {
+    SearchOptions {
+        worlds,
+        bids,
+        values: WorldValues::OpenHand,
+        budget: None,
+    }
+}
+
 /// The maker's mean trumps (uniform worlds, weighted worlds) at 40
 /// defenders' first card plays after a round-1 order by `policy`'s argmax.
 fn maker_trumps(policy: &std::path::Path) -> (f64, f64) {
@@ -81,7 +91,8 @@ fn maker_trumps(policy: &std::path::Path) -> (f64, f64) {
         Unseen::Heuristic,
     )
     .unwrap();
-    let search = SearchBot::new(blueprint, 8, BidsBy::Blueprint, "test".to_owned());
+    let search =
+        SearchBot::new(blueprint, options(8, BidsBy::Blueprint), "test".to_owned()).unwrap();
     let mut rng = SmallRng::seed_from_u64(11);
     let (mut positions, mut uniform_sum, mut weighted_sum) = (0, 0.0, 0.0);
     for hand in 0..4000u64 {
@@ -165,7 +176,7 @@ fn a_searched_bid_goes_alone_with_the_five_best_trumps() {
         .is_some_and(|stated| stated.iter().any(|&(_, p)| p >= CONFIDENT));
     assert!(!sure, "the test needs a blueprint that is not sure here");
 
-    let search = SearchBot::new(load(), 16, BidsBy::Search, "test".to_owned());
+    let search = SearchBot::new(load(), options(16, BidsBy::Search), "test".to_owned()).unwrap();
     let mut rng = SmallRng::seed_from_u64(5);
     assert_eq!(search.act(&seen, &mut rng), lone);
     let report = search.report().unwrap();
@@ -201,4 +212,69 @@ fn search_specs_name_what_is_wrong() {
     .expect("a policy from other rules was accepted")
     .to_string();
     assert!(refused.contains("trained under"), "{refused}");
+}
+
+/// Playout values need a table that plays whole hands: on a full-play
+/// export they play legal hands, with and without a time budget, and the
+/// budget is what stops a search of far too many worlds; on a bidding
+/// policy they are refused with the fix named.
+#[test]
+fn playout_values_play_whole_hands_on_a_full_play_table_and_only_there() {
+    let temp = TempDir::new("search-playout");
+    let run = temp.path("full-play");
+    let run = run.to_str().unwrap();
+    support::ok(&support::full_play_in(
+        run,
+        &[
+            "--bidding-iterations",
+            "20000",
+            "--iterations",
+            "3000",
+            "--eval-every",
+            "off",
+            "--export",
+        ],
+    ));
+    let table = format!("{run}/policy.bin");
+    let rules = Rules::default();
+    let mut rng = SmallRng::seed_from_u64(9);
+    for spec in [
+        format!("search-bids:6,playout:{table}"),
+        format!("search:6,blend:{table}"),
+        format!("search:100000,playout,ms=1:{table}"),
+    ] {
+        let bot = from_spec(&spec, rules, Unseen::Heuristic).unwrap();
+        for hand in 0..6u64 {
+            let deal = Deal::random(Seat::from_index((hand % 4) as u8), &mut rng);
+            let mut state = GameState::new(deal, rules);
+            let mut history = Vec::new();
+            while let Some(seat) = state.to_act() {
+                let action = bot.act(&Seen::new(&state, &history), &mut rng);
+                assert!(state.legal_actions().contains(action), "{spec}: {action}");
+                state.apply(action);
+                history.push((seat, action));
+            }
+        }
+        let report = bot.report().unwrap();
+        assert!(!report.contains(": 0 card plays searched"), "{report}");
+        assert_eq!(
+            report.contains("stopped at the time budget"),
+            spec.contains("ms="),
+            "{spec}: {report}"
+        );
+    }
+
+    let bidding = bidding_policy(&temp.0);
+    let refused = from_spec(
+        &format!("search:8,playout:{}", bidding.display()),
+        rules,
+        Unseen::Heuristic,
+    )
+    .err()
+    .expect("playout values on a bidding policy were accepted")
+    .to_string();
+    assert!(
+        refused.contains("is a bidding policy") && refused.contains("drop ',playout'"),
+        "{refused}"
+    );
 }

@@ -32,14 +32,25 @@
 //! without search. Measured choices, and what they did, are in
 //! `docs/experiments/search-bids.md`.
 //!
+//! **Values** ([`WorldValues`]). Open-hand solves assume every seat plays
+//! perfectly, seeing every card: PIMC's strategy fusion, which credits the
+//! searcher with plays it could not make without seeing the hidden hands.
+//! A full-play table plays as a player who cannot see them, so a world can
+//! instead be valued by playing its rest out with the table at every seat:
+//! one step of policy improvement on the table (a rollout). The search can
+//! use either or both, and can stop at a time budget per decision.
+//!
 //! **Trust.** The other seats are not the blueprint: in a match they may be
 //! PIMC or a person. A world the blueprint calls impossible must stay
 //! possible, so each observed action's probability is mixed with uniform
 //! ([`TRUST`]).
 
+use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use euchre_game::engine::action::Action;
+use euchre_game::engine::seat::Team;
 use euchre_game::engine::state::{GameState, Stage};
 use euchre_game::keys::Decision;
 use rand::RngExt;
@@ -49,7 +60,9 @@ use crate::bot::Bot;
 use crate::bots::heuristic::Heuristic;
 use crate::bots::pimc::{add_card_points, points_after_bidding, replay, sample_hidden};
 use crate::bots::policy::PolicyBot;
+use crate::card_play_table::play_out;
 use crate::meta::CardPlay;
+use crate::phase::Phase;
 use crate::policy_file::most_likely;
 use crate::seen::Seen;
 
@@ -76,16 +89,76 @@ pub enum BidsBy {
     Search,
 }
 
+/// How a searched world is valued after each candidate action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorldValues {
+    /// Solved open-handed: every seat then plays perfectly, seeing all.
+    OpenHand,
+    /// Played out by the full-play table at every seat, each playing its
+    /// most likely card, as `policy-argmax:` does.
+    TablePlayout,
+    /// Both, summed: a world's value is the open-hand points plus the
+    /// playout's.
+    Blend,
+}
+
+impl WorldValues {
+    /// The word a spec uses for these values.
+    pub fn word(self) -> &'static str {
+        match self {
+            WorldValues::OpenHand => "open-hand",
+            WorldValues::TablePlayout => "playout",
+            WorldValues::Blend => "blend",
+        }
+    }
+
+    pub const ALL: [WorldValues; 3] = [
+        WorldValues::OpenHand,
+        WorldValues::TablePlayout,
+        WorldValues::Blend,
+    ];
+
+    fn needs_table(self) -> bool {
+        self != WorldValues::OpenHand
+    }
+}
+
+/// Everything a search is told besides its blueprint; written as a spec
+/// writes it (`200`, `200,playout`, `400,blend,ms=50`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchOptions {
+    /// Worlds drawn (after weighting) and valued per decision.
+    pub worlds: usize,
+    pub bids: BidsBy,
+    pub values: WorldValues,
+    /// Stop valuing worlds once a decision has taken this long (at least
+    /// one world is always valued). A budgeted bot's choices depend on the
+    /// machine's speed, so its matches do not repeat exactly.
+    pub budget: Option<Duration>,
+}
+
+impl fmt::Display for SearchOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.worlds)?;
+        if self.values != WorldValues::OpenHand {
+            write!(f, ",{}", self.values.word())?;
+        }
+        if let Some(budget) = self.budget {
+            write!(f, ",ms={}", budget.as_millis())?;
+        }
+        Ok(())
+    }
+}
+
 pub struct SearchBot {
     blueprint: PolicyBot,
-    worlds: usize,
-    bids: BidsBy,
+    options: SearchOptions,
     label: String,
     counts: Counts,
 }
 
-impl std::fmt::Debug for SearchBot {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl fmt::Debug for SearchBot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("SearchBot")
             .field("label", &self.label)
             .finish_non_exhaustive()
@@ -105,17 +178,79 @@ struct Counts {
     /// other than the blueprint's most likely action.
     bids_searched: AtomicU64,
     bids_changed: AtomicU64,
+    /// Decisions the time budget cut short.
+    out_of_time: AtomicU64,
+}
+
+/// Why a search cannot be built on a blueprint.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SearchError {
+    #[error(
+        "{values} values play the rest of each world with a full-play table, but {label} is a {phase} policy; name a full-play run's export (`trainer --phase full-play`, then `trainer export`), or drop ',{values}'"
+    )]
+    PlayoutNeedsTable {
+        values: &'static str,
+        label: String,
+        phase: Phase,
+    },
 }
 
 impl SearchBot {
-    /// `blueprint` bids and supplies the inference; `label` names the file.
-    pub fn new(blueprint: PolicyBot, worlds: usize, bids: BidsBy, label: String) -> SearchBot {
-        SearchBot {
+    /// `blueprint` bids and supplies the inference (and, for playout
+    /// values, the card play); `label` names the file.
+    pub fn new(
+        blueprint: PolicyBot,
+        options: SearchOptions,
+        label: String,
+    ) -> Result<SearchBot, SearchError> {
+        let phase = blueprint.file().meta.phase;
+        if options.values.needs_table() && phase != Phase::FullPlay {
+            return Err(SearchError::PlayoutNeedsTable {
+                values: options.values.word(),
+                label,
+                phase,
+            });
+        }
+        Ok(SearchBot {
             blueprint,
-            worlds,
-            bids,
+            options,
             label,
             counts: Counts::default(),
+        })
+    }
+
+    /// What `team` scores in `world`, where the bidding is over, played on
+    /// as [`WorldValues`] says.
+    fn value_after_bidding(&self, world: &GameState, team: Team) -> i64 {
+        let open_hand = || i64::from(points_after_bidding(world, team));
+        let playout = || play_out(self.blueprint.file(), world)[team.index()] as i64;
+        match self.options.values {
+            WorldValues::OpenHand => open_hand(),
+            WorldValues::TablePlayout => playout(),
+            WorldValues::Blend => open_hand() + playout(),
+        }
+    }
+
+    /// Adds to `totals`, `copies` times over, what `team` scores after each
+    /// `legal` card in `world`, valued as [`WorldValues`] says.
+    fn add_card_values(
+        &self,
+        world: &GameState,
+        team: Team,
+        legal: &[Action],
+        copies: i64,
+        totals: &mut [i64],
+    ) {
+        if self.options.values != WorldValues::TablePlayout {
+            add_card_points(world, team, legal, copies, totals);
+        }
+        if self.options.values.needs_table() {
+            for (total, &action) in totals.iter_mut().zip(legal) {
+                let mut after = *world;
+                after.apply(action);
+                *total += copies * play_out(self.blueprint.file(), &after)[team.index()] as i64;
+            }
         }
     }
 
@@ -221,15 +356,17 @@ impl SearchBot {
             world.apply(next);
         }
         let Some(team) = team else { return 0 };
-        i64::from(points_after_bidding(&world, team))
+        self.value_after_bidding(&world, team)
     }
 
     /// The action with the best weighted open-hand value: each card by
     /// solving the world after it, each bid by [`Self::bid_points`].
     fn search(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Action {
+        let started = Instant::now();
+        let worlds = self.options.worlds;
         let legal = seen.legal();
         let actor = seen.actor();
-        let candidates = self.weighted_worlds(seen, self.worlds * CANDIDATES_PER_WORLD, rng);
+        let candidates = self.weighted_worlds(seen, worlds * CANDIDATES_PER_WORLD, rng);
         let total: f64 = candidates.iter().map(|(_, weight)| weight).sum();
         if candidates.is_empty() || total <= 0.0 {
             self.counts.no_world.fetch_add(1, Ordering::Relaxed);
@@ -249,7 +386,7 @@ impl SearchBot {
 
         // Systematic resampling: `worlds` evenly spaced points over the
         // cumulative weights, from one random offset.
-        let step = total / self.worlds as f64;
+        let step = total / worlds as f64;
         let mut point = rng.random::<f64>() * step;
         let mut cumulative = 0.0;
         let team = actor.team();
@@ -260,9 +397,20 @@ impl SearchBot {
             if crate::stop::requested() {
                 break;
             }
+            // The candidates were dealt independently, so the ones valued
+            // before the budget ran out are a fair sample of them all.
+            if distinct > 0
+                && self
+                    .options
+                    .budget
+                    .is_some_and(|budget| started.elapsed() >= budget)
+            {
+                self.counts.out_of_time.fetch_add(1, Ordering::Relaxed);
+                break;
+            }
             cumulative += weight;
             let mut copies = 0;
-            while point < cumulative && drawn < self.worlds {
+            while point < cumulative && drawn < worlds {
                 copies += 1;
                 drawn += 1;
                 point += step;
@@ -272,7 +420,7 @@ impl SearchBot {
             }
             distinct += 1;
             if playing {
-                add_card_points(world, team, legal.as_slice(), copies, &mut totals);
+                self.add_card_values(world, team, legal.as_slice(), copies, &mut totals);
             } else {
                 for (total, &action) in totals.iter_mut().zip(legal.iter()) {
                     *total += copies * self.bid_points(*world, action, rng);
@@ -290,7 +438,7 @@ impl SearchBot {
 
     /// A bid or discard: the blueprint's, or searched (see [`BidsBy`]).
     fn bid(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Action {
-        if self.bids == BidsBy::Blueprint {
+        if self.options.bids == BidsBy::Blueprint {
             return self.blueprint.act(seen, rng);
         }
         // The blueprint's most likely action, where it trained the key.
@@ -318,11 +466,11 @@ impl SearchBot {
 
 impl Bot for SearchBot {
     fn name(&self) -> String {
-        let kind = match self.bids {
+        let kind = match self.options.bids {
             BidsBy::Blueprint => "search",
             BidsBy::Search => "search-bids",
         };
-        format!("{kind}:{}:{}", self.worlds, self.label)
+        format!("{kind}:{}:{}", self.options, self.label)
     }
 
     fn act(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Action {
@@ -347,11 +495,17 @@ impl Bot for SearchBot {
             per(self.counts.effective_milli.load(Ordering::Relaxed)) / 1000.0,
             per(self.counts.distinct_worlds.load(Ordering::Relaxed)),
         );
-        if self.bids == BidsBy::Search {
+        if self.options.bids == BidsBy::Search {
             let searched = self.counts.bids_searched.load(Ordering::Relaxed);
             let changed = self.counts.bids_changed.load(Ordering::Relaxed);
             report.push_str(&format!(
                 "; {searched} bids searched (the blueprint was not sure), {changed} of them unlike its most likely bid"
+            ));
+        }
+        let out_of_time = self.counts.out_of_time.load(Ordering::Relaxed);
+        if out_of_time > 0 {
+            report.push_str(&format!(
+                "; {out_of_time} decisions stopped at the time budget"
             ));
         }
         let no_world = self.counts.no_world.load(Ordering::Relaxed);
@@ -366,8 +520,12 @@ impl Bot for SearchBot {
         Some(report)
     }
 
-    /// Card play by open-hand search, the play open-hand leaves assume.
+    /// Card play by open-hand search, the play open-hand leaves assume;
+    /// with playout values, the table's play improved by search.
     fn card_play(&self) -> Option<CardPlay> {
-        Some(CardPlay::OpenHandSearch)
+        Some(match self.options.values {
+            WorldValues::OpenHand => CardPlay::OpenHandSearch,
+            WorldValues::TablePlayout | WorldValues::Blend => CardPlay::Table,
+        })
     }
 }
