@@ -25,7 +25,7 @@ pub const SPEC_HELP: &str = "random | heuristic | pimc:WORLDS | policy:FILE | po
      what the bids reveal; 200 worlds by default), or search-bids:FILE | search-bids:WORLDS:FILE \
      (the same, with each bid the policy is not sure of searched over those worlds too; \
      after WORLDS, ',playout' or ',blend' values each world by a full-play table's own play of the rest, \
-     alone or with the open-hand solve, and ',ms=N' stops at N milliseconds a decision: \
+     alone or with the open-hand solve, ',bids=N' searches bids over N worlds, ',every-bid' searches every bid (a full-play table is sure of all its bids), and ',ms=N' stops at N milliseconds a decision: \
      search-bids:400,playout,ms=100:FILE), \
      or bids:BOT+BOT (the first bot's bids, the second's card play: bids:pimc:50+policy-argmax:FILE)";
 
@@ -42,7 +42,7 @@ pub enum BotSpecError {
     #[error("bot '{spec}': search needs at least one world")]
     SearchWorlds { spec: String },
     #[error(
-        "bot '{spec}': unknown search option '{option}'; after the number of worlds come ',playout', ',blend', ',open-hand' or ',ms=MILLISECONDS', as in search-bids:400,playout,ms=100:FILE"
+        "bot '{spec}': unknown search option '{option}'; after the number of worlds come ',playout', ',blend', ',open-hand' or ',bids=WORLDS' (worlds per searched bid), ',every-bid' (search every bid, not only those the blueprint is unsure of) or ',ms=MILLISECONDS', as in search-bids:400,playout,ms=100:FILE"
     )]
     SearchOption { spec: String, option: String },
     #[error("bot '{spec}': {source}")]
@@ -155,6 +155,7 @@ pub fn parse(spec: &str) -> Result<Spec, BotSpecError> {
                 _ => (
                     SearchOptions {
                         worlds: DEFAULT_SEARCH_WORLDS,
+                        bid_worlds: DEFAULT_SEARCH_WORLDS,
                         bids,
                         values: WorldValues::OpenHand,
                         budget: None,
@@ -210,6 +211,7 @@ fn search_options(spec: &str, head: &str, bids: BidsBy) -> Result<SearchOptions,
         })?;
     let mut options = SearchOptions {
         worlds,
+        bid_worlds: worlds,
         bids,
         values: WorldValues::OpenHand,
         budget: None,
@@ -221,6 +223,14 @@ fn search_options(spec: &str, head: &str, bids: BidsBy) -> Result<SearchOptions,
         };
         if let Some(values) = WorldValues::ALL.into_iter().find(|v| v.word() == part) {
             options.values = values;
+        } else if part == "every-bid" {
+            options.bids = BidsBy::SearchEvery;
+        } else if let Some(worlds) = part.strip_prefix("bids=") {
+            options.bid_worlds = worlds
+                .parse::<usize>()
+                .ok()
+                .filter(|&w| w > 0)
+                .ok_or_else(unknown)?;
         } else if let Some(millis) = part.strip_prefix("ms=") {
             let millis = millis
                 .parse::<u64>()
@@ -322,6 +332,7 @@ mod tests {
                 text: "search-bids:7:/no/such/file.bin".to_owned(),
                 options: SearchOptions {
                     worlds: 7,
+                    bid_worlds: 7,
                     bids: BidsBy::Search,
                     values: WorldValues::OpenHand,
                     budget: None,
@@ -330,12 +341,13 @@ mod tests {
             }
         );
         assert_eq!(
-            parse("search:400,blend,ms=25:runs/a:b/policy.bin").unwrap(),
+            parse("search:400,blend,bids=900,every-bid,ms=25:runs/a:b/policy.bin").unwrap(),
             Spec::Search {
-                text: "search:400,blend,ms=25:runs/a:b/policy.bin".to_owned(),
+                text: "search:400,blend,bids=900,every-bid,ms=25:runs/a:b/policy.bin".to_owned(),
                 options: SearchOptions {
                     worlds: 400,
-                    bids: BidsBy::Blueprint,
+                    bid_worlds: 900,
+                    bids: BidsBy::SearchEvery,
                     values: WorldValues::Blend,
                     budget: Some(Duration::from_millis(25)),
                 },
@@ -356,6 +368,7 @@ mod tests {
             ("search:50,rollout:f.bin", "unknown search option 'rollout'"),
             ("search:50,ms=0:f.bin", "unknown search option 'ms=0'"),
             ("search:50,ms=x:f.bin", "unknown search option 'ms=x'"),
+            ("search:50,bids=0:f.bin", "unknown search option 'bids=0'"),
             ("wizard", "unknown bot"),
         ] {
             let error = parse(text).unwrap_err().to_string();

@@ -68,6 +68,7 @@ fn a_trained_blueprints_order_up_puts_several_trumps_in_the_makers_hand() {
 fn options(worlds: usize, bids: BidsBy) -> SearchOptions {
     SearchOptions {
         worlds,
+        bid_worlds: worlds,
         bids,
         values: WorldValues::OpenHand,
         budget: None,
@@ -239,7 +240,7 @@ fn playout_values_play_whole_hands_on_a_full_play_table_and_only_there() {
     let rules = Rules::default();
     let mut rng = SmallRng::seed_from_u64(9);
     for spec in [
-        format!("search-bids:6,playout:{table}"),
+        format!("search-bids:6,playout,every-bid:{table}"),
         format!("search:6,blend:{table}"),
         format!("search:100000,playout,ms=1:{table}"),
     ] {
@@ -257,6 +258,13 @@ fn playout_values_play_whole_hands_on_a_full_play_table_and_only_there() {
         }
         let report = bot.report().unwrap();
         assert!(!report.contains(": 0 card plays searched"), "{report}");
+        // The table's exported bids are its argmax, sure of every one: only
+        // every-bid searches them.
+        assert_eq!(
+            !report.contains("; 0 bids searched"),
+            spec.contains("every-bid"),
+            "{spec}: {report}"
+        );
         assert_eq!(
             report.contains("stopped at the time budget"),
             spec.contains("ms="),

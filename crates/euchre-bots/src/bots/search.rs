@@ -87,6 +87,10 @@ pub enum BidsBy {
     /// Weighted open-hand search over the blueprint's continuation, where
     /// the blueprint is not [`CONFIDENT`].
     Search,
+    /// The same at every bid with a choice: a full-play table exports its
+    /// fixed bids as their argmax, sure of every one, so only this searches
+    /// its bids.
+    SearchEvery,
 }
 
 /// How a searched world is valued after each candidate action.
@@ -127,8 +131,11 @@ impl WorldValues {
 /// writes it (`200`, `200,playout`, `400,blend,ms=50`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SearchOptions {
-    /// Worlds drawn (after weighting) and valued per decision.
+    /// Worlds drawn (after weighting) and valued per card play.
     pub worlds: usize,
+    /// Worlds per searched bid or discard: a hand has one or two of them
+    /// against a dozen card plays, and they decide more of its points.
+    pub bid_worlds: usize,
     pub bids: BidsBy,
     pub values: WorldValues,
     /// Stop valuing worlds once a decision has taken this long (at least
@@ -140,8 +147,14 @@ pub struct SearchOptions {
 impl fmt::Display for SearchOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.worlds)?;
+        if self.bid_worlds != self.worlds {
+            write!(f, ",bids={}", self.bid_worlds)?;
+        }
         if self.values != WorldValues::OpenHand {
             write!(f, ",{}", self.values.word())?;
+        }
+        if self.bids == BidsBy::SearchEvery {
+            write!(f, ",every-bid")?;
         }
         if let Some(budget) = self.budget {
             write!(f, ",ms={}", budget.as_millis())?;
@@ -363,7 +376,12 @@ impl SearchBot {
     /// solving the world after it, each bid by [`Self::bid_points`].
     fn search(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Action {
         let started = Instant::now();
-        let worlds = self.options.worlds;
+        let playing = seen.stage() == Stage::Play;
+        let worlds = if playing {
+            self.options.worlds
+        } else {
+            self.options.bid_worlds
+        };
         let legal = seen.legal();
         let actor = seen.actor();
         let candidates = self.weighted_worlds(seen, worlds * CANDIDATES_PER_WORLD, rng);
@@ -373,7 +391,6 @@ impl SearchBot {
             return Heuristic.act(seen, rng);
         }
         let squares: f64 = candidates.iter().map(|(_, w)| w * w).sum();
-        let playing = seen.stage() == Stage::Play;
         if playing {
             self.counts.searched.fetch_add(1, Ordering::Relaxed);
             self.counts
@@ -452,7 +469,9 @@ impl SearchBot {
                     (decision.actions[best], probabilities[best])
                 })
             });
-        if blueprint_choice.is_some_and(|(_, probability)| probability >= CONFIDENT) {
+        if self.options.bids == BidsBy::Search
+            && blueprint_choice.is_some_and(|(_, probability)| probability >= CONFIDENT)
+        {
             return self.blueprint.act(seen, rng);
         }
         let chosen = self.search(seen, rng);
@@ -468,7 +487,7 @@ impl Bot for SearchBot {
     fn name(&self) -> String {
         let kind = match self.options.bids {
             BidsBy::Blueprint => "search",
-            BidsBy::Search => "search-bids",
+            BidsBy::Search | BidsBy::SearchEvery => "search-bids",
         };
         format!("{kind}:{}:{}", self.options, self.label)
     }
@@ -495,7 +514,7 @@ impl Bot for SearchBot {
             per(self.counts.effective_milli.load(Ordering::Relaxed)) / 1000.0,
             per(self.counts.distinct_worlds.load(Ordering::Relaxed)),
         );
-        if self.options.bids == BidsBy::Search {
+        if self.options.bids != BidsBy::Blueprint {
             let searched = self.counts.bids_searched.load(Ordering::Relaxed);
             let changed = self.counts.bids_changed.load(Ordering::Relaxed);
             report.push_str(&format!(
