@@ -13,7 +13,9 @@ use crate::bots::heuristic::Heuristic;
 use crate::bots::pimc::Pimc;
 use crate::bots::policy::{PolicyBot, Sampling, Unseen};
 use crate::bots::random::RandomBot;
-use crate::bots::search::{BidsBy, SearchBot, SearchError, SearchOptions, WorldValues};
+use crate::bots::search::{
+    BidsBy, SearchBot, SearchError, SearchOptions, TRUST_PERCENT, WorldValues,
+};
 use crate::bots::split::SplitBot;
 use crate::policy_file::PolicyFileError;
 use std::time::Duration;
@@ -25,7 +27,7 @@ pub const SPEC_HELP: &str = "random | heuristic | pimc:WORLDS | policy:FILE | po
      what the bids reveal; 200 worlds by default), or search-bids:FILE | search-bids:WORLDS:FILE \
      (the same, with each bid the policy is not sure of searched over those worlds too; \
      after WORLDS, ',playout' or ',blend' values each world by a full-play table's own play of the rest, \
-     alone or with the open-hand solve, ',bids=N' searches bids over N worlds, ',every-bid' searches every bid (a full-play table is sure of all its bids), and ',ms=N' stops at N milliseconds a decision: \
+     alone or with the open-hand solve, ',bids=N' searches bids over N worlds, ',every-bid' searches every bid (a full-play table is sure of all its bids), ',trust=P' trusts the inference P% (90 by default), and ',ms=N' stops at N milliseconds a decision: \
      search-bids:400,playout,ms=100:FILE), \
      or bids:BOT+BOT (the first bot's bids, the second's card play: bids:pimc:50+policy-argmax:FILE)";
 
@@ -42,7 +44,7 @@ pub enum BotSpecError {
     #[error("bot '{spec}': search needs at least one world")]
     SearchWorlds { spec: String },
     #[error(
-        "bot '{spec}': unknown search option '{option}'; after the number of worlds come ',playout', ',blend', ',open-hand' or ',bids=WORLDS' (worlds per searched bid), ',every-bid' (search every bid, not only those the blueprint is unsure of) or ',ms=MILLISECONDS', as in search-bids:400,playout,ms=100:FILE"
+        "bot '{spec}': unknown search option '{option}'; after the number of worlds come ',playout', ',blend', ',open-hand' or ',bids=WORLDS' (worlds per searched bid), ',every-bid' (search every bid, not only those the blueprint is unsure of), ',trust=PERCENT' (how far the inference trusts the blueprint; 90 by default, 0 is PIMC's uniform worlds) or ',ms=MILLISECONDS', as in search-bids:400,playout,ms=100:FILE"
     )]
     SearchOption { spec: String, option: String },
     #[error("bot '{spec}': {source}")]
@@ -158,6 +160,7 @@ pub fn parse(spec: &str) -> Result<Spec, BotSpecError> {
                         bid_worlds: DEFAULT_SEARCH_WORLDS,
                         bids,
                         values: WorldValues::OpenHand,
+                        trust_percent: TRUST_PERCENT,
                         budget: None,
                     },
                     argument,
@@ -214,6 +217,7 @@ fn search_options(spec: &str, head: &str, bids: BidsBy) -> Result<SearchOptions,
         bid_worlds: worlds,
         bids,
         values: WorldValues::OpenHand,
+        trust_percent: TRUST_PERCENT,
         budget: None,
     };
     for part in parts {
@@ -230,6 +234,12 @@ fn search_options(spec: &str, head: &str, bids: BidsBy) -> Result<SearchOptions,
                 .parse::<usize>()
                 .ok()
                 .filter(|&w| w > 0)
+                .ok_or_else(unknown)?;
+        } else if let Some(percent) = part.strip_prefix("trust=") {
+            options.trust_percent = percent
+                .parse::<u8>()
+                .ok()
+                .filter(|&p| p <= 100)
                 .ok_or_else(unknown)?;
         } else if let Some(millis) = part.strip_prefix("ms=") {
             let millis = millis
@@ -335,20 +345,24 @@ mod tests {
                     bid_worlds: 7,
                     bids: BidsBy::Search,
                     values: WorldValues::OpenHand,
+                    trust_percent: TRUST_PERCENT,
                     budget: None,
                 },
                 path: PathBuf::from("/no/such/file.bin"),
             }
         );
         assert_eq!(
-            parse("search:400,blend,bids=900,every-bid,ms=25:runs/a:b/policy.bin").unwrap(),
+            parse("search:400,blend,bids=900,every-bid,trust=50,ms=25:runs/a:b/policy.bin")
+                .unwrap(),
             Spec::Search {
-                text: "search:400,blend,bids=900,every-bid,ms=25:runs/a:b/policy.bin".to_owned(),
+                text: "search:400,blend,bids=900,every-bid,trust=50,ms=25:runs/a:b/policy.bin"
+                    .to_owned(),
                 options: SearchOptions {
                     worlds: 400,
                     bid_worlds: 900,
                     bids: BidsBy::SearchEvery,
                     values: WorldValues::Blend,
+                    trust_percent: 50,
                     budget: Some(Duration::from_millis(25)),
                 },
                 path: PathBuf::from("runs/a:b/policy.bin"),
@@ -369,6 +383,10 @@ mod tests {
             ("search:50,ms=0:f.bin", "unknown search option 'ms=0'"),
             ("search:50,ms=x:f.bin", "unknown search option 'ms=x'"),
             ("search:50,bids=0:f.bin", "unknown search option 'bids=0'"),
+            (
+                "search:50,trust=101:f.bin",
+                "unknown search option 'trust=101'",
+            ),
             ("wizard", "unknown bot"),
         ] {
             let error = parse(text).unwrap_err().to_string();

@@ -9,7 +9,9 @@ use std::sync::Arc;
 use euchre_bots::bot::Bot;
 use euchre_bots::bots::heuristic::Heuristic;
 use euchre_bots::bots::policy::{PolicyBot, Sampling, Unseen};
-use euchre_bots::bots::search::{BidsBy, CONFIDENT, SearchBot, SearchOptions, WorldValues};
+use euchre_bots::bots::search::{
+    BidsBy, CONFIDENT, SearchBot, SearchOptions, TRUST_PERCENT, WorldValues,
+};
 use euchre_bots::seen::Seen;
 use euchre_bots::spec::from_spec;
 use euchre_game::engine::action::Action;
@@ -71,6 +73,7 @@ fn options(worlds: usize, bids: BidsBy) -> SearchOptions {
         bid_worlds: worlds,
         bids,
         values: WorldValues::OpenHand,
+        trust_percent: TRUST_PERCENT,
         budget: None,
     }
 }

@@ -43,7 +43,7 @@
 //! **Trust.** The other seats are not the blueprint: in a match they may be
 //! PIMC or a person. A world the blueprint calls impossible must stay
 //! possible, so each observed action's probability is mixed with uniform
-//! ([`TRUST`]).
+//! ([`TRUST_PERCENT`]).
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -71,9 +71,10 @@ use crate::seen::Seen;
 /// dealing and weighting one costs a few microseconds, solving one tens.
 pub const CANDIDATES_PER_WORLD: usize = 4;
 
-/// The weight an observed action gets is `TRUST × p + (1 − TRUST) / n`
-/// for the blueprint's probability `p` among `n` choices.
-pub const TRUST: f64 = 0.9;
+/// The weight an observed action gets is `trust × p + (1 − trust) / n`
+/// for the blueprint's probability `p` among `n` choices; this is the
+/// default trust, in percent.
+pub const TRUST_PERCENT: u8 = 90;
 
 /// A bid the blueprint gives at least this probability is played without
 /// search when the bot searches its bids.
@@ -138,6 +139,10 @@ pub struct SearchOptions {
     pub bid_worlds: usize,
     pub bids: BidsBy,
     pub values: WorldValues,
+    /// How far the inference trusts the blueprint as a model of the other
+    /// seats, in percent: 0 deals worlds as PIMC does, 100 rules out every
+    /// world where a seat took an action the blueprint never takes.
+    pub trust_percent: u8,
     /// Stop valuing worlds once a decision has taken this long (at least
     /// one world is always valued). A budgeted bot's choices depend on the
     /// machine's speed, so its matches do not repeat exactly.
@@ -155,6 +160,9 @@ impl fmt::Display for SearchOptions {
         }
         if self.bids == BidsBy::SearchEvery {
             write!(f, ",every-bid")?;
+        }
+        if self.trust_percent != TRUST_PERCENT {
+            write!(f, ",trust={}", self.trust_percent)?;
         }
         if let Some(budget) = self.budget {
             write!(f, ",ms={}", budget.as_millis())?;
@@ -307,7 +315,8 @@ impl SearchBot {
         let Some(index) = decision.actions.iter().position(|&a| a == action) else {
             return 1.0;
         };
-        TRUST * probabilities[index] + (1.0 - TRUST) / width as f64
+        let trust = f64::from(self.options.trust_percent) / 100.0;
+        trust * probabilities[index] + (1.0 - trust) / width as f64
     }
 
     /// `count` worlds consistent with what the actor saw, dealt as PIMC
