@@ -13,9 +13,7 @@ use crate::bots::heuristic::Heuristic;
 use crate::bots::pimc::Pimc;
 use crate::bots::policy::{PolicyBot, Sampling, Unseen};
 use crate::bots::random::RandomBot;
-use crate::bots::search::{
-    BidsBy, SearchBot, SearchError, SearchOptions, TRUST_PERCENT, WorldValues,
-};
+use crate::bots::search::{BidsBy, SearchBot, SearchError, SearchOptions, WorldValues};
 use crate::bots::split::SplitBot;
 use crate::policy_file::PolicyFileError;
 use std::time::Duration;
@@ -154,17 +152,7 @@ pub fn parse(spec: &str) -> Result<Spec, BotSpecError> {
                 Some((head, path)) if starts_with_worlds(head) => {
                     (search_options(spec, head, bids)?, path)
                 }
-                _ => (
-                    SearchOptions {
-                        worlds: DEFAULT_SEARCH_WORLDS,
-                        bid_worlds: DEFAULT_SEARCH_WORLDS,
-                        bids,
-                        values: WorldValues::OpenHand,
-                        trust_percent: TRUST_PERCENT,
-                        budget: None,
-                    },
-                    argument,
-                ),
+                _ => (SearchOptions::new(DEFAULT_SEARCH_WORLDS, bids), argument),
             };
             if path.is_empty() {
                 return Err(BotSpecError::NoPolicyFile {
@@ -202,7 +190,7 @@ fn starts_with_worlds(head: &str) -> bool {
         .is_some_and(|first| !first.is_empty() && first.bytes().all(|b| b.is_ascii_digit()))
 }
 
-/// Reads `WORLDS[,VALUES][,ms=N]`.
+/// Reads `WORLDS[,OPTION]*` (see [`SPEC_HELP`]).
 fn search_options(spec: &str, head: &str, bids: BidsBy) -> Result<SearchOptions, BotSpecError> {
     let mut parts = head.split(',');
     let worlds = parts
@@ -212,14 +200,7 @@ fn search_options(spec: &str, head: &str, bids: BidsBy) -> Result<SearchOptions,
         .ok_or_else(|| BotSpecError::SearchWorlds {
             spec: spec.to_owned(),
         })?;
-    let mut options = SearchOptions {
-        worlds,
-        bid_worlds: worlds,
-        bids,
-        values: WorldValues::OpenHand,
-        trust_percent: TRUST_PERCENT,
-        budget: None,
-    };
+    let mut options = SearchOptions::new(worlds, bids);
     for part in parts {
         let unknown = || BotSpecError::SearchOption {
             spec: spec.to_owned(),
@@ -340,14 +321,7 @@ mod tests {
             parse("search-bids:7:/no/such/file.bin").unwrap(),
             Spec::Search {
                 text: "search-bids:7:/no/such/file.bin".to_owned(),
-                options: SearchOptions {
-                    worlds: 7,
-                    bid_worlds: 7,
-                    bids: BidsBy::Search,
-                    values: WorldValues::OpenHand,
-                    trust_percent: TRUST_PERCENT,
-                    budget: None,
-                },
+                options: SearchOptions::new(7, BidsBy::Search),
                 path: PathBuf::from("/no/such/file.bin"),
             }
         );

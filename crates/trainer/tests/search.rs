@@ -9,9 +9,7 @@ use std::sync::Arc;
 use euchre_bots::bot::Bot;
 use euchre_bots::bots::heuristic::Heuristic;
 use euchre_bots::bots::policy::{PolicyBot, Sampling, Unseen};
-use euchre_bots::bots::search::{
-    BidsBy, CONFIDENT, SearchBot, SearchOptions, TRUST_PERCENT, WorldValues,
-};
+use euchre_bots::bots::search::{BidsBy, CONFIDENT, SearchBot, SearchOptions};
 use euchre_bots::seen::Seen;
 use euchre_bots::spec::from_spec;
 use euchre_game::engine::action::Action;
@@ -66,18 +64,6 @@ fn a_trained_blueprints_order_up_puts_several_trumps_in_the_makers_hand() {
     );
 }
 
-/// Open-hand values, no budget.
-fn options(worlds: usize, bids: BidsBy) -> SearchOptions {
-    SearchOptions {
-        worlds,
-        bid_worlds: worlds,
-        bids,
-        values: WorldValues::OpenHand,
-        trust_percent: TRUST_PERCENT,
-        budget: None,
-    }
-}
-
 /// The maker's mean trumps (uniform worlds, weighted worlds) at 40
 /// defenders' first card plays after a round-1 order by `policy`'s argmax.
 fn maker_trumps(policy: &std::path::Path) -> (f64, f64) {
@@ -95,8 +81,12 @@ fn maker_trumps(policy: &std::path::Path) -> (f64, f64) {
         Unseen::Heuristic,
     )
     .unwrap();
-    let search =
-        SearchBot::new(blueprint, options(8, BidsBy::Blueprint), "test".to_owned()).unwrap();
+    let search = SearchBot::new(
+        blueprint,
+        SearchOptions::new(8, BidsBy::Blueprint),
+        "test".to_owned(),
+    )
+    .unwrap();
     let mut rng = SmallRng::seed_from_u64(11);
     let (mut positions, mut uniform_sum, mut weighted_sum) = (0, 0.0, 0.0);
     for hand in 0..4000u64 {
@@ -180,7 +170,12 @@ fn a_searched_bid_goes_alone_with_the_five_best_trumps() {
         .is_some_and(|stated| stated.iter().any(|&(_, p)| p >= CONFIDENT));
     assert!(!sure, "the test needs a blueprint that is not sure here");
 
-    let search = SearchBot::new(load(), options(16, BidsBy::Search), "test".to_owned()).unwrap();
+    let search = SearchBot::new(
+        load(),
+        SearchOptions::new(16, BidsBy::Search),
+        "test".to_owned(),
+    )
+    .unwrap();
     let mut rng = SmallRng::seed_from_u64(5);
     assert_eq!(search.act(&seen, &mut rng), lone);
     let report = search.report().unwrap();

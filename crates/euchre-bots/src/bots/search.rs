@@ -149,6 +149,22 @@ pub struct SearchOptions {
     pub budget: Option<Duration>,
 }
 
+impl SearchOptions {
+    /// `worlds` for every searched decision, bids by `bids`, open-hand
+    /// values, the default trust and no time budget: what `search:` and
+    /// `search-bids:` mean with no options.
+    pub fn new(worlds: usize, bids: BidsBy) -> SearchOptions {
+        SearchOptions {
+            worlds,
+            bid_worlds: worlds,
+            bids,
+            values: WorldValues::OpenHand,
+            trust_percent: TRUST_PERCENT,
+            budget: None,
+        }
+    }
+}
+
 impl fmt::Display for SearchOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.worlds)?;
