@@ -184,13 +184,7 @@ fn a_searched_bid_goes_alone_with_the_five_best_trumps() {
 
 #[test]
 fn search_specs_name_what_is_wrong() {
-    let rules = Rules::default();
-    let error = |spec: &str| {
-        from_spec(spec, rules, Unseen::Heuristic)
-            .err()
-            .unwrap_or_else(|| panic!("{spec} was accepted"))
-            .to_string()
-    };
+    let error = |spec: &str| refusal(spec, Rules::default());
     let missing = PathBuf::from("/nonexistent/policy.bin");
     assert!(error(&format!("search:{}", missing.display())).contains("/nonexistent/policy.bin"));
     assert!(error("search:0:some.bin").contains("at least one world"));
@@ -202,15 +196,16 @@ fn search_specs_name_what_is_wrong() {
     let temp = TempDir::new("search-rules");
     let policy = bidding_policy(&temp.0);
     let other = Rules::default().with_options(Some(false), None, None);
-    let refused = from_spec(
-        &format!("search:{}", policy.display()),
-        other,
-        Unseen::Heuristic,
-    )
-    .err()
-    .expect("a policy from other rules was accepted")
-    .to_string();
+    let refused = refusal(&format!("search:{}", policy.display()), other);
     assert!(refused.contains("trained under"), "{refused}");
+}
+
+/// The error a spec is refused with at a table playing `rules`.
+fn refusal(spec: &str, rules: Rules) -> String {
+    from_spec(spec, rules, Unseen::Heuristic)
+        .err()
+        .unwrap_or_else(|| panic!("{spec} was accepted"))
+        .to_string()
 }
 
 /// Playout values need a table that plays whole hands: on a full-play
@@ -273,14 +268,7 @@ fn playout_values_play_whole_hands_on_a_full_play_table_and_only_there() {
     }
 
     let bidding = bidding_policy(&temp.0);
-    let refused = from_spec(
-        &format!("search:8,playout:{}", bidding.display()),
-        rules,
-        Unseen::Heuristic,
-    )
-    .err()
-    .expect("playout values on a bidding policy were accepted")
-    .to_string();
+    let refused = refusal(&format!("search:8,playout:{}", bidding.display()), rules);
     assert!(
         refused.contains("is a bidding policy") && refused.contains("drop ',playout'"),
         "{refused}"

@@ -123,6 +123,12 @@ impl WorldValues {
         WorldValues::Blend,
     ];
 
+    /// Whether a world's value includes its open-hand solve.
+    fn solves_open_hand(self) -> bool {
+        self != WorldValues::TablePlayout
+    }
+
+    /// Whether a world's value includes the table's playout.
     fn needs_table(self) -> bool {
         self != WorldValues::OpenHand
     }
@@ -260,13 +266,15 @@ impl SearchBot {
     /// What `team` scores in `world`, where the bidding is over, played on
     /// as [`WorldValues`] says.
     fn value_after_bidding(&self, world: &GameState, team: Team) -> i64 {
-        let open_hand = || i64::from(points_after_bidding(world, team));
-        let playout = || play_out(self.blueprint.file(), world)[team.index()] as i64;
-        match self.options.values {
-            WorldValues::OpenHand => open_hand(),
-            WorldValues::TablePlayout => playout(),
-            WorldValues::Blend => open_hand() + playout(),
+        let values = self.options.values;
+        let mut value = 0;
+        if values.solves_open_hand() {
+            value += i64::from(points_after_bidding(world, team));
         }
+        if values.needs_table() {
+            value += play_out(self.blueprint.file(), world)[team.index()] as i64;
+        }
+        value
     }
 
     /// Adds to `totals`, `copies` times over, what `team` scores after each
@@ -279,7 +287,7 @@ impl SearchBot {
         copies: i64,
         totals: &mut [i64],
     ) {
-        if self.options.values != WorldValues::TablePlayout {
+        if self.options.values.solves_open_hand() {
             add_card_points(world, team, legal, copies, totals);
         }
         if self.options.values.needs_table() {
