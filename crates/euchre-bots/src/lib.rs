@@ -18,8 +18,10 @@
 //!   plays (or what values) the hand past it;
 //! - [`human_game`]: a game to a target score between a person and three
 //!   bots, the model behind the web table and the terminal game;
-//! - [`api`]: one seat's view in, a move out (JSON).
+//! - [`api`]: one seat's view in, a move out (JSON);
+//! - [`analysis`]: a recorded game (EGN), each decision judged by a bot.
 
+pub mod analysis;
 pub mod api;
 pub mod arena;
 pub mod blueprint;

@@ -242,7 +242,7 @@ pub fn build(spec: &Spec, rules: Rules, unseen: Unseen) -> Result<Arc<dyn Bot>, 
     // Keys mean different things under other rules: refuse rather than
     // play a policy on a game it never saw.
     let same_rules = |text: &str, trained: Rules| {
-        if trained == rules {
+        if trained.same_keys(&rules) {
             Ok(())
         } else {
             Err(BotSpecError::RulesDiffer {

@@ -4,6 +4,8 @@
 //! - [`engine`]: cards, seats, rules options, a hand's state with its legal
 //!   actions, the replay notation, and the open-hand solver that values
 //!   positions at the solver's leaves.
+//! - [`egn`]: Euchre Game Notation, real games in and games played here
+//!   out, each deal rebuilt from the record and replayed by the engine.
 //! - [`keys`]: what the acting player knows, as a `u128` canonical under
 //!   the exact suit symmetry (only colour-preserving permutations, because
 //!   the jack of trump's colour is the left bower): perfect recall through
@@ -13,6 +15,7 @@
 //!
 //! The crate knows nothing of solvers or storage: keys are plain data.
 
+pub mod egn;
 pub mod engine;
 pub mod keys;
 pub mod universe;

@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use euchre_game::engine::rules::Rules;
+use euchre_game::engine::rules::{LonerLead, Rules};
 use euchre_game::engine::seat::Seat;
 use euchre_game::engine::state::{Deal, GameState, Stage};
 use euchre_game::keys::InfoKey;
@@ -27,11 +27,16 @@ const TRUMP_VOID_KEYS: PlayKeyFilter = PlayKeyFilter {
     ..ALL_KEYS
 };
 
-fn rule_sets() -> [Rules; 2] {
+fn rule_sets() -> [Rules; 3] {
     [
         Rules::default(),
         Rules {
             lone_defender: true,
+            ..Rules::default()
+        },
+        Rules {
+            lone_defender: true,
+            loner_lead: LonerLead::LeftOfLoner,
             ..Rules::default()
         },
     ]

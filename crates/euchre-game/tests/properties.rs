@@ -3,7 +3,7 @@
 use euchre_game::engine::action::Action;
 use euchre_game::engine::card::{Card, CardSet};
 use euchre_game::engine::replay::{HandRecord, replay};
-use euchre_game::engine::rules::Rules;
+use euchre_game::engine::rules::{LonerLead, Rules};
 use euchre_game::engine::seat::Seat;
 use euchre_game::engine::state::{Deal, GameState, Stage};
 use euchre_game::engine::trump::effective_suit;
@@ -12,11 +12,18 @@ use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
 fn rules_strategy() -> impl Strategy<Value = Rules> {
-    (any::<bool>(), any::<bool>(), any::<bool>()).prop_map(|(stick, lone, discard)| Rules {
-        stick_the_dealer: stick,
-        lone_defender: lone,
-        dealer_may_discard_upcard: discard,
-    })
+    (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()).prop_map(
+        |(stick, lone, discard, left_of_loner)| Rules {
+            stick_the_dealer: stick,
+            lone_defender: lone,
+            dealer_may_discard_upcard: discard,
+            loner_lead: if left_of_loner {
+                LonerLead::LeftOfLoner
+            } else {
+                LonerLead::LeftOfDealer
+            },
+        },
+    )
 }
 
 /// Plays a whole hand with random legal actions, checking invariants at
@@ -137,6 +144,7 @@ proptest! {
             stick_the_dealer: Some(rules.stick_the_dealer),
             lone_defender: Some(rules.lone_defender),
             dealer_may_discard_upcard: Some(rules.dealer_may_discard_upcard),
+            loner_lead: Some(rules.loner_lead),
         };
         let result = replay(&record).expect("a legal hand replays");
         prop_assert!(result.complete);

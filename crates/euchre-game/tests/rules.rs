@@ -3,7 +3,7 @@
 use euchre_game::engine::action::Action;
 use euchre_game::engine::card::Card;
 use euchre_game::engine::error::IllegalAction;
-use euchre_game::engine::rules::Rules;
+use euchre_game::engine::rules::{LonerLead, Rules};
 use euchre_game::engine::seat::{Seat, Team};
 use euchre_game::engine::state::{Deal, GameState, Stage};
 
@@ -188,6 +188,26 @@ fn the_lone_makers_partner_is_skipped_in_play_and_in_leading() {
     assert!(!seen.contains(&Seat::East), "East never acts");
     assert_eq!(seen.len(), 15, "three players, five tricks");
     assert_eq!(state.outcome().unwrap().tricks.iter().sum::<u8>(), 5);
+}
+
+#[test]
+fn left_of_loner_moves_the_first_lead_to_the_lone_makers_left() {
+    let rules = Rules {
+        loner_lead: LonerLead::LeftOfLoner,
+        ..Rules::default()
+    };
+    // South orders alone (North, the dealer, sits out): West leads, not East.
+    let mut state = GameState::new(standard_deal(), rules);
+    act(&mut state, &["pass", "order alone"]);
+    assert_eq!(state.to_act(), Some(Seat::West));
+    // West orders alone: its left is North, who leads; East sits out.
+    let mut state = GameState::new(standard_deal(), rules);
+    act(&mut state, &["pass", "pass", "order alone", "discard 9c"]);
+    assert_eq!(state.to_act(), Some(Seat::North));
+    // Without a loner the rule changes nothing: East, left of the dealer.
+    let mut state = GameState::new(standard_deal(), rules);
+    act(&mut state, &["pass", "pass", "order", "discard 9c"]);
+    assert_eq!(state.to_act(), Some(Seat::East));
 }
 
 #[test]

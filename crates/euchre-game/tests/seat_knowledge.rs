@@ -4,7 +4,7 @@
 
 use euchre_game::engine::action::Action;
 use euchre_game::engine::card::{Card, CardSet};
-use euchre_game::engine::rules::Rules;
+use euchre_game::engine::rules::{LonerLead, Rules};
 use euchre_game::engine::seat::Seat;
 use euchre_game::engine::seat_knowledge::{KnowledgeError, SeatKnowledge};
 use euchre_game::engine::state::{Deal, GameState};
@@ -36,6 +36,11 @@ fn random_rules(rng: &mut SmallRng) -> Rules {
         stick_the_dealer: rng.random(),
         lone_defender: rng.random(),
         dealer_may_discard_upcard: rng.random(),
+        loner_lead: if rng.random() {
+            LonerLead::LeftOfLoner
+        } else {
+            LonerLead::LeftOfDealer
+        },
     }
 }
 

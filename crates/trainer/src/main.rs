@@ -207,6 +207,32 @@ enum Command {
     /// "upcard":"Jh","actions":["pass","order","discard 9c","play Ah",...]}, with optional
     /// "stick_the_dealer", "lone_defender" and "dealer_may_discard_upcard" booleans.
     Replay,
+    /// Analyse recorded games (Euchre Game Notation, .egn): every decision
+    /// with a choice judged by a bot from the mover's seat, with each legal
+    /// move's value, the loss of the move made, a summary per player and
+    /// team, and the annotators' labels beside the bot's marks.
+    Analyze {
+        /// One or more .egn files.
+        #[arg(required = true, value_name = "GAME.egn")]
+        files: Vec<PathBuf>,
+        /// The judging bot: pimc:N and the search bots value every move; a
+        /// policy gives probabilities; the heuristic only its choice.
+        #[arg(long, default_value = "pimc:50")]
+        bot: String,
+        /// Print the analysis as JSON instead of a report.
+        #[arg(long)]
+        json: bool,
+        /// List every decision, not only those the bot would play otherwise.
+        #[arg(long)]
+        all: bool,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Worker threads (default: every core).
+        #[arg(long, value_parser = trainer::config::parse_threads, default_value_t = 0)]
+        threads: usize,
+        #[arg(long, value_enum, default_value = "heuristic")]
+        unseen: Unseen,
+    },
     /// Answer bot requests given as JSON lines on stdin, one JSON line each.
     ///
     /// Each line is one seat's view: {"dealer":"N","seat":"E","hand":["9c",..],
@@ -610,6 +636,23 @@ fn run(cli: Cli, group: Option<&Group>) -> anyhow::Result<()> {
         Command::Serve(args) => serve_command(args),
         Command::Play(args) => play_command(args),
         Command::Replay => commands::replay::run(std::io::stdin().lock(), std::io::stdout().lock()),
+        Command::Analyze {
+            files,
+            bot,
+            json,
+            all,
+            seed,
+            threads,
+            unseen,
+        } => commands::analyze::run(&commands::analyze::AnalyzeRequest {
+            files,
+            bot,
+            unseen,
+            seed,
+            threads,
+            json,
+            all_decisions: all,
+        }),
         Command::Bench { target } => bench_command(target, group),
     }
 }

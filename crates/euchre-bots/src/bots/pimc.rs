@@ -31,7 +31,7 @@ use rand::RngExt;
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 
-use crate::bot::Bot;
+use crate::bot::{ActionValue, Bot, Tally, best_index};
 use crate::bots::heuristic::Heuristic;
 use crate::seen::Seen;
 
@@ -68,8 +68,27 @@ impl Bot for Pimc {
         if legal.len() == 1 {
             return legal[0];
         }
+        legal[best_index(&self.tallies(seen, rng))]
+    }
+
+    fn values(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Option<Vec<ActionValue>> {
+        let tallies = self.tallies(seen, rng);
+        Some(
+            seen.legal()
+                .iter()
+                .zip(&tallies)
+                .map(|(&action, tally)| tally.value(action, 1.0))
+                .collect(),
+        )
+    }
+}
+
+impl Pimc {
+    /// Each legal action's points over the sampled worlds.
+    fn tallies(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Vec<Tally> {
+        let legal = seen.legal();
         let team = seen.actor().team();
-        let mut totals = vec![0i64; legal.len()];
+        let mut tallies = vec![Tally::default(); legal.len()];
         for _ in 0..self.worlds {
             if crate::stop::requested() {
                 break;
@@ -78,35 +97,36 @@ impl Bot for Pimc {
                 continue;
             };
             if seen.stage() == Stage::Play {
-                add_card_points(&world, team, legal.as_slice(), 1, &mut totals);
+                let points = card_points(&world, team, legal.as_slice());
+                for (tally, &value) in tallies.iter_mut().zip(&points) {
+                    tally.add(value, 1);
+                }
             } else {
-                for (total, &action) in totals.iter_mut().zip(legal.iter()) {
-                    *total += i64::from(bidding_value(world, action, team, rng));
+                for (tally, &action) in tallies.iter_mut().zip(legal.iter()) {
+                    tally.add(i64::from(bidding_value(world, action, team, rng)), 1);
                 }
             }
         }
-        let best = (0..legal.len()).max_by_key(|&i| totals[i]).unwrap_or(0);
-        legal[best]
+        tallies
     }
 }
 
-/// Adds to `totals` (one per `legal` card), `weight` times over, the points
-/// `team` scores after each card when everyone then plays open-handed.
-pub(crate) fn add_card_points(
-    world: &GameState,
-    team: Team,
-    legal: &[Action],
-    weight: i64,
-    totals: &mut [i64],
-) {
+/// The points `team` scores after each of `legal` (cards) when everyone
+/// then plays open-handed, in the order of `legal`.
+pub(crate) fn card_points(world: &GameState, team: Team, legal: &[Action]) -> Vec<i64> {
     let values = SOLVER.with_borrow_mut(|solver| solver.card_values(world));
-    for (total, action) in totals.iter_mut().zip(legal.iter()) {
-        if let Action::Play(card) = action
-            && let Some(&(_, tricks)) = values.iter().find(|(c, _)| c == card)
-        {
-            *total += weight * i64::from(points_after(world, team, tricks));
-        }
-    }
+    legal
+        .iter()
+        .map(|action| match action {
+            Action::Play(card) => values
+                .iter()
+                .find(|(c, _)| c == card)
+                .map_or(0, |&(_, tricks)| {
+                    i64::from(points_after(world, team, tricks))
+                }),
+            _ => 0,
+        })
+        .collect()
 }
 
 /// The payoff to `team` when it ends the hand with `tricks` tricks.

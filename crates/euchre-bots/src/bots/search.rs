@@ -56,9 +56,9 @@ use euchre_game::keys::Decision;
 use rand::RngExt;
 use rand::rngs::SmallRng;
 
-use crate::bot::Bot;
+use crate::bot::{ActionValue, Bot, Tally, best_index};
 use crate::bots::heuristic::Heuristic;
-use crate::bots::pimc::{add_card_points, points_after_bidding, replay, sample_hidden};
+use crate::bots::pimc::{card_points, points_after_bidding, replay, sample_hidden};
 use crate::bots::policy::PolicyBot;
 use crate::card_play_table::play_out;
 use crate::meta::CardPlay;
@@ -131,6 +131,11 @@ impl WorldValues {
     /// Whether a world's value includes the table's playout.
     fn needs_table(self) -> bool {
         self != WorldValues::OpenHand
+    }
+
+    /// How many estimates of the same points a world's value sums.
+    fn sources(self) -> f64 {
+        if self == WorldValues::Blend { 2.0 } else { 1.0 }
     }
 }
 
@@ -277,26 +282,22 @@ impl SearchBot {
         value
     }
 
-    /// Adds to `totals`, `copies` times over, what `team` scores after each
-    /// `legal` card in `world`, valued as [`WorldValues`] says.
-    fn add_card_values(
-        &self,
-        world: &GameState,
-        team: Team,
-        legal: &[Action],
-        copies: i64,
-        totals: &mut [i64],
-    ) {
-        if self.options.values.solves_open_hand() {
-            add_card_points(world, team, legal, copies, totals);
-        }
+    /// What `team` scores after each `legal` card in `world`, valued as
+    /// [`WorldValues`] says, in the order of `legal`.
+    fn card_values(&self, world: &GameState, team: Team, legal: &[Action]) -> Vec<i64> {
+        let mut values = if self.options.values.solves_open_hand() {
+            card_points(world, team, legal)
+        } else {
+            vec![0; legal.len()]
+        };
         if self.options.values.needs_table() {
-            for (total, &action) in totals.iter_mut().zip(legal) {
+            for (value, &action) in values.iter_mut().zip(legal) {
                 let mut after = *world;
                 after.apply(action);
-                *total += copies * play_out(self.blueprint.file(), &after)[team.index()] as i64;
+                *value += play_out(self.blueprint.file(), &after)[team.index()] as i64;
             }
         }
+        values
     }
 
     /// The rules the blueprint was trained under.
@@ -405,9 +406,19 @@ impl SearchBot {
         self.value_after_bidding(&world, team)
     }
 
-    /// The action with the best weighted open-hand value: each card by
-    /// solving the world after it, each bid by [`Self::bid_points`].
+    /// The action with the best weighted value, or the heuristic's where
+    /// no world fits what the actor saw.
     fn search(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Action {
+        match self.search_tallies(seen, rng) {
+            Some(tallies) => seen.legal()[best_index(&tallies)],
+            None => Heuristic.act(seen, rng),
+        }
+    }
+
+    /// Each legal action's weighted value: each card by valuing the world
+    /// after it, each bid by [`Self::bid_points`]. `None` when no world
+    /// fits what the actor saw.
+    fn search_tallies(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Option<Vec<Tally>> {
         let started = Instant::now();
         let playing = seen.stage() == Stage::Play;
         let worlds = if playing {
@@ -421,7 +432,7 @@ impl SearchBot {
         let total: f64 = candidates.iter().map(|(_, weight)| weight).sum();
         if candidates.is_empty() || total <= 0.0 {
             self.counts.no_world.fetch_add(1, Ordering::Relaxed);
-            return Heuristic.act(seen, rng);
+            return None;
         }
         let squares: f64 = candidates.iter().map(|(_, w)| w * w).sum();
         if playing {
@@ -440,7 +451,7 @@ impl SearchBot {
         let mut point = rng.random::<f64>() * step;
         let mut cumulative = 0.0;
         let team = actor.team();
-        let mut totals = vec![0i64; legal.len()];
+        let mut tallies = vec![Tally::default(); legal.len()];
         let mut distinct = 0;
         let mut drawn = 0;
         for (world, weight) in &candidates {
@@ -470,10 +481,13 @@ impl SearchBot {
             }
             distinct += 1;
             if playing {
-                self.add_card_values(world, team, legal.as_slice(), copies, &mut totals);
+                let values = self.card_values(world, team, legal.as_slice());
+                for (tally, value) in tallies.iter_mut().zip(values) {
+                    tally.add(value, copies);
+                }
             } else {
-                for (total, &action) in totals.iter_mut().zip(legal.iter()) {
-                    *total += copies * self.bid_points(*world, action, rng);
+                for (tally, &action) in tallies.iter_mut().zip(legal.iter()) {
+                    tally.add(self.bid_points(*world, action, rng), copies);
                 }
             }
         }
@@ -482,8 +496,7 @@ impl SearchBot {
                 .distinct_worlds
                 .fetch_add(distinct, Ordering::Relaxed);
         }
-        let best = (0..legal.len()).max_by_key(|&i| totals[i]).unwrap_or(0);
-        legal[best]
+        Some(tallies)
     }
 
     /// A bid or discard: the blueprint's, or searched (see [`BidsBy`]).
@@ -535,6 +548,20 @@ impl Bot for SearchBot {
         } else {
             self.bid(seen, rng)
         }
+    }
+
+    /// Every decision searched, bids included (even where the bot would
+    /// play its blueprint's sure bid), each value in points per hand.
+    fn values(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Option<Vec<ActionValue>> {
+        let tallies = self.search_tallies(seen, rng)?;
+        let scale = self.options.values.sources();
+        Some(
+            seen.legal()
+                .iter()
+                .zip(&tallies)
+                .map(|(&action, tally)| tally.value(action, scale))
+                .collect(),
+        )
     }
 
     fn report(&self) -> Option<String> {

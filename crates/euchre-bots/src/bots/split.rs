@@ -12,7 +12,7 @@ use euchre_game::engine::action::Action;
 use euchre_game::engine::state::Stage;
 use rand::rngs::SmallRng;
 
-use crate::bot::Bot;
+use crate::bot::{ActionValue, Bot};
 use crate::meta::CardPlay;
 use crate::seen::Seen;
 
@@ -54,6 +54,10 @@ impl Bot for SplitBot {
 
     fn act(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Action {
         self.owner(seen).act(seen, rng)
+    }
+
+    fn values(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Option<Vec<ActionValue>> {
+        self.owner(seen).values(seen, rng)
     }
 
     fn probabilities(&self, seen: &Seen<'_>) -> Option<Vec<(Action, f64)>> {

@@ -8,7 +8,7 @@ use std::time::Instant;
 use euchre_game::engine::action::Action;
 use rand::rngs::SmallRng;
 
-use crate::bot::Bot;
+use crate::bot::{ActionValue, Bot};
 use crate::meta::CardPlay;
 use crate::seen::Seen;
 
@@ -82,6 +82,10 @@ impl Bot for Timed {
                 .push(micros);
         }
         action
+    }
+
+    fn values(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Option<Vec<ActionValue>> {
+        self.inner.values(seen, rng)
     }
 
     fn probabilities(&self, seen: &Seen<'_>) -> Option<Vec<(Action, f64)>> {

@@ -115,7 +115,7 @@ impl Rank {
         }
     }
 
-    fn from_letter(letter: char) -> Option<Rank> {
+    pub fn from_letter(letter: char) -> Option<Rank> {
         Some(match letter.to_ascii_uppercase() {
             '9' => Rank::Nine,
             'T' => Rank::Ten,

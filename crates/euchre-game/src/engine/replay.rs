@@ -10,7 +10,7 @@ use thiserror::Error;
 use crate::engine::action::Action;
 use crate::engine::card::{Card, CardSet};
 use crate::engine::error::{DealError, NotationError};
-use crate::engine::rules::Rules;
+use crate::engine::rules::{LonerLead, Rules};
 use crate::engine::seat::{Seat, Team};
 use crate::engine::state::{Deal, GameState};
 
@@ -31,6 +31,8 @@ pub struct HandRecord {
     pub lone_defender: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dealer_may_discard_upcard: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loner_lead: Option<LonerLead>,
 }
 
 /// One applied action and what was legal when it was taken.
@@ -97,11 +99,15 @@ pub enum ReplayError {
 
 impl HandRecord {
     pub fn rules(&self) -> Rules {
-        Rules::default().with_options(
+        let rules = Rules::default().with_options(
             self.stick_the_dealer,
             self.lone_defender,
             self.dealer_may_discard_upcard,
-        )
+        );
+        Rules {
+            loner_lead: self.loner_lead.unwrap_or(rules.loner_lead),
+            ..rules
+        }
     }
 
     pub fn deal(&self) -> Result<Deal, ReplayError> {

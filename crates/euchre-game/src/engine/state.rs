@@ -10,7 +10,7 @@ use rand::seq::SliceRandom;
 use crate::engine::action::{Action, ActionList};
 use crate::engine::card::{Card, CardSet, Suit};
 use crate::engine::error::{DealError, IllegalAction};
-use crate::engine::rules::Rules;
+use crate::engine::rules::{LonerLead, Rules};
 use crate::engine::seat::{Seat, Team};
 use crate::engine::trump::{cards_of_suit, effective_suit, trick_strength};
 
@@ -472,7 +472,13 @@ impl GameState {
 
     fn start_play(&mut self) {
         self.stage = Stage::Play;
-        let leader = self.first_active_from(self.dealer.left());
+        let first = match self.contract {
+            Some(contract) if contract.alone && self.rules.loner_lead == LonerLead::LeftOfLoner => {
+                contract.maker.left()
+            }
+            _ => self.dealer.left(),
+        };
+        let leader = self.first_active_from(first);
         self.trick = Trick::empty(leader);
         self.to_act = leader;
     }

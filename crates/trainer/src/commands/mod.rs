@@ -2,6 +2,7 @@
 //! takes plain values (the binary has parsed the flags) and prints its
 //! report to stdout.
 
+pub mod analyze;
 pub mod arena;
 pub mod enumerate;
 pub mod eval;

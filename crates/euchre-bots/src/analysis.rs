@@ -1,0 +1,636 @@
+//! Analysis of a recorded game: every decision a player made with a choice,
+//! judged by a bot that sees only what that player saw.
+//!
+//! For each decision the bot states what it would do and, where it chooses
+//! by valuing its options (PIMC, the search bots), each legal action's value
+//! for the mover's side in points per hand, with the spread over the worlds
+//! it sampled. The **loss** of the move made is the value of the bot's best
+//! move minus the value of the move made: what the player gave up, by the
+//! bot's judgement. A policy bot gives its probabilities instead, and the
+//! heuristic only its move, so neither gives a loss.
+//!
+//! **What the bot cannot know.** It judges from the mover's seat: it does not
+//! see the other hands, even though the record does, so a move that lost
+//! points only because the cards lay badly is not a loss here. A seat whose
+//! hand the record does not show (a lone maker's partner) is not analysed.
+//! When the record leaves out the dealer's discard, the dealer's decisions
+//! are judged once for each card it could have discarded and the values
+//! averaged; the discard itself is not judged.
+
+use std::time::Instant;
+
+use euchre_game::egn::{Annotated, Game, Label, RecordedDeal, Variant, reconstruct};
+use euchre_game::engine::action::Action;
+use euchre_game::engine::card::CardSet;
+use euchre_game::engine::seat::{Seat, Team};
+use euchre_game::engine::state::GameState;
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::bot::Bot;
+use crate::seen::Seen;
+
+/// The loss, in points per hand, from which the bot marks a move as EGN's
+/// labels would: dubious, mistake, blunder. Values from a few dozen worlds
+/// carry noise of a few hundredths of a point, so smaller losses are not
+/// marked.
+pub const MARKS: [(f64, Label); 3] = [
+    (0.5, Label::Blunder),
+    (0.25, Label::Mistake),
+    (0.1, Label::Dubious),
+];
+
+/// The bot's mark for a loss, if it is large enough to mark.
+pub fn mark(loss: f64) -> Option<Label> {
+    MARKS
+        .iter()
+        .find(|(threshold, _)| loss >= *threshold)
+        .map(|&(_, label)| label)
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct JudgedOption {
+    pub action: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spread: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probability: Option<f64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Comment {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<&'static str>,
+    pub text: String,
+}
+
+/// One decision with a choice, as the player made it and as the bot judged it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Decision {
+    pub deal: i64,
+    /// The action's position in the deal's replay (see [`DealReport::actions`]).
+    pub index: usize,
+    /// The trick, from 1, for a card played.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trick: Option<usize>,
+    pub seat: String,
+    pub player: String,
+    pub made: String,
+    pub preferred: String,
+    pub options: Vec<JudgedOption>,
+    /// The value of the bot's best move minus the move made's, for the
+    /// mover's side; `None` when the bot gives no values.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loss: Option<f64>,
+    /// The bot's mark, from [`MARKS`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mark: Option<&'static str>,
+    /// How many possible discards were weighed (1 when the record was clear).
+    pub discards_weighed: usize,
+    pub annotations: Vec<Comment>,
+    pub millis: f64,
+}
+
+/// A decision the analysis passed over, and why.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Skipped {
+    pub index: usize,
+    pub seat: String,
+    pub reason: &'static str,
+}
+
+/// A deal as replayed, enough to show it card by card, with its decisions.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DealReport {
+    pub number: i64,
+    pub dealer: String,
+    pub upcard: String,
+    /// The hands as dealt, by seat N, E, S, W; empty where not known.
+    pub hands: Vec<Vec<String>>,
+    /// Every action in order as `[seat, action]`.
+    pub actions: Vec<[String; 2]>,
+    /// Points scored by NS and EW.
+    pub points: [u8; 2],
+    pub decisions: Vec<Decision>,
+    pub skipped: Vec<Skipped>,
+    /// Annotations on decisions that were not analysed (no choice, or an
+    /// unknown hand), so that a reader still sees them.
+    pub other_annotations: Vec<(usize, Comment)>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Totals {
+    pub name: String,
+    pub decisions: usize,
+    /// Decisions where the move made was the bot's.
+    pub agreed: usize,
+    /// Decisions with a value, over which the losses are summed.
+    pub valued: usize,
+    pub total_loss: f64,
+    pub mean_loss: f64,
+}
+
+impl Totals {
+    fn add(&mut self, decision: &Decision) {
+        self.decisions += 1;
+        self.agreed += usize::from(decision.made == decision.preferred);
+        if let Some(loss) = decision.loss {
+            self.valued += 1;
+            self.total_loss += loss;
+        }
+        self.mean_loss = self.total_loss / self.valued.max(1) as f64;
+    }
+}
+
+/// A loss worth reading first.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LargeLoss {
+    pub deal: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trick: Option<usize>,
+    pub player: String,
+    pub made: String,
+    pub preferred: String,
+    pub loss: f64,
+}
+
+/// How the bot judged the decisions annotators labelled with one label.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LabelRow {
+    pub label: &'static str,
+    pub decisions: usize,
+    /// Where the bot would have made the same move.
+    pub bot_agreed: usize,
+    /// Where the bot marked the move dubious or worse.
+    pub bot_marked_fault: usize,
+    pub mean_loss: Option<f64>,
+}
+
+/// A refused deal and the reason.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Refused {
+    pub deal: i64,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GameAnalysis {
+    pub title: String,
+    pub bot: String,
+    pub rules: String,
+    pub deals: Vec<DealReport>,
+    pub refused: Vec<Refused>,
+    /// By seat N, E, S, W.
+    pub players: Vec<Totals>,
+    /// NS, then EW.
+    pub teams: Vec<Totals>,
+    pub largest: Vec<LargeLoss>,
+    pub labels: Vec<LabelRow>,
+    pub seconds: f64,
+}
+
+/// Values closer than this are equal: a move worth as much as the best is
+/// the bot's choice too.
+const TIE: f64 = 1e-9;
+
+/// How many of the largest losses a summary lists.
+const LARGEST: usize = 10;
+
+/// Analyses every deal of `game` with `bot`. Decisions run in parallel; each
+/// draws its worlds from a generator seeded by `seed`, the deal and the
+/// decision, so a run repeats exactly.
+pub fn analyse(game: &Game, bot: &dyn Bot, seed: u64) -> GameAnalysis {
+    let started = Instant::now();
+    let mut refused = Vec::new();
+    let mut deals = Vec::new();
+    for (position, entry) in game.deals.iter().enumerate() {
+        let deal = match entry {
+            Ok(deal) => deal,
+            Err(error) => {
+                refused.push(Refused {
+                    deal: error.number,
+                    reason: error.problem.to_string(),
+                });
+                continue;
+            }
+        };
+        match reconstruct(deal, game.rules) {
+            Ok(rebuilt) => deals.push(analyse_deal(game, deal, &rebuilt, bot, seed, position)),
+            Err(problem) => refused.push(Refused {
+                deal: deal.number,
+                reason: problem.to_string(),
+            }),
+        }
+    }
+    let mut players: Vec<Totals> = Seat::ALL
+        .iter()
+        .map(|seat| Totals {
+            name: format!("{} ({seat})", game.names[seat.index()]),
+            ..Totals::default()
+        })
+        .collect();
+    let mut teams: Vec<Totals> = [Team::NorthSouth, Team::EastWest]
+        .iter()
+        .map(|team| {
+            let seats: Vec<&str> = Seat::ALL
+                .iter()
+                .filter(|seat| seat.team() == *team)
+                .map(|seat| game.names[seat.index()].as_str())
+                .collect();
+            Totals {
+                name: format!("{} ({})", seats.join(" & "), team.name()),
+                ..Totals::default()
+            }
+        })
+        .collect();
+    let mut largest = Vec::new();
+    let mut labels: Vec<LabelRow> = Label::ALL
+        .iter()
+        .map(|label| LabelRow {
+            label: label.word(),
+            decisions: 0,
+            bot_agreed: 0,
+            bot_marked_fault: 0,
+            mean_loss: None,
+        })
+        .collect();
+    let mut label_losses = vec![(0.0, 0usize); Label::ALL.len()];
+    for decision in deals.iter().flat_map(|deal| &deal.decisions) {
+        let seat: Seat = decision.seat.parse().unwrap_or(Seat::North);
+        players[seat.index()].add(decision);
+        teams[seat.team().index()].add(decision);
+        if let Some(loss) = decision.loss {
+            largest.push(LargeLoss {
+                deal: decision.deal,
+                trick: decision.trick,
+                player: decision.player.clone(),
+                made: decision.made.clone(),
+                preferred: decision.preferred.clone(),
+                loss,
+            });
+        }
+        for comment in &decision.annotations {
+            let Some(position) = Label::ALL
+                .iter()
+                .position(|label| Some(label.word()) == comment.label)
+            else {
+                continue;
+            };
+            let row = &mut labels[position];
+            row.decisions += 1;
+            row.bot_agreed += usize::from(decision.made == decision.preferred);
+            let fault = decision
+                .mark
+                .is_some_and(|mark| MARKS.iter().any(|(_, label)| label.word() == mark));
+            row.bot_marked_fault += usize::from(fault);
+            if let Some(loss) = decision.loss {
+                label_losses[position].0 += loss;
+                label_losses[position].1 += 1;
+            }
+        }
+    }
+    for (row, (sum, count)) in labels.iter_mut().zip(label_losses) {
+        row.mean_loss = (count > 0).then(|| sum / count as f64);
+    }
+    labels.retain(|row| row.decisions > 0);
+    largest.sort_by(|a, b| b.loss.total_cmp(&a.loss));
+    largest.truncate(LARGEST);
+    GameAnalysis {
+        title: game
+            .metadata
+            .title
+            .clone()
+            .unwrap_or_else(|| "untitled game".to_owned()),
+        bot: bot.name(),
+        rules: game.rules.to_string(),
+        deals,
+        refused,
+        players,
+        teams,
+        largest,
+        labels,
+        seconds: started.elapsed().as_secs_f64(),
+    }
+}
+
+fn comment_of(annotation: &euchre_game::egn::Annotation) -> Comment {
+    Comment {
+        label: annotation.label.map(Label::word),
+        text: annotation.text.clone(),
+    }
+}
+
+fn analyse_deal(
+    game: &Game,
+    deal: &RecordedDeal,
+    rebuilt: &euchre_game::egn::Reconstruction,
+    bot: &dyn Bot,
+    seed: u64,
+    position: usize,
+) -> DealReport {
+    let canonical = &rebuilt.variants[0];
+    let players = Seat::ALL
+        .iter()
+        .filter(|&&seat| !rebuilt.end.sits_out(seat))
+        .count();
+    // Which recorded decision each action is, for the annotations.
+    let mut plays_before = Vec::with_capacity(canonical.actions.len());
+    let mut plays = 0;
+    for &(_, action) in &canonical.actions {
+        plays_before.push(plays);
+        plays += usize::from(matches!(action, Action::Play(_)));
+    }
+    let comments_at = |index: usize| -> Vec<Comment> {
+        let action = canonical.actions[index].1;
+        deal.annotations
+            .iter()
+            .filter(|annotation| match annotation.at {
+                Annotated::Call(call) => call == index && index < deal.calls.len(),
+                Annotated::Play(play) => {
+                    matches!(action, Action::Play(_)) && plays_before[index] == play
+                }
+            })
+            .map(comment_of)
+            .collect()
+    };
+
+    let mut tasks = Vec::new();
+    let mut skipped = Vec::new();
+    let mut other_annotations = Vec::new();
+    let mut state = GameState::new(canonical.deal, game.rules);
+    for (index, &(seat, action)) in canonical.actions.iter().enumerate() {
+        let legal = state.legal_actions();
+        let skip = if legal.len() < 2 {
+            Some("no choice")
+        } else if !rebuilt.known[seat.index()] {
+            Some("the record does not show this hand")
+        } else if rebuilt.unknown_discard_at == Some(index) {
+            Some("the record does not say what the dealer discarded")
+        } else {
+            None
+        };
+        match skip {
+            Some(reason) => {
+                if legal.len() >= 2 {
+                    skipped.push(Skipped {
+                        index,
+                        seat: seat.to_string(),
+                        reason,
+                    });
+                }
+                for comment in comments_at(index) {
+                    other_annotations.push((index, comment));
+                }
+            }
+            None => tasks.push((index, seat, action)),
+        }
+        state.apply(action);
+    }
+
+    let decisions: Vec<Decision> = tasks
+        .par_iter()
+        .map(|&(index, seat, made)| {
+            let started = Instant::now();
+            // The dealer saw its discard: where the record does not give it,
+            // judge the dealer once for each candidate.
+            let variants: &[Variant] =
+                if rebuilt.unknown_discard_at.is_some() && seat == canonical.deal.dealer {
+                    &rebuilt.variants
+                } else {
+                    &rebuilt.variants[..1]
+                };
+            let judged: Vec<Judged> = variants
+                .iter()
+                .enumerate()
+                .map(|(variant_index, variant)| {
+                    let mut rng = SmallRng::seed_from_u64(
+                        seed ^ (position as u64) << 40
+                            ^ (index as u64) << 20
+                            ^ variant_index as u64,
+                    );
+                    judge(game, variant, index, bot, &mut rng)
+                })
+                .collect();
+            let combined = combine(&judged, made);
+            let (options, loss) = combined.verdict();
+            Decision {
+                deal: deal.number,
+                index,
+                trick: matches!(made, Action::Play(_)).then(|| plays_before[index] / players + 1),
+                seat: seat.to_string(),
+                player: game.names[seat.index()].clone(),
+                made: made.to_string(),
+                preferred: combined.choice.to_string(),
+                options,
+                loss,
+                mark: loss.and_then(mark).map(Label::word),
+                discards_weighed: variants.len(),
+                annotations: comments_at(index),
+                millis: started.elapsed().as_secs_f64() * 1000.0,
+            }
+        })
+        .collect();
+
+    let hands = Seat::ALL
+        .iter()
+        .map(|seat| {
+            if rebuilt.known[seat.index()] {
+                cards(canonical.deal.hands[seat.index()])
+            } else {
+                Vec::new()
+            }
+        })
+        .collect();
+    let outcome = rebuilt
+        .end
+        .outcome()
+        .map_or([0, 0], |outcome| outcome.points);
+    DealReport {
+        number: deal.number,
+        dealer: canonical.deal.dealer.to_string(),
+        upcard: canonical.deal.upcard.to_string(),
+        hands,
+        actions: canonical
+            .actions
+            .iter()
+            .enumerate()
+            .map(|(index, (seat, action))| {
+                let text = if rebuilt.unknown_discard_at == Some(index) {
+                    "discard ?".to_owned()
+                } else {
+                    action.to_string()
+                };
+                [seat.to_string(), text]
+            })
+            .collect(),
+        points: outcome,
+        decisions,
+        skipped,
+        other_annotations,
+    }
+}
+
+fn cards(hand: CardSet) -> Vec<String> {
+    hand.iter().map(|card| card.to_string()).collect()
+}
+
+/// The bot's judgement of one decision in one variant.
+struct Judged {
+    legal: Vec<Action>,
+    values: Option<Vec<(f64, f64)>>,
+    probabilities: Option<Vec<f64>>,
+    choice: Action,
+}
+
+fn judge(
+    game: &Game,
+    variant: &Variant,
+    index: usize,
+    bot: &dyn Bot,
+    rng: &mut SmallRng,
+) -> Judged {
+    let mut state = GameState::new(variant.deal, game.rules);
+    for &(_, action) in &variant.actions[..index] {
+        state.apply(action);
+    }
+    let history = &variant.actions[..index];
+    let seen = Seen::new(&state, history);
+    let legal: Vec<Action> = seen.legal().iter().copied().collect();
+    if let Some(values) = bot.values(&seen, rng) {
+        let values: Vec<(f64, f64)> = legal
+            .iter()
+            .map(|action| {
+                values
+                    .iter()
+                    .find(|value| value.action == *action)
+                    .map_or((0.0, 0.0), |value| (value.value, value.spread))
+            })
+            .collect();
+        let choice = legal[best(values.iter().map(|v| v.0))];
+        return Judged {
+            legal,
+            values: Some(values),
+            probabilities: None,
+            choice,
+        };
+    }
+    if let Some(probabilities) = bot.probabilities(&seen) {
+        let probabilities: Vec<f64> = legal
+            .iter()
+            .map(|action| {
+                probabilities
+                    .iter()
+                    .find(|(a, _)| a == action)
+                    .map_or(0.0, |(_, p)| *p)
+            })
+            .collect();
+        let choice = legal[best(probabilities.iter().copied())];
+        return Judged {
+            legal,
+            values: None,
+            probabilities: Some(probabilities),
+            choice,
+        };
+    }
+    let choice = bot.act(&seen, rng);
+    Judged {
+        legal,
+        values: None,
+        probabilities: None,
+        choice,
+    }
+}
+
+/// The index of the largest number, the first of equals.
+fn best(numbers: impl Iterator<Item = f64>) -> usize {
+    let mut best = (0, f64::NEG_INFINITY);
+    for (index, number) in numbers.enumerate() {
+        if number > best.1 {
+            best = (index, number);
+        }
+    }
+    best.0
+}
+
+/// Judgements of the same decision in several variants (the dealer's
+/// possible discards), averaged. The legal actions are the same in each:
+/// only the discarded card differs, and it is never played.
+fn combine(judged: &[Judged], made: Action) -> Combined {
+    let count = judged.len() as f64;
+    let first = &judged[0];
+    let average = |pick: &dyn Fn(&Judged) -> Option<Vec<f64>>| -> Option<Vec<f64>> {
+        let mut sum = vec![0.0; first.legal.len()];
+        for judgement in judged {
+            for (total, value) in sum.iter_mut().zip(pick(judgement)?) {
+                *total += value;
+            }
+        }
+        Some(sum.into_iter().map(|total| total / count).collect())
+    };
+    let values = average(&|j| j.values.as_ref().map(|v| v.iter().map(|x| x.0).collect()));
+    let spreads = average(&|j| j.values.as_ref().map(|v| v.iter().map(|x| x.1).collect()));
+    let probabilities = average(&|j| j.probabilities.clone());
+    let choice = match (&values, &probabilities) {
+        // A move the bot values as highly as its best is one it agrees with.
+        (Some(values), _) => {
+            let best = best(values.iter().copied());
+            let made_value = first
+                .legal
+                .iter()
+                .position(|action| *action == made)
+                .map(|at| values[at]);
+            if made_value.is_some_and(|value| value >= values[best] - TIE) {
+                made
+            } else {
+                first.legal[best]
+            }
+        }
+        (None, Some(probabilities)) => first.legal[best(probabilities.iter().copied())],
+        _ => first.choice,
+    };
+    Combined {
+        legal: first.legal.clone(),
+        values,
+        spreads,
+        probabilities,
+        choice,
+        made,
+    }
+}
+
+struct Combined {
+    legal: Vec<Action>,
+    values: Option<Vec<f64>>,
+    spreads: Option<Vec<f64>>,
+    probabilities: Option<Vec<f64>>,
+    choice: Action,
+    made: Action,
+}
+
+impl Combined {
+    /// Each legal option as judged, and the loss of the move made.
+    fn verdict(&self) -> (Vec<JudgedOption>, Option<f64>) {
+        let at = |action: Action| self.legal.iter().position(|a| *a == action);
+        let loss = self.values.as_ref().and_then(|values| {
+            let made = values[at(self.made)?];
+            let best = values[at(self.choice)?];
+            Some((best - made).max(0.0))
+        });
+        let options = self
+            .legal
+            .iter()
+            .enumerate()
+            .map(|(i, action)| JudgedOption {
+                action: action.to_string(),
+                value: self.values.as_ref().map(|v| v[i]),
+                spread: self.spreads.as_ref().map(|v| v[i]),
+                probability: self.probabilities.as_ref().map(|v| v[i]),
+            })
+            .collect();
+        (options, loss)
+    }
+}

@@ -1,0 +1,240 @@
+//! `trainer analyze`: recorded games (Euchre Game Notation) judged decision
+//! by decision by a bot, as a report a player reads or as JSON.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use euchre_bots::analysis::{GameAnalysis, MARKS, Totals, analyse};
+use euchre_bots::bots::policy::Unseen;
+use euchre_bots::spec::from_spec;
+use euchre_game::egn;
+
+/// The largest game file read: a game of a hundred deals is under 100 KiB.
+pub const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
+
+#[derive(Debug)]
+pub struct AnalyzeRequest {
+    pub files: Vec<PathBuf>,
+    pub bot: String,
+    pub unseen: Unseen,
+    pub seed: u64,
+    pub threads: usize,
+    pub json: bool,
+    /// List every decision, not only those where the bot differs.
+    pub all_decisions: bool,
+}
+
+/// Reads and checks one game file.
+pub fn load(path: &std::path::Path) -> anyhow::Result<egn::Game> {
+    let size = std::fs::metadata(path)
+        .with_context(|| format!("cannot read {}", path.display()))?
+        .len();
+    anyhow::ensure!(
+        size <= MAX_FILE_BYTES,
+        "{} is {size} bytes; a game file is at most {MAX_FILE_BYTES} (is it a game record?)",
+        path.display()
+    );
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = String::from_utf8(bytes).map_err(|_| {
+        anyhow::anyhow!(
+            "{} is not UTF-8 text; an EGN file is JSON (a binary .egnb file must first be converted with the EGN project's egn-convert)",
+            path.display()
+        )
+    })?;
+    egn::read(&text)
+        .with_context(|| format!("{} is not a game this reader can replay", path.display()))
+}
+
+pub fn run(request: &AnalyzeRequest) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        !request.files.is_empty(),
+        "name at least one .egn file to analyse"
+    );
+    let threads = crate::config::worker_threads(request.threads);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("starting the analysis threads")?;
+    let mut analyses = Vec::new();
+    for path in &request.files {
+        let game = load(path)?;
+        let bot = from_spec(&request.bot, game.rules, request.unseen)
+            .with_context(|| format!("building the analysing bot (--bot {})", request.bot))?;
+        let analysis = pool.install(|| analyse(&game, bot.as_ref(), request.seed));
+        if !request.json {
+            print!("{}", report(path, &analysis, request.all_decisions));
+        }
+        analyses.push((path.display().to_string(), analysis));
+    }
+    if request.json {
+        let files: Vec<serde_json::Value> = analyses
+            .iter()
+            .map(|(path, analysis)| {
+                let mut value = serde_json::to_value(analysis).unwrap_or_default();
+                if let serde_json::Value::Object(map) = &mut value {
+                    map.insert("file".into(), path.clone().into());
+                }
+                value
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&files)?);
+    } else if analyses.len() > 1 {
+        print!("{}", overall(&analyses));
+    }
+    Ok(())
+}
+
+fn totals_row(out: &mut String, totals: &Totals) {
+    let agree = 100.0 * totals.agreed as f64 / totals.decisions.max(1) as f64;
+    let (mean, total) = if totals.valued > 0 {
+        (
+            format!("{:.3}", totals.mean_loss),
+            format!("{:.2}", totals.total_loss),
+        )
+    } else {
+        ("-".to_owned(), "-".to_owned())
+    };
+    let _ = writeln!(
+        out,
+        "  {:<44} {:>9} {:>7.0}% {:>10} {:>10}",
+        totals.name, totals.decisions, agree, mean, total
+    );
+}
+
+/// The terminal report for one game.
+pub fn report(path: &std::path::Path, analysis: &GameAnalysis, all_decisions: bool) -> String {
+    let mut out = String::new();
+    let decisions: usize = analysis.deals.iter().map(|d| d.decisions.len()).sum();
+    let _ = writeln!(out, "{} ({})", analysis.title, path.display());
+    let _ = writeln!(
+        out,
+        "analysed by {}; rules: {}",
+        analysis.bot, analysis.rules
+    );
+    let _ = writeln!(
+        out,
+        "{} deals replayed, {} refused; {decisions} decisions with a choice judged in {:.1} s ({:.0} ms each on average)",
+        analysis.deals.len(),
+        analysis.refused.len(),
+        analysis.seconds,
+        1000.0 * analysis.seconds / decisions.max(1) as f64
+    );
+    let _ = writeln!(
+        out,
+        "loss: points per hand the move gave up against the bot's choice, for the mover's side; marks: {}",
+        MARKS
+            .iter()
+            .map(|(threshold, label)| format!("{} {} ≥ {threshold}", label.tag(), label.word()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let _ = writeln!(
+        out,
+        "\n  {:<44} {:>9} {:>8} {:>10} {:>10}",
+        "player", "decisions", "agree", "mean loss", "total loss"
+    );
+    for totals in &analysis.players {
+        totals_row(&mut out, totals);
+    }
+    for totals in &analysis.teams {
+        totals_row(&mut out, totals);
+    }
+    if !analysis.largest.is_empty() {
+        let _ = writeln!(out, "\nlargest losses");
+        for loss in &analysis.largest {
+            let trick = loss
+                .trick
+                .map_or("bidding".to_owned(), |t| format!("trick {t}"));
+            let _ = writeln!(
+                out,
+                "  deal {:>2} {:<8} {:<14} {:<16} bot: {:<16} loss {:.2}",
+                loss.deal, trick, loss.player, loss.made, loss.preferred, loss.loss
+            );
+        }
+    }
+    if !analysis.labels.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nannotators' labels against the bot\n  {:<12} {:>9} {:>11} {:>17} {:>10}",
+            "label", "decisions", "bot agrees", "bot marks fault", "mean loss"
+        );
+        for row in &analysis.labels {
+            let _ = writeln!(
+                out,
+                "  {:<12} {:>9} {:>11} {:>17} {:>10}",
+                row.label,
+                row.decisions,
+                row.bot_agreed,
+                row.bot_marked_fault,
+                row.mean_loss.map_or("-".to_owned(), |l| format!("{l:.3}"))
+            );
+        }
+    }
+    for refused in &analysis.refused {
+        let _ = writeln!(out, "\nrefused: deal {}: {}", refused.deal, refused.reason);
+    }
+    let heading = if all_decisions {
+        "every decision"
+    } else {
+        "decisions where the bot would have done otherwise"
+    };
+    let _ = writeln!(out, "\n{heading}");
+    for deal in &analysis.deals {
+        for decision in &deal.decisions {
+            if !all_decisions && decision.made == decision.preferred {
+                continue;
+            }
+            let at = decision
+                .trick
+                .map_or("bidding".to_owned(), |trick| format!("trick {trick}"));
+            let options: Vec<String> = decision
+                .options
+                .iter()
+                .map(|option| match (option.value, option.probability) {
+                    (Some(value), _) => format!("{} {value:+.2}", option.action),
+                    (None, Some(p)) => format!("{} {:.0}%", option.action, 100.0 * p),
+                    _ => option.action.clone(),
+                })
+                .collect();
+            let loss = decision
+                .loss
+                .map_or(String::new(), |loss| format!(" loss {loss:.2}"));
+            let mark = decision.mark.map_or(String::new(), |m| format!(" ({m})"));
+            let _ = writeln!(
+                out,
+                "  deal {:>2} {:<8} {:<14} {} ; bot: {}{loss}{mark}\n      {}",
+                deal.number,
+                at,
+                format!("{} ({})", decision.player, decision.seat),
+                decision.made,
+                decision.preferred,
+                options.join(", ")
+            );
+            for comment in &decision.annotations {
+                let _ = writeln!(
+                    out,
+                    "      annotator{}: {}",
+                    comment.label.map_or(String::new(), |l| format!(" [{l}]")),
+                    comment.text
+                );
+            }
+        }
+    }
+    out.push('\n');
+    out
+}
+
+/// Totals over several files, by player name.
+fn overall(analyses: &[(String, GameAnalysis)]) -> String {
+    let mut out = String::new();
+    let deals: usize = analyses.iter().map(|(_, a)| a.deals.len()).sum();
+    let refused: usize = analyses.iter().map(|(_, a)| a.refused.len()).sum();
+    let seconds: f64 = analyses.iter().map(|(_, a)| a.seconds).sum();
+    let _ = writeln!(
+        out,
+        "all {} files: {deals} deals replayed, {refused} refused, {seconds:.1} s",
+        analyses.len()
+    );
+    out
+}
