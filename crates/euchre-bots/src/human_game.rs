@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use euchre_game::egn;
 use euchre_game::engine::action::Action;
 use euchre_game::engine::card::Card;
 use euchre_game::engine::rules::Rules;
@@ -14,7 +15,7 @@ use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use thiserror::Error;
 
-use crate::bot::Bot;
+use crate::bot::{ActionValue, Bot};
 use crate::seen::Seen;
 use crate::stop::StopCheck;
 
@@ -97,6 +98,10 @@ pub struct HumanGame {
     /// the person sees what was played after their card.
     last_trick: Option<([Option<Card>; 4], Seat)>,
     summary: Option<HandSummary>,
+    /// Every finished hand of the game, for saving it.
+    finished: Vec<(Deal, Vec<(Seat, Action)>)>,
+    /// Whether the table shows hints for the person's moves.
+    pub show_hints: bool,
     rng: SmallRng,
 }
 
@@ -138,6 +143,8 @@ impl HumanGame {
             history: Vec::new(),
             last_trick: None,
             summary: None,
+            finished: Vec::new(),
+            show_hints: false,
             rng,
         }
     }
@@ -311,6 +318,7 @@ impl HumanGame {
             self.score[team.index()] += u32::from(points[team.index()]);
         }
         self.hands_played += 1;
+        self.finished.push((self.deal, self.history.clone()));
         self.summary = Some(HandSummary {
             deal: self.deal,
             contract: self.state.contract(),
@@ -321,6 +329,39 @@ impl HumanGame {
             ],
             points,
         });
+    }
+
+    /// The game's finished hands as Euchre Game Notation: the dealt hands,
+    /// the calls, the discard and every trick, so that another program (or
+    /// `trainer analyze`) replays it exactly.
+    pub fn egn(&self) -> String {
+        let names = Seat::ALL.map(|seat| match &self.bots[seat.index()] {
+            Some(bot) => format!("{} ({})", bot.name(), seat_name(seat)),
+            None => "You".to_owned(),
+        });
+        let mut game = egn::Game::of_hands(names, *self.state.rules(), &self.finished);
+        game.winning_score = Some(i64::from(self.target));
+        game.metadata.title = Some("A game at the euchre-cfr table".to_owned());
+        game.metadata.final_score = Some(self.score.iter().map(|&s| i64::from(s)).collect());
+        egn::write(&game)
+    }
+
+    /// The hint for the person's move: each legal move's value for their
+    /// side, or the bot's probability for it, or only the move the bot
+    /// would make, from what the person sees and nothing more.
+    pub fn hint(&self, bot: &dyn Bot) -> Option<Hint> {
+        if !self.persons_turn() {
+            return None;
+        }
+        let seen = Seen::new(&self.state, &self.history);
+        let mut rng = self.rng.clone();
+        if let Some(values) = bot.values(&seen, &mut rng) {
+            return Some(Hint::Values(values));
+        }
+        if let Some(probabilities) = bot.probabilities(&seen) {
+            return Some(Hint::Probabilities(probabilities));
+        }
+        Some(Hint::Choice(bot.act(&seen, &mut rng)))
     }
 
     /// Whether a bot is to move: after [`HumanGame::new`], or when `stop`
@@ -356,6 +397,14 @@ impl HumanGame {
             self.apply(action);
         }
     }
+}
+
+/// What a bot makes of the person's options (see [`HumanGame::hint`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Hint {
+    Values(Vec<ActionValue>),
+    Probabilities(Vec<(Action, f64)>),
+    Choice(Action),
 }
 
 /// How a seat is named to the person at South, who is "You".
@@ -394,6 +443,58 @@ mod tests {
         game.run_bots(&crate::stop::never());
         assert!(game.persons_turn() || game.summary().is_some());
         assert!(!game.bots_to_move());
+    }
+
+    /// A saved game reads back as EGN and replays hand for hand.
+    #[test]
+    fn a_finished_game_saves_as_egn_that_replays() {
+        let mut game = game();
+        let never = crate::stop::never();
+        game.run_bots(&never);
+        let mut hands = 0;
+        while game.winner().is_none() && hands < 40 {
+            while game.persons_turn() {
+                let action = game.state().legal_actions()[0];
+                game.person_moves(action, &never).unwrap();
+            }
+            if game.summary().is_some() {
+                hands += 1;
+                if game.winner().is_none() {
+                    game.next_hand(&never).unwrap();
+                }
+            }
+        }
+        let read = egn::read(&game.egn()).unwrap();
+        assert_eq!(read.deals.len(), hands);
+        assert_eq!(read.names[2], "You");
+        assert_eq!(read.winning_score, Some(10));
+        let mut points = [0u32; 2];
+        for deal in &read.deals {
+            let rebuilt = egn::reconstruct(deal.as_ref().unwrap(), read.rules).unwrap();
+            let outcome = rebuilt.end.outcome().unwrap();
+            points[0] += u32::from(outcome.points[0]);
+            points[1] += u32::from(outcome.points[1]);
+        }
+        assert_eq!(points, game.score);
+    }
+
+    #[test]
+    fn hints_are_for_the_persons_turn_only() {
+        let mut game = game();
+        game.run_bots(&crate::stop::never());
+        assert!(game.persons_turn());
+        let pimc = crate::bots::pimc::Pimc::new(8);
+        let Some(Hint::Values(values)) = game.hint(&pimc) else {
+            panic!("PIMC values every legal move");
+        };
+        let legal = game.state().legal_actions();
+        assert_eq!(values.len(), legal.len());
+        assert!(values.iter().all(|value| legal.contains(value.action)));
+        assert!(matches!(game.hint(&Heuristic), Some(Hint::Choice(_))));
+        game.person_moves(legal[0], &crate::stop::never()).unwrap();
+        if !game.persons_turn() {
+            assert_eq!(game.hint(&pimc), None);
+        }
     }
 
     #[test]

@@ -317,6 +317,16 @@ struct PlayArgs {
     target: u32,
     #[arg(long)]
     config: Option<PathBuf>,
+    /// Save each game as Euchre Game Notation after every hand (read it
+    /// back with `trainer analyze`).
+    #[arg(long, value_name = "FILE.egn")]
+    save: Option<PathBuf>,
+    /// Show a bot's judgement of each of your moves before you choose:
+    /// values in points per hand (PIMC, search), probabilities (a policy)
+    /// or a star on its choice. Off unless given; `--hints` alone uses
+    /// pimc:50.
+    #[arg(long, value_name = "BOT", num_args = 0..=1, default_missing_value = "pimc:50")]
+    hints: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -728,6 +738,8 @@ fn play_command(args: PlayArgs) -> anyhow::Result<()> {
         seed,
         target,
         config,
+        save,
+        hints,
     } = args;
     let default_bot = default_bot(policy, None);
     let request = commands::play::PlayRequest {
@@ -738,6 +750,8 @@ fn play_command(args: PlayArgs) -> anyhow::Result<()> {
         target,
         rules: config::load_rules(config.as_deref())?,
         unseen: Unseen::Heuristic,
+        save,
+        hints,
     };
     commands::play::run(
         &request,

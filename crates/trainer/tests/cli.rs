@@ -395,3 +395,126 @@ fn an_arena_rates_a_panel_and_adding_a_bot_plays_only_its_pairs() {
     assert!(reseeded.contains("--seed 1"), "{reseeded}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A vendored real record (see crates/euchre-game/tests/egn/NOTICE.md).
+fn egn_fixture(name: &str) -> String {
+    format!(
+        "{}/../euchre-game/tests/egn/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+#[test]
+fn analyze_judges_a_real_final_and_names_the_players() {
+    let file = egn_fixture("VWEC_Finals_Annotated.egn");
+    let output = trainer(&["analyze", &file, "--bot", "pimc:20"], "");
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let stdout = text(&output.stdout);
+    assert!(stdout.contains("13 deals replayed, 0 refused"), "{stdout}");
+    for player in ["WWMM (N)", "Llama (E)", "Euchrazy1 (S)", "LeftyKnavey (W)"] {
+        assert!(stdout.contains(player), "{player}: {stdout}");
+    }
+    assert!(stdout.contains("largest losses"), "{stdout}");
+    assert!(stdout.contains("annotator:"), "{stdout}");
+
+    // The JSON holds every decision with each option's value.
+    let output = trainer(&["analyze", &file, "--bot", "pimc:20", "--json"], "");
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let deals = json[0]["deals"].as_array().unwrap();
+    assert_eq!(deals.len(), 13);
+    let decision = &deals[0]["decisions"][0];
+    assert!(decision["options"][0]["value"].is_number(), "{decision}");
+    assert!(decision["loss"].as_f64().unwrap() >= 0.0);
+
+    // The heuristic has no values: agreement only, no loss.
+    let output = trainer(&["analyze", &file, "--bot", "heuristic", "--json"], "");
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert!(json[0]["deals"][0]["decisions"][0]["loss"].is_null());
+}
+
+#[test]
+fn analyze_refuses_bad_files_with_the_reason() {
+    let dir = std::env::temp_dir().join(format!("trainer-analyze-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, body: &[u8]| {
+        let path = dir.join(name);
+        std::fs::write(&path, body).unwrap();
+        path.to_str().unwrap().to_owned()
+    };
+    let cases = [
+        (write("garbage.egn", b"not json at all"), "not JSON"),
+        (write("binary.egnb", &[1, 0, 255, 254]), "not UTF-8"),
+        (egn_fixture("invalid1.json"), "Euchre Layout Template"),
+        (
+            write(
+                "future.egn",
+                br#"{"fileType":"Euchre Game Notation","version":"3.0","metadata":{"players":["a","b","c","d"],"initialScore":[0,0]},"deals":[]}"#,
+            ),
+            "\"3.0\"",
+        ),
+        (
+            write(
+                "joker.egn",
+                br#"{"fileType":"Euchre Game Notation","version":"1.4","metadata":{"players":["a","b","c","d"],"initialScore":[0,0],"ruleset":{"joker":true}},"deals":[]}"#,
+            ),
+            "joker",
+        ),
+        (dir.join("missing.egn").to_str().unwrap().to_owned(), "cannot read"),
+    ];
+    for (path, expected) in cases {
+        let stderr = refused(&trainer(&["analyze", &path], ""));
+        assert!(stderr.contains(expected), "{path}: {stderr}");
+    }
+
+    // A renege is reported with its deal and trick, and the other deals
+    // are still analysed.
+    let stdout = text(
+        &trainer(
+            &["analyze", &egn_fixture("test.egn"), "--bot", "pimc:4"],
+            "",
+        )
+        .stdout,
+    );
+    assert!(
+        stdout.contains("refused: deal 1: renege in trick 1"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn play_saves_the_game_as_egn_and_shows_hints_on_request() {
+    let dir = std::env::temp_dir().join(format!("trainer-play-egn-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let save = dir.join("game.egn");
+    let input = "1\n".repeat(400);
+    let output = trainer(
+        &[
+            "play",
+            "--ascii",
+            "--seed",
+            "3",
+            "--hints",
+            "pimc:8",
+            "--save",
+            save.to_str().unwrap(),
+        ],
+        &input,
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let stdout = text(&output.stdout);
+    assert!(
+        stdout.contains("1) pass ["),
+        "a value beside each move: {stdout}"
+    );
+    // The saved game replays: analyse it.
+    let analysed = trainer(
+        &["analyze", save.to_str().unwrap(), "--bot", "heuristic"],
+        "",
+    );
+    assert!(analysed.status.success(), "{}", text(&analysed.stderr));
+    assert!(text(&analysed.stdout).contains("0 refused"));
+    // Without --hints no values are shown.
+    let plain = text(&trainer(&["play", "--ascii", "--seed", "3"], &input).stdout);
+    assert!(!plain.contains("1) pass ["), "{plain}");
+}

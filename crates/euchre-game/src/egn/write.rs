@@ -197,7 +197,7 @@ impl Game {
             names,
             rules,
             winning_score: None,
-            num_deals: Some(hands.len() as i64),
+            num_deals: None,
             deals: hands
                 .iter()
                 .enumerate()

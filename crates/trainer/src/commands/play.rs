@@ -2,6 +2,7 @@
 //! in the terminal: a drawing of [`HumanGame`], which the web table plays too.
 
 use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context;
@@ -13,7 +14,7 @@ use euchre_game::engine::state::{GameState, Stage};
 use euchre_game::engine::trump::{effective_suit, trump_order};
 
 use euchre_bots::bot::Bot;
-use euchre_bots::human_game::{HumanGame, PERSON, seat_name};
+use euchre_bots::human_game::{Hint, HumanGame, PERSON, seat_name};
 use euchre_bots::spec::from_spec;
 
 #[derive(Debug)]
@@ -25,6 +26,12 @@ pub struct PlayRequest {
     pub target: u32,
     pub rules: Rules,
     pub unseen: euchre_bots::bots::policy::Unseen,
+    /// Write each game, after every hand, to this EGN file (the second
+    /// game of a session to `NAME-2.egn`, and so on).
+    pub save: Option<PathBuf>,
+    /// The bot whose judgement of each of the person's moves is shown
+    /// beside it.
+    pub hints: Option<String>,
 }
 
 /// Runs games until the person quits or input ends. The game itself is
@@ -43,8 +50,14 @@ pub fn run(
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |elapsed| elapsed.as_nanos() as u64)
     });
+    let hints = request
+        .hints
+        .as_deref()
+        .map(|spec| from_spec(spec, request.rules, request.unseen).context("--hints"))
+        .transpose()?;
     let terminal = Terminal {
         ascii: request.ascii,
+        hints,
     };
     writeln!(
         out,
@@ -53,7 +66,8 @@ pub fn run(
     )?;
     writeln!(out, "East and West are {}.", opponents.name())?;
     writeln!(out, "Type the number of a move; q quits. (seed {seed})")?;
-    for game_seed in (0..).map(|game: u64| seed.wrapping_add(game)) {
+    for (number, game_seed) in (0..).map(|game: u64| (game, seed.wrapping_add(game))) {
+        let save = request.save.as_deref().map(|path| numbered(path, number));
         let mut game = HumanGame::new(
             Arc::clone(&partner),
             Arc::clone(&opponents),
@@ -63,7 +77,16 @@ pub fn run(
         );
         game.run_bots(&euchre_bots::stop::never());
         loop {
-            if !terminal.play_hand(&mut game, input, out)? {
+            let played = terminal.play_hand(&mut game, input, out)?;
+            if let Some(path) = &save
+                && game.summary().is_some()
+            {
+                save_game(path, &game)?;
+            }
+            if !played {
+                if let Some(path) = save.as_ref().filter(|path| path.exists()) {
+                    writeln!(out, "The game is saved in {}.", path.display())?;
+                }
                 writeln!(out, "Bye.")?;
                 return Ok(());
             }
@@ -87,8 +110,33 @@ pub fn run(
     Ok(())
 }
 
+/// `path` for a session's first game, `NAME-N.ext` for its Nth.
+fn numbered(path: &Path, game: u64) -> PathBuf {
+    if game == 0 {
+        return path.to_path_buf();
+    }
+    let stem = path
+        .file_stem()
+        .map_or_else(Default::default, |s| s.to_string_lossy());
+    let name = match path.extension() {
+        Some(extension) => format!("{stem}-{}.{}", game + 1, extension.to_string_lossy()),
+        None => format!("{stem}-{}", game + 1),
+    };
+    path.with_file_name(name)
+}
+
+/// Writes the game so far, whole or not at all: a reader never sees half a
+/// file, even if the program is stopped while writing.
+fn save_game(path: &Path, game: &HumanGame) -> anyhow::Result<()> {
+    let partial = path.with_extension("egn.partial");
+    std::fs::write(&partial, game.egn())
+        .and_then(|()| std::fs::rename(&partial, path))
+        .with_context(|| format!("cannot save the game to {}", path.display()))
+}
+
 struct Terminal {
     ascii: bool,
+    hints: Option<Arc<dyn Bot>>,
 }
 
 impl Terminal {
@@ -167,7 +215,8 @@ impl Terminal {
                 self.show_outcome(game.state(), out)?;
                 return Ok(true);
             }
-            let Some(action) = self.ask(game.state(), input, out)? else {
+            let hint = self.hints.as_deref().and_then(|bot| game.hint(bot));
+            let Some(action) = self.ask(game.state(), hint.as_ref(), input, out)? else {
                 return Ok(false);
             };
             game.person_moves(action, &euchre_bots::stop::never())?;
@@ -255,6 +304,7 @@ impl Terminal {
     fn ask(
         &self,
         state: &GameState,
+        hint: Option<&Hint>,
         input: &mut dyn BufRead,
         out: &mut dyn Write,
     ) -> anyhow::Result<Option<Action>> {
@@ -280,7 +330,10 @@ impl Terminal {
         let options: Vec<String> = legal
             .iter()
             .enumerate()
-            .map(|(index, &action)| format!("{}) {}", index + 1, self.action(action)))
+            .map(|(index, &action)| {
+                let note = hint.map_or(String::new(), |hint| hint_note(hint, action));
+                format!("{}) {}{note}", index + 1, self.action(action))
+            })
             .collect();
         writeln!(out, "Your move: {}", options.join("   "))?;
         loop {
@@ -305,5 +358,23 @@ impl Terminal {
                 )?,
             }
         }
+    }
+}
+
+/// What the hint bot makes of `action`, in brackets after the move: its
+/// value for your side in points per hand, its probability, or a star on
+/// the move it would make.
+fn hint_note(hint: &Hint, action: Action) -> String {
+    match hint {
+        Hint::Values(values) => values
+            .iter()
+            .find(|value| value.action == action)
+            .map_or(String::new(), |value| format!(" [{:+.2}]", value.value)),
+        Hint::Probabilities(probabilities) => probabilities
+            .iter()
+            .find(|(a, _)| *a == action)
+            .map_or(String::new(), |(_, p)| format!(" [{:.0}%]", 100.0 * p)),
+        Hint::Choice(choice) if *choice == action => " [*]".to_owned(),
+        Hint::Choice(_) => String::new(),
     }
 }
