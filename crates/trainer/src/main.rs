@@ -292,6 +292,14 @@ struct ServeArgs {
     /// site cannot reach the server by resolving its own name to it.
     #[arg(long = "allow-host", value_name = "NAME")]
     allowed_hosts: Vec<String>,
+    /// A directory of .egn games the analysis page offers to pick (besides
+    /// uploads). Clients see and pick file names only.
+    #[arg(long = "games", value_name = "DIR")]
+    games_dir: Option<PathBuf>,
+    /// The bot whose judgement the play page shows when a person turns
+    /// hints on.
+    #[arg(long = "hints", value_name = "BOT", default_value = "pimc:50")]
+    hint_bot: String,
 }
 
 #[derive(Debug, clap::Args)]
@@ -705,6 +713,8 @@ fn serve_command(args: ServeArgs) -> anyhow::Result<()> {
         unseen,
         seed,
         allowed_hosts,
+        games_dir,
+        hint_bot,
     } = args;
     let bots = policy
         .iter()
@@ -719,6 +729,8 @@ fn serve_command(args: ServeArgs) -> anyhow::Result<()> {
         address: std::net::SocketAddr::new(host, port),
         seed,
         allowed_hosts,
+        games_dir,
+        hint_bot,
     };
     trainer::serve::serve(&options, |address| {
         if let Some(warning) = trainer::serve::exposure_warning(address, &options) {

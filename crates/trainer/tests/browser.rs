@@ -1,7 +1,8 @@
 //! End to end in a real browser: `trainer serve` on a free port, headless
 //! Chromium driven over the DevTools protocol. It plays a whole hand by
-//! clicking, has an illegal card refused, reloads mid-hand, and saves
-//! screenshots of the play page and the runs page (under
+//! clicking, has an illegal card refused, reloads mid-hand, turns hints
+//! on, uploads a real game record for analysis, and saves screenshots of
+//! the play page, hints, the analysis viewer and the runs page (under
 //! `target/screenshots/`; the README shows copies).
 //!
 //! Needs Chromium: `.ci/run` installs it (`apt-get install chromium`), or
@@ -413,6 +414,55 @@ fn a_hand_is_played_in_a_real_browser() {
     let curve_loaded = page.eval("document.querySelector('img.curve').naturalWidth > 0");
     assert_eq!(curve_loaded, Value::Bool(true), "curve.svg loads");
     page.screenshot(&shots.join("runs.png"));
+
+    // Hints at the table: off until the person asks, then beside their own
+    // moves only.
+    page.goto(&format!("{base}/"));
+    page.click_and_wait("#new-game button");
+    assert!(!page.exists("#hints"), "hints are off by default");
+    page.click_and_wait("#hints-toggle button");
+    assert!(page.exists("#hints"), "the toggle shows the hints");
+    let hints = page.text("#hints");
+    assert!(hints.contains("points per hand"), "{hints}");
+    let legal = page.eval("document.querySelectorAll('#hints li').length");
+    assert!(legal.as_u64().unwrap_or(0) >= 2, "one hint per legal move");
+    page.screenshot(&shots.join("play-hints.png"));
+    assert!(page.exists("#save-egn"), "the game can be saved as EGN");
+
+    // Analysis: upload a real championship record through the file input,
+    // as a person would, and step to an annotated decision.
+    page.goto(&format!("{base}/analysis"));
+    let record = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../euchre-game/tests/egn/VWEC_Finals_Annotated.egn")
+        .canonicalize()
+        .unwrap();
+    let input = page.call(
+        "Runtime.evaluate",
+        json!({ "expression": "document.querySelector('input[type=file]')" }),
+    );
+    let object = input["result"]["objectId"].as_str().unwrap().to_owned();
+    page.call(
+        "DOM.setFileInputFiles",
+        json!({ "files": [record.display().to_string()], "objectId": object }),
+    );
+    page.eval("document.querySelector('input[name=bot]').value = 'pimc:20'");
+    page.click_and_wait("#analyse button");
+    let players = page.text("#players");
+    assert!(
+        players.contains("WWMM (N)") && players.contains("Euchrazy1 (S)"),
+        "{players}"
+    );
+    let analysis_url = page.eval("location.href").as_str().unwrap().to_owned();
+    page.goto(&format!("{analysis_url}?deal=1&step=4"));
+    let decision = page.text("#decision");
+    assert!(
+        decision.contains("Pretty ambitious next call"),
+        "the annotator's comment beside the bot's judgement: {decision}"
+    );
+    assert!(page.exists("table.options"), "each move's value");
+    page.screenshot(&shots.join("analysis.png"));
+    page.click_and_wait("#next");
+    assert_ne!(page.text("#decision"), decision, "the next move");
 
     // Another site's page posts the new-game form to this server: the
     // browser sends the post, marked cross-site, and the server refuses it.

@@ -29,6 +29,8 @@ fn options(bot: &str) -> ServeOptions {
         // Fixed deals: the first game opens with the person bidding.
         seed: Some(SEED),
         allowed_hosts: Vec::new(),
+        games_dir: None,
+        hint_bot: "pimc:8".to_owned(),
     }
 }
 
@@ -880,4 +882,145 @@ async fn new_game_with(router: &Router, form_body: &str) -> String {
     let (status, location, body) = send(router, form("/games", form_body)).await;
     assert_eq!(status, StatusCode::SEE_OTHER, "{body}");
     location.expect("a redirect to the game")
+}
+
+/// A multipart upload as the analysis form sends it.
+fn upload(fields: &[(&str, Option<&str>, &str)]) -> Request<Body> {
+    let boundary = "----euchre-test-boundary";
+    let mut body = String::new();
+    for (name, filename, value) in fields {
+        body.push_str(&format!(
+            "--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\""
+        ));
+        if let Some(filename) = filename {
+            body.push_str(&format!(
+                "; filename=\"{filename}\"\r\nContent-Type: application/octet-stream"
+            ));
+        }
+        body.push_str(&format!("\r\n\r\n{value}\r\n"));
+    }
+    body.push_str(&format!("--{boundary}--\r\n"));
+    Request::post("/analysis")
+        .header(
+            header::CONTENT_TYPE,
+            format!("multipart/form-data; boundary={boundary}"),
+        )
+        .body(Body::from(body))
+        .unwrap()
+}
+
+fn vendored_game(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../euchre-game/tests/egn")
+        .join(name)
+}
+
+#[tokio::test]
+async fn an_uploaded_game_is_analysed_and_stepped_through() {
+    let router = app(&options("heuristic")).unwrap();
+    let (status, _, page) = send(&router, get("/analysis")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(page.contains("enctype=\"multipart/form-data\""), "{page}");
+
+    let text = std::fs::read_to_string(vendored_game("VWEC_Finals_Annotated.egn")).unwrap();
+    let (status, location, body) = send(
+        &router,
+        upload(&[("file", Some("final.egn"), &text), ("bot", None, "pimc:8")]),
+    )
+    .await;
+    assert_eq!(status, StatusCode::SEE_OTHER, "{body}");
+    let analysis = location.expect("a redirect to the analysis");
+    let (status, _, page) = send(&router, get(&analysis)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        page.contains("WWMM (N)") && page.contains("LeftyKnavey (W)"),
+        "{page}"
+    );
+    assert!(page.contains("id=\"deals\""));
+    // Deal 1, at the round-2 call the annotator commented on.
+    let (_, _, page) = send(&router, get(&format!("{analysis}?deal=1&step=4"))).await;
+    assert!(page.contains("Pretty ambitious next call"), "{page}");
+    assert!(page.contains("id=\"made\""), "{page}");
+    assert!(page.contains("class=\"options\""), "{page}");
+    // Steps past the end show the last; nonsense shows the first.
+    for query in ["?deal=99&step=999", "?deal=x&step=-1"] {
+        let (status, _, _) = send(&router, get(&format!("{analysis}{query}"))).await;
+        assert_eq!(status, StatusCode::OK, "{query}");
+    }
+    let (status, _, _) = send(&router, get("/analysis/0000")).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn bad_games_and_bots_are_refused_on_the_analysis_form() {
+    let router = app(&options("heuristic")).unwrap();
+    let foreign = std::fs::read_to_string(vendored_game("invalid1.json")).unwrap();
+    let cases = [
+        (upload(&[("file", Some("x.egn"), "{ not json")]), "not JSON"),
+        (
+            upload(&[("file", Some("x.egn"), &foreign)]),
+            "Euchre Layout Template",
+        ),
+        (upload(&[("bot", None, "pimc:50")]), "choose a game"),
+        (upload(&[("pick", None, "../../etc/passwd")]), "no game"),
+        (
+            upload(&[
+                (
+                    "file",
+                    Some("x.egn"),
+                    &std::fs::read_to_string(vendored_game("Custom_Scenario.egn")).unwrap(),
+                ),
+                ("bot", None, "policy:/etc/passwd"),
+            ]),
+            "no bot",
+        ),
+    ];
+    for (request, expected) in cases {
+        let (status, _, page) = send(&router, request).await;
+        assert!(status.is_client_error(), "{expected}: {status}");
+        assert!(page.contains(&pages_escape(expected)), "{expected}: {page}");
+    }
+}
+
+#[tokio::test]
+async fn hints_show_on_request_for_the_persons_moves_and_the_game_saves_as_egn() {
+    let router = app(&options("heuristic")).unwrap();
+    let game = new_game(&router).await;
+    let page = page_of(&router, &game).await;
+    assert!(!page.contains("id=\"hints\""), "hints are off by default");
+    let (status, _, _) = send(&router, form(&format!("{game}/hints"), "show=on")).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    let page = page_of(&router, &game).await;
+    assert!(page.contains("id=\"hints\""), "{page}");
+    assert!(
+        page.contains("points per hand"),
+        "PIMC gives values: {page}"
+    );
+    // Play the first hand out; the hints stay on the person's moves only.
+    loop {
+        let page = page_of(&router, &game).await;
+        if page.contains("id=\"next-hand\"") {
+            assert!(
+                !page.contains("id=\"hints\""),
+                "no hints once the hand is over"
+            );
+            break;
+        }
+        let action = offered(&page, "bid")
+            .or_else(|| offered(&page, "card legal"))
+            .expect("a move");
+        send(
+            &router,
+            form(&format!("{game}/move"), &form_value(&page, &action)),
+        )
+        .await;
+    }
+    let (status, _, _) = send(&router, form(&format!("{game}/hints"), "show=off")).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    let (status, _, text) = send(&router, get(&format!("{game}/game.egn"))).await;
+    assert_eq!(status, StatusCode::OK);
+    let read = euchre_game::egn::read(&text).expect("the saved game reads");
+    assert_eq!(read.deals.len(), 1);
+    let deal = read.deals[0].as_ref().unwrap();
+    euchre_game::egn::reconstruct(deal, read.rules).expect("and replays");
 }

@@ -97,7 +97,7 @@ pub async fn bounded_and_same_origin(
         return refusal(&path, StatusCode::FORBIDDEN, &reason);
     }
     if let Some(length) = declared_length(request.headers())
-        && length > MAX_BODY_BYTES as u64
+        && length > body_limit(&path) as u64
     {
         return too_large(&path);
     }
@@ -173,15 +173,28 @@ fn declared_length(headers: &HeaderMap) -> Option<u64> {
         .ok()
 }
 
+/// The largest body a path takes: a game uploaded for analysis may be a
+/// few hundred KiB; everything else is a form or a view.
+fn body_limit(path: &str) -> usize {
+    if path == "/analysis" {
+        super::analysis::MAX_UPLOAD_BYTES
+    } else {
+        MAX_BODY_BYTES
+    }
+}
+
 /// 413, as JSON for the API and as a page for the rest.
 pub fn too_large(path: &str) -> Response {
+    let limit = body_limit(path) / 1024;
+    let what = if path == "/analysis" {
+        "a game file"
+    } else {
+        "a move or a view is a few hundred bytes"
+    };
     refusal(
         path,
         StatusCode::PAYLOAD_TOO_LARGE,
-        &format!(
-            "the request body is larger than {} KiB; a move or a view is a few hundred bytes",
-            MAX_BODY_BYTES / 1024
-        ),
+        &format!("the request body is larger than {limit} KiB ({what})"),
     )
 }
 

@@ -7,6 +7,9 @@
 //! - `/game/{id}`: one game to the target score. Games live in memory,
 //!   each behind its own lock, so tabs play independent games, a reload
 //!   shows the same game, and one bad request touches only its own game.
+//! - `/game/{id}/game.egn`: the game so far in Euchre Game Notation; a
+//!   toggle on the page shows a bot's judgement of the person's moves.
+//! - `/analysis`: a recorded game judged decision by decision ([`analysis`]).
 //! - `/runs`: `trainer status` and the learning curve of each run directory.
 //! - `POST /api/act`: the bot API of [`euchre_bots::api`].
 //!
@@ -19,6 +22,8 @@
 //! position it answers (a replayed form gets 409), and the bots' work for a
 //! client that has gone, or on Ctrl-C, stops at their next decision.
 
+mod analysis;
+mod analysis_pages;
 pub mod catalog;
 pub mod connections;
 pub mod guard;
@@ -82,6 +87,10 @@ pub struct ServeOptions {
     /// Names besides IP addresses and `localhost` that clients may reach
     /// the server by (see [`guard::AllowedHosts`]).
     pub allowed_hosts: Vec<String>,
+    /// A directory of `.egn` games the analysis page offers to pick.
+    pub games_dir: Option<PathBuf>,
+    /// The bot whose judgement the play page's hints show.
+    pub hint_bot: String,
 }
 
 #[derive(Debug, Error)]
@@ -111,6 +120,8 @@ struct AppState {
     next_id: Mutex<rand::rngs::SmallRng>,
     /// Set on Ctrl-C: every request's bots stop at their next decision.
     shutdown: Arc<AtomicBool>,
+    analyses: analysis::Analyses,
+    hint_bot: Arc<dyn euchre_bots::bot::Bot>,
 }
 
 struct Game {
@@ -188,6 +199,8 @@ pub fn app(options: &ServeOptions, shutdown: &Arc<AtomicBool>) -> Result<Router,
         run_dirs: options.run_dirs.clone(),
         next_id: Mutex::new(rand::rngs::SmallRng::seed_from_u64(seed)),
         shutdown: Arc::clone(shutdown),
+        analyses: analysis::Analyses::new(options.games_dir.clone()),
+        hint_bot: euchre_bots::spec::from_spec(&options.hint_bot, options.rules, options.unseen)?,
     };
     Ok(Router::new()
         .route("/", get(home))
@@ -196,6 +209,14 @@ pub fn app(options: &ServeOptions, shutdown: &Arc<AtomicBool>) -> Result<Router,
         .route("/game/{id}", get(show_game))
         .route("/game/{id}/move", post(make_move))
         .route("/game/{id}/next", post(next_hand))
+        .route("/game/{id}/hints", post(toggle_hints))
+        .route("/game/{id}/game.egn", get(download_game))
+        .route("/analysis", get(analysis::form))
+        .route(
+            "/analysis",
+            post(analysis::submit).layer(DefaultBodyLimit::max(analysis::MAX_UPLOAD_BYTES)),
+        )
+        .route("/analysis/{id}", get(analysis::show))
         .route("/runs", get(runs))
         .route("/runs/{index}/curve.svg", get(curve))
         .route("/api/act", post(api_act))
@@ -476,8 +497,58 @@ async fn show_game(State(state): Shared, Path(id): Path<String>) -> Response {
     {
         return response;
     }
-    let page = pages::play_page(&id, &lock(&table), None);
+    let hint = if lock(&table).show_hints {
+        let worker = Arc::clone(&table);
+        let bot = Arc::clone(&state.hint_bot);
+        tokio::task::spawn_blocking(move || lock(&worker).hint(bot.as_ref()))
+            .await
+            .ok()
+            .flatten()
+    } else {
+        None
+    };
+    let page = pages::play_page(&id, &lock(&table), None, hint.as_ref());
     html(StatusCode::OK, page)
+}
+
+#[derive(Debug, Deserialize)]
+struct HintsForm {
+    show: Option<String>,
+}
+
+/// Turns the hints on or off for this game; the person sees them on their
+/// own moves only.
+async fn toggle_hints(
+    State(state): Shared,
+    Path(id): Path<String>,
+    form: Result<Form<HintsForm>, FormRejection>,
+) -> Response {
+    let Some(table) = state.table(&id) else {
+        return unknown_game(&id);
+    };
+    let show = matches!(form, Ok(Form(HintsForm { show: Some(ref v) })) if v == "on");
+    lock(&table).show_hints = show;
+    Redirect::to(&format!("/game/{id}")).into_response()
+}
+
+/// The game's finished hands as an `.egn` file.
+async fn download_game(State(state): Shared, Path(id): Path<String>) -> Response {
+    let Some(table) = state.table(&id) else {
+        return unknown_game(&id);
+    };
+    let text = lock(&table).egn();
+    (
+        StatusCode::OK,
+        [
+            (header::CONTENT_TYPE, "application/json; charset=utf-8"),
+            (
+                header::CONTENT_DISPOSITION,
+                "attachment; filename=\"euchre-game.egn\"",
+            ),
+        ],
+        text,
+    )
+        .into_response()
 }
 
 #[derive(Debug, Deserialize)]
@@ -593,7 +664,7 @@ fn after_move(id: &str, table: &Mutex<HumanGame>, result: Result<(), MoveError>)
                 | MoveError::HandNotOver
                 | MoveError::Stale { .. } => StatusCode::CONFLICT,
             };
-            let page = pages::play_page(id, &lock(table), Some(&error.to_string()));
+            let page = pages::play_page(id, &lock(table), Some(&error.to_string()), None);
             html(status, page)
         }
     }

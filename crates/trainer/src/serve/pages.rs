@@ -10,7 +10,7 @@ use euchre_game::engine::seat::{Seat, Team};
 use euchre_game::engine::state::{Contract, Stage};
 
 use super::catalog::public_label;
-use euchre_bots::human_game::{HandSummary, HumanGame, PERSON, Position, seat_name};
+use euchre_bots::human_game::{HandSummary, Hint, HumanGame, PERSON, Position, seat_name};
 
 use super::catalog::{MAX_CLIENT_PIMC_WORLDS, SUGGESTED_BUILT_INS};
 
@@ -46,7 +46,7 @@ pub fn page(title: &str, body: &str, refresh: Option<u32>) -> String {
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">{refresh}\
          <title>{title}</title><link rel=\"stylesheet\" href=\"/style.css\"></head>\
-         <body><nav><a href=\"/\">New game</a> <a href=\"/runs\">Runs</a></nav>\
+         <body><nav><a href=\"/\">New game</a> <a href=\"/analysis\">Analyse a game</a> <a href=\"/runs\">Runs</a></nav>\
          <main>{body}</main></body></html>\n",
         title = escape(title)
     )
@@ -130,7 +130,12 @@ fn move_button(
 }
 
 /// The play page of one game; `error` is the reason a move was refused.
-pub fn play_page(game: &str, table: &HumanGame, error: Option<&str>) -> String {
+pub fn play_page(
+    game: &str,
+    table: &HumanGame,
+    error: Option<&str>,
+    hint: Option<&Hint>,
+) -> String {
     let mut body = error_banner(error);
     body.push_str(&score_html(table));
     body.push_str(&table_html(table));
@@ -138,8 +143,60 @@ pub fn play_page(game: &str, table: &HumanGame, error: Option<&str>) -> String {
         body.push_str(&summary_html(game, table, summary));
     } else {
         body.push_str(&hand_html(game, table));
+        if let Some(hint) = hint.filter(|_| table.show_hints && table.persons_turn()) {
+            body.push_str(&hints_html(table, hint));
+        }
     }
+    body.push_str(&tools_html(game, table));
     page("Euchre", &body, None)
+}
+
+/// The hint bot's judgement of each of the person's legal moves: shown
+/// only on their turn and only for their own options.
+fn hints_html(table: &HumanGame, hint: &Hint) -> String {
+    let mut html = String::from("<section class=\"hints\" id=\"hints\"><h2>Hints</h2><ul>");
+    for action in table.state().legal_actions().iter().copied() {
+        let note =
+            match hint {
+                Hint::Values(values) => values.iter().find(|value| value.action == action).map_or(
+                    String::new(),
+                    |value| {
+                        format!(
+                            "{:+.2} points per hand (± {:.2} over the worlds)",
+                            value.value, value.spread
+                        )
+                    },
+                ),
+                Hint::Probabilities(probabilities) => probabilities
+                    .iter()
+                    .find(|(a, _)| *a == action)
+                    .map_or(String::new(), |(_, p)| format!("{:.0}%", 100.0 * p)),
+                Hint::Choice(choice) if *choice == action => "the bot's choice".to_owned(),
+                Hint::Choice(_) => String::new(),
+            };
+        let shown = match action {
+            Action::Discard(card) => format!("discard {}", card_html(card)),
+            other => action_text(other),
+        };
+        let _ = write!(html, "<li data-action=\"{action}\">{shown}: {note}</li>");
+    }
+    html.push_str("</ul></section>");
+    html
+}
+
+/// Hints on or off, and the game so far as a file.
+fn tools_html(game: &str, table: &HumanGame) -> String {
+    let (value, label) = if table.show_hints {
+        ("off", "Hide hints")
+    } else {
+        ("on", "Show hints")
+    };
+    format!(
+        "<p class=\"tools\"><form method=\"post\" action=\"/game/{game}/hints\" class=\"inline\" id=\"hints-toggle\">\
+         <input type=\"hidden\" name=\"show\" value=\"{value}\"><button type=\"submit\">{label}</button></form> \
+         <a href=\"/game/{game}/game.egn\" id=\"save-egn\" download>Save the game (EGN)</a> \
+         <a href=\"/analysis\">Analyse a game</a></p>"
+    )
 }
 
 /// The game's score, the hand's number and who sits where.

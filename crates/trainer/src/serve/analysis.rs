@@ -1,0 +1,249 @@
+//! `/analysis`: a recorded game (Euchre Game Notation) uploaded or picked
+//! from the server's games directory, judged by a bot, and shown deal by
+//! deal, move by move: the cards on the table, each decision marked by its
+//! loss, and the annotators' comments beside the bot's.
+//!
+//! An analysis lives in memory like a game; a client names only a file in
+//! the directory the command line gave (never a path) or uploads one, and
+//! chooses among the bots the server seats (capped PIMC included). One
+//! analysis runs at a time, so uploads queue rather than multiply the load.
+
+use std::collections::HashMap;
+use std::path::{Path as FsPath, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use axum::extract::{Multipart, Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Redirect, Response};
+use euchre_bots::analysis::{GameAnalysis, analyse};
+use euchre_game::egn;
+use serde::Deserialize;
+
+use super::{AppState, analysis_pages, error_html, html, lock};
+
+/// Analyses kept in memory; past this the oldest is dropped.
+const MAX_ANALYSES: usize = 64;
+
+/// The largest game a client may upload: EGN caps a game at 100 deals, a
+/// few hundred KiB with annotations.
+pub(super) const MAX_UPLOAD_BYTES: usize = 1024 * 1024;
+
+/// The deals an uploaded game may hold (EGN's own limit).
+const MAX_DEALS: usize = 100;
+
+pub(super) struct Analyses {
+    done: Mutex<HashMap<String, (Arc<GameAnalysis>, Instant)>>,
+    /// Held while an analysis runs: one at a time.
+    running: tokio::sync::Mutex<()>,
+    games_dir: Option<PathBuf>,
+}
+
+impl Analyses {
+    pub(super) fn new(games_dir: Option<PathBuf>) -> Analyses {
+        Analyses {
+            done: Mutex::new(HashMap::new()),
+            running: tokio::sync::Mutex::new(()),
+            games_dir,
+        }
+    }
+
+    /// The `.egn` files of the games directory, by name.
+    fn files(&self) -> Vec<String> {
+        let Some(dir) = &self.games_dir else {
+            return Vec::new();
+        };
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+            .filter(|entry| entry.path().extension().is_some_and(|e| e == "egn"))
+            .filter_map(|entry| entry.file_name().into_string().ok())
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// The file `name` of the games directory: only a name it lists, so
+    /// a client cannot reach any other file.
+    fn file(&self, name: &str) -> Option<PathBuf> {
+        let dir = self.games_dir.as_deref()?;
+        self.files()
+            .into_iter()
+            .find(|listed| listed == name)
+            .map(|listed| dir.join(listed))
+    }
+
+    fn get(&self, id: &str) -> Option<Arc<GameAnalysis>> {
+        lock(&self.done)
+            .get(id)
+            .map(|(analysis, _)| Arc::clone(analysis))
+    }
+
+    fn insert(&self, id: String, analysis: GameAnalysis) {
+        let mut done = lock(&self.done);
+        if done.len() >= MAX_ANALYSES
+            && let Some(oldest) = done
+                .iter()
+                .min_by_key(|(_, (_, at))| *at)
+                .map(|(id, _)| id.clone())
+        {
+            done.remove(&oldest);
+        }
+        done.insert(id, (Arc::new(analysis), Instant::now()));
+    }
+}
+
+type Shared = State<Arc<AppState>>;
+
+pub(super) async fn form(State(state): Shared) -> Response {
+    html(
+        StatusCode::OK,
+        analysis_pages::form_page(&state.analyses.files(), &state.offered(), None),
+    )
+}
+
+/// What the form sent: a file's text (uploaded or picked) and the bot.
+struct Submitted {
+    text: Option<String>,
+    picked: Option<String>,
+    bot: String,
+}
+
+async fn read_form(mut multipart: Multipart) -> Result<Submitted, String> {
+    let mut submitted = Submitted {
+        text: None,
+        picked: None,
+        bot: "pimc:50".to_owned(),
+    };
+    let unreadable = |error: axum::extract::multipart::MultipartError| {
+        format!("the upload could not be read ({error}); choose the file again")
+    };
+    while let Some(field) = multipart.next_field().await.map_err(unreadable)? {
+        match field.name().unwrap_or("") {
+            "file" => {
+                let bytes = field.bytes().await.map_err(unreadable)?;
+                if !bytes.is_empty() {
+                    submitted.text = Some(String::from_utf8(bytes.to_vec()).map_err(|_| {
+                        "the file is not UTF-8 text; an EGN file is JSON (convert a binary .egnb file with the EGN project's egn-convert)".to_owned()
+                    })?);
+                }
+            }
+            "pick" => {
+                let name = field.text().await.map_err(unreadable)?;
+                if !name.is_empty() {
+                    submitted.picked = Some(name);
+                }
+            }
+            "bot" => submitted.bot = field.text().await.map_err(unreadable)?,
+            _ => {}
+        }
+    }
+    Ok(submitted)
+}
+
+pub(super) async fn submit(State(state): Shared, multipart: Multipart) -> Response {
+    let refuse = |status: StatusCode, message: &str| {
+        html(
+            status,
+            analysis_pages::form_page(&state.analyses.files(), &state.offered(), Some(message)),
+        )
+    };
+    let submitted = match read_form(multipart).await {
+        Ok(submitted) => submitted,
+        Err(message) => return refuse(StatusCode::BAD_REQUEST, &message),
+    };
+    let text = match (submitted.text, submitted.picked) {
+        (Some(text), _) => text,
+        (None, Some(name)) => match state.analyses.file(&name) {
+            Some(path) => match read_games_file(&path) {
+                Ok(text) => text,
+                Err(message) => return refuse(StatusCode::BAD_REQUEST, &message),
+            },
+            None => {
+                return refuse(
+                    StatusCode::BAD_REQUEST,
+                    &format!("there is no game '{name}' in this server's games directory"),
+                );
+            }
+        },
+        (None, None) => {
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                "choose a game: upload an .egn file, or pick one of this server's",
+            );
+        }
+    };
+    let game = match egn::read(&text) {
+        Ok(game) => game,
+        Err(error) => return refuse(StatusCode::UNPROCESSABLE_ENTITY, &error.to_string()),
+    };
+    if game.deals.len() > MAX_DEALS {
+        return refuse(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            &format!(
+                "the game has {} deals; EGN holds at most {MAX_DEALS}",
+                game.deals.len()
+            ),
+        );
+    }
+    let bot = match state.bots.choose(&submitted.bot) {
+        Ok((_, bot)) => bot,
+        Err(error) => return refuse(StatusCode::BAD_REQUEST, &error.to_string()),
+    };
+    let _one_at_a_time = state.analyses.running.lock().await;
+    let seed = 1;
+    let analysed = tokio::task::spawn_blocking(move || analyse(&game, bot.as_ref(), seed)).await;
+    let Ok(analysis) = analysed else {
+        return error_html(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Internal error",
+            "the bot failed while analysing; try another bot",
+        );
+    };
+    let id = {
+        use rand::RngExt;
+        format!("{:016x}", lock(&state.next_id).random::<u64>())
+    };
+    state.analyses.insert(id.clone(), analysis);
+    Redirect::to(&format!("/analysis/{id}")).into_response()
+}
+
+fn read_games_file(path: &FsPath) -> Result<String, String> {
+    let bytes = std::fs::read(path).map_err(|error| format!("cannot read the game: {error}"))?;
+    if bytes.len() > MAX_UPLOAD_BYTES {
+        return Err("the game file is larger than an EGN game can be".to_owned());
+    }
+    String::from_utf8(bytes).map_err(|_| "the game file is not UTF-8 text".to_owned())
+}
+
+#[derive(Debug, Deserialize)]
+pub(super) struct At {
+    deal: Option<String>,
+    step: Option<String>,
+}
+
+pub(super) async fn show(
+    State(state): Shared,
+    Path(id): Path<String>,
+    Query(at): Query<At>,
+) -> Response {
+    let Some(analysis) = state.analyses.get(&id) else {
+        return error_html(
+            StatusCode::NOT_FOUND,
+            "No such analysis",
+            &format!(
+                "there is no analysis '{id}' on this server (analyses live in memory: a restart ends them); analyse the game again"
+            ),
+        );
+    };
+    let number = |text: Option<&str>| text.and_then(|t| t.trim().parse::<usize>().ok());
+    let deal = number(at.deal.as_deref())
+        .unwrap_or(0)
+        .min(analysis.deals.len().saturating_sub(1));
+    let step = number(at.step.as_deref());
+    html(
+        StatusCode::OK,
+        analysis_pages::analysis_page(&id, &analysis, deal, step),
+    )
+}

@@ -1,0 +1,409 @@
+//! The HTML of the analysis pages: the form that takes a game, and the
+//! viewer that steps through a deal with each decision marked by its loss.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use euchre_bots::analysis::{DealReport, Decision, GameAnalysis, MARKS, Totals};
+use euchre_game::engine::action::Action;
+use euchre_game::engine::card::Card;
+use euchre_game::engine::seat::Seat;
+
+use super::pages::{card_html, escape, page};
+
+/// The start of an analysis: upload a file or pick one, choose the bot.
+pub(super) fn form_page(files: &[String], offered: &[String], error: Option<&str>) -> String {
+    let mut body = String::new();
+    if let Some(error) = error {
+        let _ = write!(
+            body,
+            "<p class=\"error\" role=\"alert\">{}</p>",
+            escape(error)
+        );
+    }
+    body.push_str(
+        "<h1>Analyse a game</h1>\
+         <p>A game recorded in Euchre Game Notation (an <code>.egn</code> file, from a tracker, a \
+         stream's transcript, or a game saved at this table). Every decision with a choice is \
+         judged by a bot from the mover's seat: what each legal move is worth in points per hand, \
+         and what the move made gave up.</p>\
+         <form method=\"post\" action=\"/analysis\" enctype=\"multipart/form-data\" id=\"analyse\">\
+         <p><label>Upload a game <input type=\"file\" name=\"file\" accept=\".egn,.json\"></label></p>",
+    );
+    if !files.is_empty() {
+        let options: String = files
+            .iter()
+            .map(|name| format!("<option value=\"{0}\">{0}</option>", escape(name)))
+            .collect();
+        let _ = write!(
+            body,
+            "<p><label>or pick one of this server's <select name=\"pick\"><option value=\"\">(none)</option>{options}</select></label></p>"
+        );
+    }
+    let _ = write!(
+        body,
+        "<p><label>Judged by <input name=\"bot\" value=\"pimc:50\" size=\"30\" list=\"bots\"></label></p>\
+         <datalist id=\"bots\">{}</datalist>\
+         <p><button type=\"submit\">Analyse</button></p></form>\
+         <p class=\"help\">pimc:N and the search bots value every move; a policy gives its \
+         probabilities; the heuristic only its choice. Bots offered here: {}.</p>",
+        offered
+            .iter()
+            .map(|label| format!("<option value=\"{}\">", escape(label)))
+            .collect::<String>(),
+        escape(&offered.join(", "))
+    );
+    page("Analyse a game", &body, None)
+}
+
+fn totals_rows(totals: &[Totals]) -> String {
+    totals
+        .iter()
+        .map(|t| {
+            let agree = 100.0 * t.agreed as f64 / t.decisions.max(1) as f64;
+            let (mean, total) = if t.valued > 0 {
+                (format!("{:.3}", t.mean_loss), format!("{:.2}", t.total_loss))
+            } else {
+                ("–".to_owned(), "–".to_owned())
+            };
+            format!(
+                "<tr><td>{}</td><td>{}</td><td>{agree:.0}%</td><td>{mean}</td><td>{total}</td></tr>",
+                escape(&t.name),
+                t.decisions
+            )
+        })
+        .collect()
+}
+
+fn mark_class(decision: Option<&Decision>) -> &'static str {
+    match decision.and_then(|d| d.mark) {
+        Some("blunder") => "mark-blunder",
+        Some("mistake") => "mark-mistake",
+        Some("dubious") => "mark-dubious",
+        _ if decision.is_some_and(|d| d.made != d.preferred) => "mark-differs",
+        _ if decision.is_some() => "mark-agrees",
+        _ => "mark-none",
+    }
+}
+
+/// The action text as cards, where it names one.
+fn action_html(text: &str) -> String {
+    match text.parse::<Action>() {
+        Ok(Action::Play(card)) => format!("play {}", card_html(card)),
+        Ok(Action::Discard(card)) => format!("discard {}", card_html(card)),
+        _ => escape(text),
+    }
+}
+
+/// The table before action `step` of `deal`: what each seat holds, the
+/// bids so far, the trick in play.
+struct Table {
+    hands: [Option<Vec<Card>>; 4],
+    bids: Vec<(usize, String, String)>,
+    trick: [Option<Card>; 4],
+    last_trick: Option<[Option<Card>; 4]>,
+}
+
+fn seat_of(text: &str) -> Seat {
+    text.parse().unwrap_or(Seat::North)
+}
+
+fn table_at(deal: &DealReport, step: usize) -> Table {
+    let mut hands: [Option<Vec<Card>>; 4] = std::array::from_fn(|seat| {
+        let cards: Vec<Card> = deal.hands[seat]
+            .iter()
+            .filter_map(|c| c.parse().ok())
+            .collect();
+        (!cards.is_empty()).then_some(cards)
+    });
+    let players = {
+        let mut seen = [false; 4];
+        for [seat, action] in &deal.actions {
+            if action.starts_with("play") {
+                seen[seat_of(seat).index()] = true;
+            }
+        }
+        seen.iter().filter(|&&s| s).count().max(1)
+    };
+    let upcard: Option<Card> = deal.upcard.parse().ok();
+    let dealer = seat_of(&deal.dealer);
+    let mut table = Table {
+        hands: Default::default(),
+        bids: Vec::new(),
+        trick: [None; 4],
+        last_trick: None,
+    };
+    for (index, [seat, text]) in deal.actions.iter().enumerate().take(step) {
+        let seat = seat_of(seat);
+        match text.parse::<Action>() {
+            Ok(Action::Play(card)) => {
+                if let Some(hand) = &mut hands[seat.index()] {
+                    hand.retain(|c| *c != card);
+                }
+                table.trick[seat.index()] = Some(card);
+                if table.trick.iter().flatten().count() == players {
+                    table.last_trick = Some(table.trick);
+                    table.trick = [None; 4];
+                }
+            }
+            Ok(Action::Discard(card)) => {
+                if let Some(hand) = &mut hands[seat.index()] {
+                    hand.retain(|c| *c != card);
+                }
+                table.bids.push((index, seat.to_string(), text.clone()));
+            }
+            Ok(Action::Order { alone }) => {
+                let dealer_sits_out = alone && seat.partner() == dealer;
+                if let (Some(hand), Some(upcard), false) =
+                    (&mut hands[dealer.index()], upcard, dealer_sits_out)
+                {
+                    hand.push(upcard);
+                }
+                table.bids.push((index, seat.to_string(), text.clone()));
+            }
+            _ => table.bids.push((index, seat.to_string(), text.clone())),
+        }
+    }
+    table.hands = hands;
+    table
+}
+
+fn trick_grid(id: &str, cards: &[Option<Card>; 4]) -> String {
+    let mut html = format!("<div class=\"trick\" id=\"{id}\">");
+    for seat in Seat::ALL {
+        let shown = cards[seat.index()].map_or("&nbsp;".to_owned(), card_html);
+        let _ = write!(
+            html,
+            "<div class=\"at-{}\"><small>{seat}</small><br>{shown}</div>",
+            seat.letter().to_ascii_lowercase()
+        );
+    }
+    html.push_str("</div>");
+    html
+}
+
+fn decision_html(decision: &Decision) -> String {
+    let mut html = String::from("<section id=\"decision\">");
+    let at = decision
+        .trick
+        .map_or("bidding".to_owned(), |trick| format!("trick {trick}"));
+    let _ = write!(
+        html,
+        "<h2>{} ({}), {at}</h2><p>Played <b id=\"made\">{}</b>; the bot: <b id=\"preferred\">{}</b>",
+        escape(&decision.player),
+        decision.seat,
+        action_html(&decision.made),
+        action_html(&decision.preferred)
+    );
+    if let Some(loss) = decision.loss {
+        let _ = write!(html, " &middot; loss <b id=\"loss\">{loss:.2}</b>");
+    }
+    if let Some(mark) = decision.mark {
+        let _ = write!(
+            html,
+            " <span class=\"chip {}\">{mark}</span>",
+            mark_class(Some(decision))
+        );
+    }
+    if decision.discards_weighed > 1 {
+        let _ = write!(
+            html,
+            " &middot; the record does not say what the dealer discarded: {} possible discards weighed alike",
+            decision.discards_weighed
+        );
+    }
+    html.push_str("</p><table class=\"options\"><tr><th>move</th><th>value</th><th>spread</th><th>probability</th></tr>");
+    for option in &decision.options {
+        let class = if option.action == decision.made {
+            " class=\"made\""
+        } else {
+            ""
+        };
+        let value = option.value.map_or("–".to_owned(), |v| format!("{v:+.2}"));
+        let spread = option.spread.map_or("–".to_owned(), |v| format!("{v:.2}"));
+        let probability = option
+            .probability
+            .map_or("–".to_owned(), |p| format!("{:.0}%", 100.0 * p));
+        let _ = write!(
+            html,
+            "<tr{class}><td>{}</td><td>{value}</td><td>{spread}</td><td>{probability}</td></tr>",
+            action_html(&option.action)
+        );
+    }
+    html.push_str("</table>");
+    if !decision.annotations.is_empty() {
+        html.push_str("<div class=\"annotations\"><h3>Annotator</h3>");
+        for comment in &decision.annotations {
+            let label = comment.label.map_or(String::new(), |l| {
+                format!("<span class=\"chip\">{l}</span> ")
+            });
+            let _ = write!(
+                html,
+                "<p class=\"annotation\">{label}{}</p>",
+                escape(&comment.text)
+            );
+        }
+        html.push_str("</div>");
+    }
+    html.push_str("</section>");
+    html
+}
+
+/// One deal of `analysis` at one step, with the way to every other step
+/// and deal.
+pub(super) fn analysis_page(
+    id: &str,
+    analysis: &GameAnalysis,
+    deal_index: usize,
+    step: Option<usize>,
+) -> String {
+    let mut body = String::new();
+    let decisions: usize = analysis.deals.iter().map(|d| d.decisions.len()).sum();
+    let _ = write!(
+        body,
+        "<h1>{}</h1><p>Judged by <b>{}</b>: {} deals, {decisions} decisions with a choice, in {:.1} s. \
+         Loss: points per hand the move gave up against the bot's choice, for the mover's side. \
+         Marks: {}.</p>",
+        escape(&analysis.title),
+        escape(&analysis.bot),
+        analysis.deals.len(),
+        analysis.seconds,
+        MARKS
+            .iter()
+            .map(|(threshold, label)| format!("{} from {threshold}", label.word()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let _ = write!(
+        body,
+        "<table class=\"players\" id=\"players\"><tr><th>player</th><th>decisions</th><th>agrees with the bot</th><th>mean loss</th><th>total loss</th></tr>{}{}</table>",
+        totals_rows(&analysis.players),
+        totals_rows(&analysis.teams)
+    );
+    for refused in &analysis.refused {
+        let _ = write!(
+            body,
+            "<p class=\"error\">Deal {} was not replayed: {}</p>",
+            refused.deal,
+            escape(&refused.reason)
+        );
+    }
+    body.push_str("<nav class=\"deals\" id=\"deals\">");
+    for (index, deal) in analysis.deals.iter().enumerate() {
+        let faults = deal.decisions.iter().filter(|d| d.mark.is_some()).count();
+        let current = if index == deal_index { " current" } else { "" };
+        let _ = write!(
+            body,
+            "<a class=\"deal{current}\" href=\"/analysis/{id}?deal={index}\">deal {}<small> NS {} EW {}{}</small></a> ",
+            deal.number,
+            deal.points[0],
+            deal.points[1],
+            if faults > 0 {
+                format!(" · {faults} marked")
+            } else {
+                String::new()
+            }
+        );
+    }
+    body.push_str("</nav>");
+    let Some(deal) = analysis.deals.get(deal_index) else {
+        body.push_str("<p>No deal of this game could be replayed.</p>");
+        return page("Analysis", &body, None);
+    };
+    let by_index: HashMap<usize, &Decision> = deal.decisions.iter().map(|d| (d.index, d)).collect();
+    let last = deal.actions.len().saturating_sub(1);
+    let step = step.unwrap_or(0).min(last);
+    let table = table_at(deal, step);
+    let _ = write!(
+        body,
+        "<section class=\"table\" id=\"viewer\"><h2>Deal {}: dealer {}, upcard {}; NS {} points, EW {}</h2><div class=\"seats\">",
+        deal.number,
+        deal.dealer,
+        deal.upcard
+            .parse::<Card>()
+            .map_or_else(|_| escape(&deal.upcard), card_html),
+        deal.points[0],
+        deal.points[1]
+    );
+    for seat in Seat::ALL {
+        let cards = match &table.hands[seat.index()] {
+            Some(cards) => cards.iter().map(|&c| card_html(c)).collect::<String>(),
+            None => "<i>not shown in the record</i>".to_owned(),
+        };
+        let _ = write!(
+            body,
+            "<div class=\"seat\" id=\"seat-{}\"><small>{seat}</small> {cards}</div>",
+            seat.letter().to_ascii_lowercase()
+        );
+    }
+    body.push_str("</div><h3>Bids</h3><ol class=\"bids\">");
+    for (index, seat, text) in &table.bids {
+        let class = mark_class(by_index.get(index).copied());
+        let _ = write!(
+            body,
+            "<li class=\"{class}\">{seat}: {}</li>",
+            action_html(text)
+        );
+    }
+    body.push_str("</ol><h3>Trick</h3>");
+    body.push_str(&trick_grid("trick", &table.trick));
+    if let Some(last_trick) = &table.last_trick {
+        body.push_str("<h3>Last trick</h3>");
+        body.push_str(&trick_grid("last-trick", last_trick));
+    }
+    body.push_str("<h3>Moves</h3><p class=\"steps\" id=\"steps\">");
+    for (index, [seat, text]) in deal.actions.iter().enumerate() {
+        let class = mark_class(by_index.get(&index).copied());
+        let current = if index == step { " current" } else { "" };
+        let _ = write!(
+            body,
+            "<a class=\"step {class}{current}\" href=\"/analysis/{id}?deal={deal_index}&amp;step={index}\">{seat} {}</a> ",
+            action_html(text)
+        );
+    }
+    body.push_str("</p><p class=\"stepper\">");
+    if step > 0 {
+        let _ = write!(
+            body,
+            "<a id=\"previous\" href=\"/analysis/{id}?deal={deal_index}&amp;step={}\">‹ previous</a> ",
+            step - 1
+        );
+    }
+    if step < last {
+        let _ = write!(
+            body,
+            "<a id=\"next\" href=\"/analysis/{id}?deal={deal_index}&amp;step={}\">next ›</a>",
+            step + 1
+        );
+    }
+    body.push_str("</p>");
+    let [seat, text] = &deal.actions[step];
+    match by_index.get(&step) {
+        Some(decision) => body.push_str(&decision_html(decision)),
+        None => {
+            let why = deal
+                .skipped
+                .iter()
+                .find(|s| s.index == step)
+                .map_or("no choice", |s| s.reason);
+            let _ = write!(
+                body,
+                "<section id=\"decision\"><h2>{seat}: {}</h2><p>Not judged: {why}.</p>",
+                action_html(text)
+            );
+            for (_, comment) in deal.other_annotations.iter().filter(|(i, _)| *i == step) {
+                let _ = write!(
+                    body,
+                    "<p class=\"annotation\">{}{}</p>",
+                    comment.label.map_or(String::new(), |l| format!(
+                        "<span class=\"chip\">{l}</span> "
+                    )),
+                    escape(&comment.text)
+                );
+            }
+            body.push_str("</section>");
+        }
+    }
+    body.push_str("</section>");
+    page(&format!("Analysis: {}", analysis.title), &body, None)
+}
