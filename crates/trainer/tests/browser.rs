@@ -88,6 +88,12 @@ impl Page {
 
     /// Sends one command and waits for its answer, skipping events.
     fn call(&mut self, method: &str, params: Value) -> Value {
+        self.try_call(method, params)
+            .unwrap_or_else(|error| panic!("{method}: {error}"))
+    }
+
+    /// [`Page::call`], with the browser's error as an `Err`.
+    fn try_call(&mut self, method: &str, params: Value) -> Result<Value, Value> {
         self.next_id += 1;
         let id = self.next_id;
         let message = json!({ "id": id, "method": method, "params": params });
@@ -101,8 +107,10 @@ impl Page {
             };
             let value: Value = serde_json::from_str(text).unwrap_or(Value::Null);
             if value["id"] == id {
-                assert!(value["error"].is_null(), "{method}: {value}");
-                return value["result"].clone();
+                if !value["error"].is_null() {
+                    return Err(value);
+                }
+                return Ok(value["result"].clone());
             }
         }
     }
@@ -121,9 +129,16 @@ impl Page {
         act(self);
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
-            let fresh = self
-                .eval("window.__old_document === undefined && document.readyState === 'complete'");
-            if fresh == Value::Bool(true) {
+            // An evaluation that meets the navigation as it commits fails
+            // ("Inspected target navigated or closed"): ask again.
+            let fresh = self.try_call(
+                "Runtime.evaluate",
+                json!({
+                    "expression": "window.__old_document === undefined && document.readyState === 'complete'",
+                    "returnByValue": true
+                }),
+            );
+            if fresh.is_ok_and(|result| result["result"]["value"] == Value::Bool(true)) {
                 return;
             }
             assert!(Instant::now() < deadline, "no new page within 30 s");

@@ -4,7 +4,7 @@
 //! Fields EGN may add in later minor versions are ignored on read rather
 //! than refused: a newer file still replays, and what this version does not
 //! know cannot change the rules, because the ruleset is checked key by key
-//! (see [`super::read`]).
+//! (see [`super::read()`]).
 
 use std::collections::BTreeMap;
 

@@ -8,17 +8,17 @@
 //! rules (the winner of a trick leads the next), and so does each hand: a
 //! seat's five cards are the five it played. What no one saw stays unknown:
 //! the hand of a lone maker's partner, and the dealer's discard when the
-//! record leaves it out. [`reconstruct`] deals each unknown card consistently
+//! record leaves it out. [`reconstruct()`] deals each unknown card consistently
 //! with the record and, where the unknown discard changes what a player knew
 //! (the dealer's own decisions), gives every candidate as a variant.
 //!
-//! - [`file`]: the JSON, field for field.
-//! - [`read`]: a file into a [`Game`] of engine types; the ruleset into
-//!   [`Rules`](crate::engine::rules::Rules), refusing variants the engine
+//! - [`file`](mod@file): the JSON, field for field.
+//! - [`read`](mod@read): a file into a [`Game`] of engine types; the ruleset into
+//!   [`crate::engine::rules::Rules`], refusing variants the engine
 //!   does not play by name.
-//! - [`reconstruct`]: a recorded deal into full deals and action lists that
+//! - [`reconstruct`](mod@reconstruct): a recorded deal into full deals and action lists that
 //!   the engine replays, reporting a renege by deal, trick and seat.
-//! - [`write`]: a [`Game`] back into EGN, and hands played here into a game.
+//! - [`write`](mod@write): a [`Game`] back into EGN, and hands played here into a game.
 
 pub mod file;
 pub mod read;

@@ -1,6 +1,6 @@
 //! An EGN file into a [`Game`]: the JSON checked, the ruleset mapped to the
 //! engine's rule options, and each deal's text read into engine types. The
-//! deals are not replayed here ([`super::reconstruct`] does that), so a file
+//! deals are not replayed here ([`super::reconstruct()`] does that), so a file
 //! whose third deal holds a renege still yields its other deals.
 
 use serde_json::{Map, Value};

@@ -13,39 +13,56 @@ use std::path::{Path as FsPath, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use axum::extract::{Multipart, Path, Query, State};
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, Multipart, Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
+use axum::routing::get;
 use euchre_bots::analysis::{GameAnalysis, analyse};
 use euchre_game::egn;
+use rand::rngs::SmallRng;
 use serde::Deserialize;
 
-use super::{AppState, analysis_pages, error_html, html, lock};
+use super::analysis_pages;
+use super::catalog::BotCatalog;
+use super::guard::MAX_UPLOAD_BYTES;
+use super::respond::{error_html, html, lock};
 
 /// Analyses kept in memory; past this the oldest is dropped.
 const MAX_ANALYSES: usize = 64;
 
-/// The largest game a client may upload: EGN caps a game at 100 deals, a
-/// few hundred KiB with annotations.
-pub(super) const MAX_UPLOAD_BYTES: usize = 1024 * 1024;
-
 /// The deals an uploaded game may hold (EGN's own limit).
 const MAX_DEALS: usize = 100;
 
-pub(super) struct Analyses {
+/// What the analysis pages share: the analyses made, the games directory,
+/// and the bots a client may choose as the judge.
+pub(super) struct AnalysisDesk {
     done: Mutex<HashMap<String, (Arc<GameAnalysis>, Instant)>>,
     /// Held while an analysis runs: one at a time.
     running: tokio::sync::Mutex<()>,
     games_dir: Option<PathBuf>,
+    bots: Arc<BotCatalog>,
+    ids: Mutex<SmallRng>,
 }
 
-impl Analyses {
-    pub(super) fn new(games_dir: Option<PathBuf>) -> Analyses {
-        Analyses {
+impl AnalysisDesk {
+    pub(super) fn new(
+        games_dir: Option<PathBuf>,
+        bots: Arc<BotCatalog>,
+        seed: u64,
+    ) -> AnalysisDesk {
+        use rand::SeedableRng;
+        AnalysisDesk {
             done: Mutex::new(HashMap::new()),
             running: tokio::sync::Mutex::new(()),
             games_dir,
+            bots,
+            ids: Mutex::new(SmallRng::seed_from_u64(seed.rotate_left(17))),
         }
+    }
+
+    fn offered(&self) -> Vec<String> {
+        self.bots.labels().map(str::to_owned).collect()
     }
 
     /// The `.egn` files of the games directory, by name.
@@ -94,12 +111,26 @@ impl Analyses {
     }
 }
 
-type Shared = State<Arc<AppState>>;
+type Shared = State<Arc<AnalysisDesk>>;
 
-pub(super) async fn form(State(state): Shared) -> Response {
+/// The analysis pages, with the desk as their own state, to merge into the
+/// server's router.
+pub(super) fn routes<S: Clone + Send + Sync + 'static>(desk: Arc<AnalysisDesk>) -> Router<S> {
+    Router::new()
+        .route(
+            "/analysis",
+            get(form)
+                .post(submit)
+                .layer(DefaultBodyLimit::max(MAX_UPLOAD_BYTES)),
+        )
+        .route("/analysis/{id}", get(show))
+        .with_state(desk)
+}
+
+pub(super) async fn form(State(desk): Shared) -> Response {
     html(
         StatusCode::OK,
-        analysis_pages::form_page(&state.analyses.files(), &state.offered(), None),
+        analysis_pages::form_page(&desk.files(), &desk.offered(), None),
     )
 }
 
@@ -142,11 +173,11 @@ async fn read_form(mut multipart: Multipart) -> Result<Submitted, String> {
     Ok(submitted)
 }
 
-pub(super) async fn submit(State(state): Shared, multipart: Multipart) -> Response {
+pub(super) async fn submit(State(desk): Shared, multipart: Multipart) -> Response {
     let refuse = |status: StatusCode, message: &str| {
         html(
             status,
-            analysis_pages::form_page(&state.analyses.files(), &state.offered(), Some(message)),
+            analysis_pages::form_page(&desk.files(), &desk.offered(), Some(message)),
         )
     };
     let submitted = match read_form(multipart).await {
@@ -155,7 +186,7 @@ pub(super) async fn submit(State(state): Shared, multipart: Multipart) -> Respon
     };
     let text = match (submitted.text, submitted.picked) {
         (Some(text), _) => text,
-        (None, Some(name)) => match state.analyses.file(&name) {
+        (None, Some(name)) => match desk.file(&name) {
             Some(path) => match read_games_file(&path) {
                 Ok(text) => text,
                 Err(message) => return refuse(StatusCode::BAD_REQUEST, &message),
@@ -187,11 +218,11 @@ pub(super) async fn submit(State(state): Shared, multipart: Multipart) -> Respon
             ),
         );
     }
-    let bot = match state.bots.choose(&submitted.bot) {
+    let bot = match desk.bots.choose(&submitted.bot) {
         Ok((_, bot)) => bot,
         Err(error) => return refuse(StatusCode::BAD_REQUEST, &error.to_string()),
     };
-    let _one_at_a_time = state.analyses.running.lock().await;
+    let _one_at_a_time = desk.running.lock().await;
     let seed = 1;
     let analysed = tokio::task::spawn_blocking(move || analyse(&game, bot.as_ref(), seed)).await;
     let Ok(analysis) = analysed else {
@@ -203,9 +234,9 @@ pub(super) async fn submit(State(state): Shared, multipart: Multipart) -> Respon
     };
     let id = {
         use rand::RngExt;
-        format!("{:016x}", lock(&state.next_id).random::<u64>())
+        format!("{:016x}", lock(&desk.ids).random::<u64>())
     };
-    state.analyses.insert(id.clone(), analysis);
+    desk.insert(id.clone(), analysis);
     Redirect::to(&format!("/analysis/{id}")).into_response()
 }
 
@@ -224,11 +255,11 @@ pub(super) struct At {
 }
 
 pub(super) async fn show(
-    State(state): Shared,
+    State(desk): Shared,
     Path(id): Path<String>,
     Query(at): Query<At>,
 ) -> Response {
-    let Some(analysis) = state.analyses.get(&id) else {
+    let Some(analysis) = desk.get(&id) else {
         return error_html(
             StatusCode::NOT_FOUND,
             "No such analysis",

@@ -91,6 +91,11 @@ fn action_html(text: &str) -> String {
     match text.parse::<Action>() {
         Ok(Action::Play(card)) => format!("play {}", card_html(card)),
         Ok(Action::Discard(card)) => format!("discard {}", card_html(card)),
+        Ok(Action::Call { suit, alone }) => format!(
+            "call {}{}",
+            suit.symbol(),
+            if alone { " alone" } else { "" }
+        ),
         _ => escape(text),
     }
 }
@@ -316,7 +321,7 @@ pub(super) fn analysis_page(
     let table = table_at(deal, step);
     let _ = write!(
         body,
-        "<section class=\"table\" id=\"viewer\"><h2>Deal {}: dealer {}, upcard {}; NS {} points, EW {}</h2><div class=\"seats\">",
+        "<section class=\"table\" id=\"viewer\"><h2>Deal {}: dealer {}, upcard {} &middot; points NS {}, EW {}</h2><div class=\"seats\">",
         deal.number,
         deal.dealer,
         deal.upcard

@@ -22,6 +22,10 @@ pub const REQUEST_DEADLINE: Duration = Duration::from_secs(20);
 /// view a few hundred.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
+/// The largest game a client may upload for analysis: EGN caps a game at
+/// 100 deals, a few hundred KiB with annotations.
+pub const MAX_UPLOAD_BYTES: usize = 1024 * 1024;
+
 /// The names a request's `Host` may give this server. A page on another
 /// site can make the browser resolve its own domain name to 127.0.0.1 (DNS
 /// rebinding) and then talk to this server as a same-origin page; the
@@ -177,7 +181,7 @@ fn declared_length(headers: &HeaderMap) -> Option<u64> {
 /// few hundred KiB; everything else is a form or a view.
 fn body_limit(path: &str) -> usize {
     if path == "/analysis" {
-        super::analysis::MAX_UPLOAD_BYTES
+        MAX_UPLOAD_BYTES
     } else {
         MAX_BODY_BYTES
     }

@@ -9,7 +9,8 @@
 //!   shows the same game, and one bad request touches only its own game.
 //! - `/game/{id}/game.egn`: the game so far in Euchre Game Notation; a
 //!   toggle on the page shows a bot's judgement of the person's moves.
-//! - `/analysis`: a recorded game judged decision by decision ([`analysis`]).
+//! - `/analysis`: a recorded game (EGN) uploaded or picked, judged decision
+//!   by decision by a bot the server seats, and stepped through deal by deal.
 //! - `/runs`: `trainer status` and the learning curve of each run directory.
 //! - `POST /api/act`: the bot API of [`euchre_bots::api`].
 //!
@@ -28,12 +29,13 @@ pub mod catalog;
 pub mod connections;
 pub mod guard;
 pub mod pages;
+mod respond;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::Router;
@@ -41,7 +43,7 @@ use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, FormRejection};
 use axum::extract::{DefaultBodyLimit, Form, Path, State};
 use axum::http::{StatusCode, header};
-use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use euchre_game::engine::action::Action;
 use euchre_game::engine::rules::Rules;
@@ -52,8 +54,10 @@ use euchre_bots::api::{ActError, ActRequest, act};
 use euchre_bots::bots::policy::Unseen;
 use euchre_bots::human_game::{HumanGame, MoveError, Position};
 
+use self::analysis::AnalysisDesk;
 use self::catalog::BotCatalog;
 use self::guard::{Cancel, MAX_BODY_BYTES};
+use self::respond::{error_html, html, lock};
 use crate::training::status::RunStatus;
 
 /// Games kept in memory; past this the least recently used is dropped.
@@ -114,27 +118,18 @@ pub enum ServeError {
 /// Everything the handlers share.
 struct AppState {
     rules: Rules,
-    bots: BotCatalog,
+    bots: Arc<BotCatalog>,
     games: Mutex<HashMap<String, Game>>,
     run_dirs: Vec<PathBuf>,
     next_id: Mutex<rand::rngs::SmallRng>,
     /// Set on Ctrl-C: every request's bots stop at their next decision.
     shutdown: Arc<AtomicBool>,
-    analyses: analysis::Analyses,
     hint_bot: Arc<dyn euchre_bots::bot::Bot>,
 }
 
 struct Game {
     table: Arc<Mutex<HumanGame>>,
     touched: Instant,
-}
-
-/// A lock that a panic elsewhere cannot make unusable: the data behind
-/// these locks is valid after any single step.
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl AppState {
@@ -186,12 +181,17 @@ pub fn app(options: &ServeOptions, shutdown: &Arc<AtomicBool>) -> Result<Router,
     } else {
         options.bots.clone()
     };
-    let bots = BotCatalog::new(&specs, options.rules, options.unseen)?;
+    let bots = Arc::new(BotCatalog::new(&specs, options.rules, options.unseen)?);
     let seed = options.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |elapsed| elapsed.as_nanos() as u64)
     });
+    let analysis = Arc::new(AnalysisDesk::new(
+        options.games_dir.clone(),
+        Arc::clone(&bots),
+        seed,
+    ));
     let state = AppState {
         rules: options.rules,
         bots,
@@ -199,7 +199,6 @@ pub fn app(options: &ServeOptions, shutdown: &Arc<AtomicBool>) -> Result<Router,
         run_dirs: options.run_dirs.clone(),
         next_id: Mutex::new(rand::rngs::SmallRng::seed_from_u64(seed)),
         shutdown: Arc::clone(shutdown),
-        analyses: analysis::Analyses::new(options.games_dir.clone()),
         hint_bot: euchre_bots::spec::from_spec(&options.hint_bot, options.rules, options.unseen)?,
     };
     Ok(Router::new()
@@ -211,12 +210,7 @@ pub fn app(options: &ServeOptions, shutdown: &Arc<AtomicBool>) -> Result<Router,
         .route("/game/{id}/next", post(next_hand))
         .route("/game/{id}/hints", post(toggle_hints))
         .route("/game/{id}/game.egn", get(download_game))
-        .route("/analysis", get(analysis::form))
-        .route(
-            "/analysis",
-            post(analysis::submit).layer(DefaultBodyLimit::max(analysis::MAX_UPLOAD_BYTES)),
-        )
-        .route("/analysis/{id}", get(analysis::show))
+        .merge(analysis::routes(Arc::clone(&analysis)))
         .route("/runs", get(runs))
         .route("/runs/{index}/curve.svg", get(curve))
         .route("/api/act", post(api_act))
@@ -361,14 +355,6 @@ async fn accept_until_ctrl_c(
 }
 
 type Shared = State<Arc<AppState>>;
-
-fn html(status: StatusCode, body: String) -> Response {
-    (status, Html(body)).into_response()
-}
-
-fn error_html(status: StatusCode, title: &str, message: &str) -> Response {
-    html(status, pages::error_page(title, message))
-}
 
 async fn home(State(state): Shared) -> Response {
     let default = state.default_label();

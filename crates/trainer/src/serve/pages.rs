@@ -162,8 +162,8 @@ fn hints_html(table: &HumanGame, hint: &Hint) -> String {
                     String::new(),
                     |value| {
                         format!(
-                            "{:+.2} points per hand (± {:.2} over the worlds)",
-                            value.value, value.spread
+                            "{:+.2} points per hand (spread {:.2} over {} sampled deals)",
+                            value.value, value.spread, value.worlds
                         )
                     },
                 ),
@@ -192,10 +192,10 @@ fn tools_html(game: &str, table: &HumanGame) -> String {
         ("on", "Show hints")
     };
     format!(
-        "<p class=\"tools\"><form method=\"post\" action=\"/game/{game}/hints\" class=\"inline\" id=\"hints-toggle\">\
+        "<div class=\"tools\"><form method=\"post\" action=\"/game/{game}/hints\" class=\"inline\" id=\"hints-toggle\">\
          <input type=\"hidden\" name=\"show\" value=\"{value}\"><button type=\"submit\">{label}</button></form> \
          <a href=\"/game/{game}/game.egn\" id=\"save-egn\" download>Save the game (EGN)</a> \
-         <a href=\"/analysis\">Analyse a game</a></p>"
+         <a href=\"/analysis\">Analyse a game</a></div>"
     )
 }
 
