@@ -1,6 +1,6 @@
 //! A fuzzer for every parser of outside input: policy files, run profiles,
 //! bot-API views (and the JSON-lines reader of `trainer act`), replay
-//! lines, store manifests, the mmap store's undo journal, and each store's
+//! lines, EGN game files (read, replayed and analysed), store manifests, the mmap store's undo journal, and each store's
 //! open on a damaged directory. Inputs are mutated from a seed corpus of
 //! real inputs (a few are purely random); each must be refused or accepted
 //! without a panic, a signal, more than [`TIME_BOUND`] or more than
@@ -441,6 +441,29 @@ fn replay_lines(inputs: u64) -> Report {
     })
 }
 
+/// EGN game files: read, every deal rebuilt and replayed, and the game
+/// analysed by the heuristic (the analysis walks every decision).
+fn egn_games(inputs: u64) -> Report {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../euchre-game/tests/egn");
+    let seeds: Vec<Vec<u8>> = [
+        "VWEC_Finals_Annotated.egn",
+        "Masters_of_the_Euchreverse_Week_1_Game_1.egn",
+        "Custom_Scenario.egn",
+        "test.egn",
+    ]
+    .iter()
+    .map(|name| std::fs::read(dir.join(name)).expect("a vendored EGN file"))
+    .collect();
+    fuzz("egn", inputs, &seeds, |input| {
+        let Ok(game) = euchre_game::egn::read(&String::from_utf8_lossy(input)) else {
+            return false;
+        };
+        let analysis = euchre_bots::analysis::analyse(&game, &Heuristic, 1);
+        let _ = euchre_game::egn::write(&game);
+        !analysis.deals.is_empty()
+    })
+}
+
 fn manifests(inputs: u64) -> Report {
     let scratch = Scratch::new("manifest");
     let mut seeds = Vec::new();
@@ -687,6 +710,11 @@ fn fuzz_replay_lines() {
 }
 
 #[test]
+fn fuzz_egn_games() {
+    check(&egn_games(SHORT_RUN));
+}
+
+#[test]
 fn fuzz_store_manifests() {
     check(&manifests(SHORT_RUN));
 }
@@ -712,6 +740,7 @@ fn fuzz_long_run() {
         profiles(inputs),
         views(inputs),
         replay_lines(inputs),
+        egn_games(inputs),
         manifests(inputs),
         undo_journals(inputs),
         damaged_store(inputs, "memory"),
