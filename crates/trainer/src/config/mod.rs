@@ -39,7 +39,8 @@ pub use resolve::{
     default_opponent_bids, resolve,
 };
 pub use session::{
-    MAX_THREADS_PER_CORE, SessionSettings, check_threads, parse_threads, worker_threads,
+    MAX_THREADS_PER_CORE, SessionSettings, bound_cores_warning, check_threads, parse_threads,
+    worker_threads,
 };
 pub use solver::{EncodingName, ScheduleName, SolverSettings, StoreSettings};
 

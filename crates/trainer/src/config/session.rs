@@ -45,6 +45,34 @@ pub fn worker_threads(requested: usize) -> usize {
     }
 }
 
+/// Why this process runs fewer threads than its machine has cores, when
+/// its threads were left to the default and its CPU affinity limits it:
+/// `mpirun` binds each rank to one core unless started with
+/// `--bind-to none`, and the default thread count follows the affinity.
+pub fn bound_cores_warning(requested: usize) -> Option<String> {
+    if requested != 0 {
+        return None;
+    }
+    let usable = std::thread::available_parallelism().ok()?.get();
+    let online = std::fs::read_to_string("/sys/devices/system/cpu/online")
+        .ok()
+        .and_then(|list| cpu_count(list.trim()))?;
+    (usable < online).then(|| {
+        format!(
+            "this process may use {usable} of this machine's {online} cores (its CPU affinity: mpirun binds each rank to one core by default), so it trains on {usable} thread(s); start mpirun with --bind-to none, or pass --threads"
+        )
+    })
+}
+
+/// The number of CPUs in a kernel CPU list such as `0-15` or `0,2-5`.
+fn cpu_count(list: &str) -> Option<usize> {
+    list.split(',').try_fold(0, |count, part| {
+        let (first, last) = part.split_once('-').unwrap_or((part, part));
+        let (first, last): (usize, usize) = (first.parse().ok()?, last.parse().ok()?);
+        Some(count + last.checked_sub(first)? + 1)
+    })
+}
+
 /// How a session runs: free to change between sessions of one run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -128,5 +156,19 @@ impl SessionSettings {
         self.mmap_writeback = flags.mmap_writeback.unwrap_or_default();
         self.sync = flags.cluster.settings()?;
         Ok(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_lists_count_their_cpus() {
+        assert_eq!(cpu_count("0"), Some(1));
+        assert_eq!(cpu_count("0-15"), Some(16));
+        assert_eq!(cpu_count("0,2-5,7"), Some(6));
+        assert_eq!(cpu_count("x"), None);
+        assert_eq!(cpu_count("5-2"), None);
     }
 }

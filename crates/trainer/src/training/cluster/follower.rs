@@ -106,6 +106,9 @@ fn follow_session(
     )
     .with_strategy_sums(begin.sync.strategy_sums.into());
     let threads = worker_threads(begin.settings.threads);
+    if let Some(warning) = crate::config::bound_cores_warning(begin.settings.threads) {
+        tracing::warn!("rank {}: {warning}", group.rank());
+    }
     let solver = looping::solver(
         &begin.identity,
         &begin.settings,

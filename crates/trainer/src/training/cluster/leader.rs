@@ -72,6 +72,9 @@ pub(crate) fn lead_session(
     if let Some(warning) = super::grace::warning_for_this_process() {
         warn!("{warning}");
     }
+    if let Some(warning) = crate::config::bound_cores_warning(looping.settings.threads) {
+        warn!("rank 0: {warning}");
+    }
     let replica = ReplicatedTable::new(
         looping.table,
         Discounter::new(looping.identity.solver.schedule())?,
