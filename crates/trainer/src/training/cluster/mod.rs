@@ -46,14 +46,50 @@ pub(crate) fn probe(
 }
 
 /// What every rank must agree on before any trains: the same trainer build
-/// and the same command line.
+/// (the executable's own bytes, not only its version), the same maths
+/// library (DCFR's discount factors go through libm, and two glibc builds
+/// may round them differently, so replicas would drift), and the same
+/// command line.
 pub fn agreement(arguments: &[String]) -> Vec<u8> {
-    let mut text = format!("trainer {}", env!("CARGO_PKG_VERSION"));
+    agreement_of(&build_id(), arguments)
+}
+
+fn agreement_of(build: &str, arguments: &[String]) -> Vec<u8> {
+    let mut text = format!("trainer {} build {build}", env!("CARGO_PKG_VERSION"));
     for argument in arguments {
         text.push('\0');
         text.push_str(argument);
     }
     text.into_bytes()
+}
+
+/// A digest of this process's executable and of the C and maths libraries
+/// it has loaded: equal on two machines only when both run the same binary
+/// on the same libraries. A file that cannot be read counts as its path,
+/// so the check still runs, only less strictly.
+fn build_id() -> String {
+    let mut digest = crc32fast::Hasher::new();
+    let mut files: Vec<std::path::PathBuf> = std::env::current_exe().into_iter().collect();
+    if let Ok(maps) = std::fs::read_to_string("/proc/self/maps") {
+        let mut libraries: Vec<&str> = maps
+            .lines()
+            .filter_map(|line| line.split_whitespace().nth(5))
+            .filter(|path| {
+                let name = path.rsplit('/').next().unwrap_or("");
+                name.starts_with("libc.so") || name.starts_with("libm.so")
+            })
+            .collect();
+        libraries.sort_unstable();
+        libraries.dedup();
+        files.extend(libraries.into_iter().map(std::path::PathBuf::from));
+    }
+    for file in &files {
+        match std::fs::read(file) {
+            Ok(bytes) => digest.update(&bytes),
+            Err(_) => digest.update(file.to_string_lossy().as_bytes()),
+        }
+    }
+    format!("{:08x}", digest.finalize())
 }
 
 /// Checks that every rank sent the same [`agreement`]; the error names the
@@ -78,6 +114,18 @@ pub fn check_agreement(everyone: &[Vec<u8>]) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn another_build_is_named() {
+        let arguments = ["train".to_owned()];
+        let ours = agreement_of("0badcafe", &arguments);
+        let theirs = agreement_of("12345678", &arguments);
+        let error = check_agreement(&[ours, theirs]).unwrap_err();
+        assert!(error.contains("build 12345678"), "{error}");
+        // This process's id is stable and covers the executable.
+        assert_eq!(build_id(), build_id());
+        assert_eq!(build_id().len(), 8);
+    }
 
     #[test]
     fn ranks_started_differently_are_named() {
