@@ -85,36 +85,28 @@ fn line_of_run_key(text: &str, key: &str) -> usize {
 }
 
 pub fn parse_profile(text: &str, origin: &str) -> Result<RunProfile, ConfigError> {
-    let mut profile: RunProfile = toml::from_str(text).map_err(|source| {
-        // `[run]` is read through flattened structs, whose errors lose the
-        // key and point at the table: find the key by reading each alone.
-        match run_key_error(text) {
-            Some((key, line, message)) => ConfigError::RunKey {
-                origin: origin.to_owned(),
-                key,
-                line,
-                message,
-            },
-            None => ConfigError::Profile {
-                origin: origin.to_owned(),
-                source,
-            },
-        }
-    })?;
+    // The text is parsed once: its table says which keys were written, and
+    // is then read into the profile. Only a profile that does not read that
+    // way is read again from its text, for the key and line of its error.
+    let table = toml::from_str::<toml::Table>(text).ok();
+    let from_table = table
+        .clone()
+        .and_then(|table| toml::Value::Table(table).try_into::<RunProfile>().ok());
+    let mut profile = match from_table {
+        Some(profile) => profile,
+        None => toml::from_str::<RunProfile>(text)
+            .map_err(|source| profile_error(text, origin, source))?,
+    };
     profile.run.check_known(origin)?;
     // Whether a profile chose the opponents' bids decides between its
     // choice and the phase's default (and, on resume, the run's own), but
-    // `[solver]` fills every missing field with a default. The table, parsed
-    // again, says whether the key was there.
-    let names_opponent_bids = toml::from_str::<toml::Table>(text)
-        .ok()
-        .and_then(|table| {
-            table
-                .get("solver")
-                .and_then(toml::Value::as_table)
-                .map(|solver| solver.contains_key("opponent_bids"))
-        })
-        .unwrap_or(false);
+    // `[solver]` fills every missing field with a default: the table says
+    // whether the key was there.
+    let names_opponent_bids = table
+        .as_ref()
+        .and_then(|table| table.get("solver"))
+        .and_then(toml::Value::as_table)
+        .is_some_and(|solver| solver.contains_key("opponent_bids"));
     if names_opponent_bids {
         profile.run.opponent_bids = profile
             .run
@@ -122,6 +114,24 @@ pub fn parse_profile(text: &str, origin: &str) -> Result<RunProfile, ConfigError
             .or(Some(profile.solver.opponent_bids));
     }
     Ok(profile)
+}
+
+/// Why `text` does not read as a profile, with the key and line at fault.
+fn profile_error(text: &str, origin: &str, source: toml::de::Error) -> ConfigError {
+    // `[run]` is read through flattened structs, whose errors lose the key
+    // and point at the table: find the key by reading each alone.
+    match run_key_error(text) {
+        Some((key, line, message)) => ConfigError::RunKey {
+            origin: origin.to_owned(),
+            key,
+            line,
+            message,
+        },
+        None => ConfigError::Profile {
+            origin: origin.to_owned(),
+            source,
+        },
+    }
 }
 
 /// A profile is a page or two of TOML; the cap keeps a file named by
@@ -144,4 +154,61 @@ pub fn load_profile(path: Option<&Path>) -> Result<RunProfile, ConfigError> {
 /// The rules from `path`'s `[rules]` table, or the defaults without a file.
 pub fn load_rules(path: Option<&Path>) -> Result<Rules, ConfigError> {
     Ok(load_profile(path)?.rules)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every profile shipped reads from its parsed table exactly as from
+    /// its text, so the one parse changes nothing.
+    #[test]
+    fn the_shipped_profiles_read_the_same_from_the_table_as_from_the_text() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
+        let mut read = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "toml") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let table: toml::Table = toml::from_str(&text).unwrap();
+            let from_table: RunProfile = toml::Value::Table(table).try_into().unwrap();
+            let from_text: RunProfile = toml::from_str(&text).unwrap();
+            assert_eq!(
+                format!("{from_table:?}"),
+                format!("{from_text:?}"),
+                "{}",
+                path.display()
+            );
+            parse_profile(&text, "test").unwrap();
+            read += 1;
+        }
+        assert!(read >= 3, "the shipped profiles were found");
+    }
+
+    /// The error and its causes, as the binary prints them.
+    fn chain(error: &dyn std::error::Error) -> String {
+        let mut text = error.to_string();
+        let mut cause = error.source();
+        while let Some(next) = cause {
+            text.push_str(&format!(": {next}"));
+            cause = next.source();
+        }
+        text
+    }
+
+    #[test]
+    fn a_bad_key_is_named() {
+        let error =
+            parse_profile("[run]\nphase = \"bidding\"\nfor = \"soon\"\n", "p.toml").unwrap_err();
+        let text = chain(&error);
+        assert!(text.contains("for") && text.contains("soon"), "{text}");
+        let error = parse_profile("[solver]\nscheduel = 1\n", "p.toml").unwrap_err();
+        let text = chain(&error);
+        assert!(
+            text.contains("scheduel") && text.contains("line 2"),
+            "{text}"
+        );
+    }
 }
