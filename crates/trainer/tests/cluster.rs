@@ -106,6 +106,13 @@ fn replicas_are_identical_after_every_sync_on_2_and_3_ranks() {
         // Rank 0's store holds what every replica held at the last sync.
         let status = ok(&trainer(&["status", "--run-dir", &run]));
         assert!(status.contains("iteration 3,000"), "{status}");
+        // The per-rank telemetry: logged, and kept for status, one line a rank.
+        assert!(log.contains("cluster telemetry over 6 syncs"), "{log}");
+        assert!(status.contains("slowest rank"), "{status}");
+        for rank in 0..ranks {
+            assert!(status.contains(&format!("rank {rank}: ")), "{status}");
+        }
+        assert!(status.contains("resident"), "{status}");
     }
 }
 

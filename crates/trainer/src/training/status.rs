@@ -12,6 +12,7 @@ use store::{DurableTable, Manifest, Record, Verification, Verify};
 use crate::config::{Bids, Identity};
 use crate::format::{bytes, thousands};
 use crate::training::backend;
+use crate::training::cluster::telemetry::TELEMETRY_FILE;
 use crate::training::curve::{self, CurvePoint};
 use crate::training::error::TrainingError;
 use crate::training::export::LBR_FILE;
@@ -39,6 +40,8 @@ pub struct RunStatus {
     pub digest: Option<DigestOutcome>,
     /// Whether the store's files are the ones its last checkpoint wrote.
     pub store_check: StoreCheck,
+    /// The last per-rank summary of a session over MPI, if one ran.
+    pub cluster: Option<String>,
 }
 
 /// What checking the store against its last checkpoint found.
@@ -204,6 +207,9 @@ impl RunStatus {
             trainer,
             digest,
             store_check,
+            cluster: std::fs::read_to_string(dir.join(TELEMETRY_FILE))
+                .ok()
+                .map(|text| text.trim_end().to_owned()),
         })
     }
 }
@@ -305,6 +311,11 @@ impl fmt::Display for RunStatus {
         }
         if let Some((path, size)) = &self.policy {
             writeln!(out, "policy     {} ({})", path.display(), bytes(*size))?;
+        }
+        if let Some(summary) = &self.cluster {
+            for line in summary.lines() {
+                writeln!(out, "cluster    {}", line.trim_start())?;
+            }
         }
         match &self.trainer {
             None => writeln!(out, "trainer    none running")?,

@@ -5,7 +5,10 @@ use cfr::distributed::{Collective, EpochShare, ReplicatedTable, SyncStats, repli
 use cfr::mccfr::{BatchStats, ExternalSampling};
 use store::Table;
 
+use std::time::Instant;
+
 use super::orders::sum_counters;
+use super::telemetry::{self, RankEpoch};
 use crate::solver_game::EuchreGame;
 use crate::training::error::TrainingError;
 
@@ -13,6 +16,8 @@ use crate::training::error::TrainingError;
 pub(crate) struct EpochDone {
     pub stats: BatchStats,
     pub sync: SyncStats,
+    /// Every rank's share, in rank order.
+    pub ranks: Vec<RankEpoch>,
     /// The replicas' digest and trained records, when asked to compare.
     pub checked: Option<(u64, u64)>,
 }
@@ -31,8 +36,20 @@ pub(crate) fn train_epoch<T: Table + ?Sized>(
     let last = first + total.max(1) - 1;
     let now = record_iteration(last)?;
     let share = EpochShare::of(first, total, group.rank(), group.size());
+    let started = Instant::now();
     let mine = solver.run_share(share)?;
+    let trained = started.elapsed();
     let sync = replica.sync(group, now)?;
+    let ranks = telemetry::gather(
+        group,
+        RankEpoch {
+            iterations: mine.iterations,
+            train_seconds: trained.as_secs_f64(),
+            sync_seconds: (started.elapsed() - trained).as_secs_f64(),
+            bytes_sent: sync.bytes_sent,
+            resident_bytes: telemetry::resident_bytes(),
+        },
+    )?;
     let [iterations, regret_updates, strategy_updates, pruned_actions] = sum_counters(
         group,
         [
@@ -64,6 +81,7 @@ pub(crate) fn train_epoch<T: Table + ?Sized>(
             pruned_actions,
         },
         sync,
+        ranks,
         checked,
     })
 }

@@ -11,6 +11,7 @@ use tracing::{debug, info, warn};
 
 use super::epoch::{settle, train_epoch};
 use super::orders::{self, Begin, Order};
+use super::telemetry::{self, Telemetry};
 use super::{SyncEvery, SyncSettings};
 use crate::format::{bytes, thousands};
 use crate::solver_game::EuchreGame;
@@ -95,12 +96,16 @@ pub(crate) fn lead_session(
         solver: &solver,
         sizing: EpochSizing::new(sync, group.size()),
         costs: SyncCosts::default(),
+        telemetry: Telemetry::default(),
+        dir: looping.run.path(),
+        last_iteration: 0,
     };
     let result = looping.run(budget, watcher, &mut steps, progress, last_checkpoint);
     if result.is_ok() {
         orders::send(group, &Order::End)?;
         steps.costs.log(group.size());
     }
+    steps.report_telemetry();
     result
 }
 
@@ -111,6 +116,20 @@ struct Epochs<'a, 't> {
     solver: &'a ExternalSampling<'t, EuchreGame<'t>, ReplicatedTable<'t, dyn DurableTable + 't>>,
     sizing: EpochSizing,
     costs: SyncCosts,
+    telemetry: Telemetry,
+    dir: &'a std::path::Path,
+    last_iteration: u64,
+}
+
+impl Epochs<'_, '_> {
+    /// Logs the per-rank summary since the last one and keeps it in the
+    /// run directory for `trainer status`.
+    fn report_telemetry(&mut self) {
+        if let Some(summary) = self.telemetry.take(self.last_iteration) {
+            info!("{}", summary.trim_end());
+            telemetry::record(self.dir, &summary);
+        }
+    }
 }
 
 impl Steps for Epochs<'_, '_> {
@@ -132,6 +151,11 @@ impl Steps for Epochs<'_, '_> {
         let took = started.elapsed();
         self.sizing.adapt(count, took);
         self.costs.add(&done.sync, took);
+        self.last_iteration = first + count - 1;
+        self.telemetry.add(&done.ranks);
+        if self.telemetry.due() {
+            self.report_telemetry();
+        }
         debug!(
             "epoch of {} iterations from {}: {:.2} s, sync sent {} records ({}) and received {} in {:.3} s + {:.3} s to apply {} records",
             thousands(count),
