@@ -32,4 +32,8 @@ pub enum CfrError {
         "exploitability is defined here for two-player zero-sum games; this game has {0} players"
     )]
     NotTwoPlayer(usize),
+    #[error(
+        "iteration {0} is past the record format's limit of 4,294,967,294 (each record stamps its last iteration in 32 bits): the run has trained as far as its store can record; its last checkpoint is intact, export it"
+    )]
+    IterationLimit(u64),
 }

@@ -49,6 +49,10 @@ use crate::traverser_sampling::{TRAVERSER_STREAM, TraverserSampling};
 use crate::warm_start::WarmStart;
 
 /// A configured solver over one game and one table.
+/// The last iteration a record's 32-bit stamp holds (the largest value is
+/// kept out of use).
+pub const LAST_ITERATION: u64 = u32::MAX as u64 - 1;
+
 pub struct ExternalSampling<'t, G: Game, T: Table + ?Sized> {
     root: G,
     table: &'t T,
@@ -186,12 +190,9 @@ impl<'t, G: Game, T: Table + ?Sized> ExternalSampling<'t, G, T> {
         let strategy_updates = AtomicU64::new(0);
         let pruned_actions = AtomicU64::new(0);
         if let Some(last) = share.last()
-            && last >= u64::from(u32::MAX)
+            && last > LAST_ITERATION
         {
-            return Err(CfrError::Schedule(format!(
-                "iteration {last} is past the record format's limit of {}",
-                u32::MAX
-            )));
+            return Err(CfrError::IterationLimit(last));
         }
         let one = |iteration: u64| -> Result<(), CfrError> {
             let done = self.iteration(iteration)?;
@@ -226,15 +227,22 @@ impl<'t, G: Game, T: Table + ?Sized> ExternalSampling<'t, G, T> {
         &self.discounter
     }
 
-    /// One iteration: a traversal for each player.
+    /// One iteration: a traversal for each player, at most
+    /// [`LAST_ITERATION`]. Records stamp the
+    /// iteration in 32 bits, so one past that is refused rather than
+    /// wrapped (a wrapped stamp would discount every record wrongly).
     pub fn iteration(&self, iteration: u64) -> Result<BatchStats, CfrError> {
+        if iteration > LAST_ITERATION {
+            return Err(CfrError::IterationLimit(iteration));
+        }
+        let now = iteration as u32;
         let mut rng = iteration_rng(self.seed, iteration);
         let chance = SmallRng::from_rng(&mut rng);
         let mut walk = Traversal {
             chance: chance.clone(),
             table: self.table,
             discounter: &self.discounter,
-            now: iteration as u32,
+            now,
             rng: SmallRng::from_rng(&mut rng),
             stats: BatchStats {
                 iterations: 1,

@@ -122,3 +122,24 @@ fn bad_schedules_are_clear_errors() {
         .unwrap_err();
     assert!(error.to_string().contains("alpha = 0.1"), "{error}");
 }
+
+/// Records stamp their last iteration in 32 bits: the last iteration that
+/// fits trains, the next is refused by name instead of wrapping to 0 (a
+/// wrapped stamp would discount every record it touches wrongly).
+#[test]
+fn an_iteration_past_the_stamps_limit_is_refused_not_wrapped() {
+    let table = MemoryTable::new();
+    let solver = ExternalSampling::new(Leduc::new(), &table, Schedule::VANILLA, 9, 1).unwrap();
+    let last = cfr::mccfr::LAST_ITERATION;
+    solver
+        .iteration(last)
+        .expect("the last iteration a stamp holds");
+    let error = solver.iteration(last + 1).unwrap_err();
+    assert!(
+        matches!(error, cfr::CfrError::IterationLimit(n) if n == last + 1),
+        "{error}"
+    );
+    assert!(error.to_string().contains("4,294,967,294"), "{error}");
+    let error = solver.run(last, 2).unwrap_err();
+    assert!(matches!(error, cfr::CfrError::IterationLimit(_)), "{error}");
+}

@@ -96,12 +96,11 @@ pub(crate) fn settle<T: Table + ?Sized>(
     Ok(replica.settle(group, record_iteration(through)?)?)
 }
 
-/// `iteration` as a record stores it.
+/// `iteration` as a record stores it: refused past the stamps' limit, as
+/// the solver refuses it.
 fn record_iteration(iteration: u64) -> Result<u32, TrainingError> {
-    u32::try_from(iteration).map_err(|_| {
-        TrainingError::Cluster(format!(
-            "iteration {iteration} is past the record format's limit of {}",
-            u32::MAX
-        ))
-    })
+    if iteration > cfr::mccfr::LAST_ITERATION {
+        return Err(cfr::CfrError::IterationLimit(iteration).into());
+    }
+    Ok(iteration as u32)
 }
