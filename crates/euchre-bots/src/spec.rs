@@ -42,7 +42,7 @@ pub enum BotSpecError {
     #[error("bot '{spec}': search needs at least one world")]
     SearchWorlds { spec: String },
     #[error(
-        "bot '{spec}': unknown search option '{option}'; after the number of worlds come ',playout', ',blend', ',open-hand' or ',bids=WORLDS' (worlds per searched bid), ',every-bid' (search every bid, not only those the blueprint is unsure of), ',trust=PERCENT' (how far the inference trusts the blueprint; 90 by default, 0 is PIMC's uniform worlds) or ',ms=MILLISECONDS', as in search-bids:400,playout,ms=100:FILE"
+        "bot '{spec}': unknown search option '{option}'; after the number of worlds come ',playout', ',blend', ',open-hand' or ',bids=WORLDS' (worlds per searched bid), ,every-bid' (search every bid, not only those the blueprint is unsure of), ',infer-bids' (read the other seats' bids by the table's bidding blueprint), ',trust=PERCENT' (how far the inference trusts the blueprint; 90 by default, 0 is PIMC's uniform worlds) or ',ms=MILLISECONDS', as in search-bids:400,playout,ms=100:FILE"
     )]
     SearchOption { spec: String, option: String },
     #[error("bot '{spec}': {source}")]
@@ -210,6 +210,8 @@ fn search_options(spec: &str, head: &str, bids: BidsBy) -> Result<SearchOptions,
             options.values = values;
         } else if part == "every-bid" {
             options.bids = BidsBy::SearchEvery;
+        } else if part == "infer-bids" {
+            options.infer_bids = true;
         } else if let Some(worlds) = part.strip_prefix("bids=") {
             options.bid_worlds = worlds
                 .parse::<usize>()
@@ -326,10 +328,10 @@ mod tests {
             }
         );
         assert_eq!(
-            parse("search:400,blend,bids=900,every-bid,trust=50,ms=25:runs/a:b/policy.bin")
+            parse("search:400,blend,bids=900,every-bid,trust=50,ms=25,infer-bids:runs/a:b/policy.bin")
                 .unwrap(),
             Spec::Search {
-                text: "search:400,blend,bids=900,every-bid,trust=50,ms=25:runs/a:b/policy.bin"
+                text: "search:400,blend,bids=900,every-bid,trust=50,ms=25,infer-bids:runs/a:b/policy.bin"
                     .to_owned(),
                 options: SearchOptions {
                     worlds: 400,
@@ -338,6 +340,7 @@ mod tests {
                     values: WorldValues::Blend,
                     trust_percent: 50,
                     budget: Some(Duration::from_millis(25)),
+                    infer_bids: true,
                 },
                 path: PathBuf::from("runs/a:b/policy.bin"),
             }

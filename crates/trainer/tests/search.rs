@@ -201,6 +201,15 @@ fn search_specs_name_what_is_wrong() {
 }
 
 /// The error a spec is refused with at a table playing `rules`.
+/// The bidding blueprint a full-play table records it was trained under.
+fn by_blueprint_file(table: &str) -> PathBuf {
+    let file = euchre_bots::policy_file::PolicyFile::load(std::path::Path::new(table)).unwrap();
+    file.meta
+        .bidding_from
+        .expect("a full-play table names its bidding blueprint")
+        .path
+}
+
 fn refusal(spec: &str, rules: Rules) -> String {
     from_spec(spec, rules, Unseen::Heuristic)
         .err()
@@ -236,6 +245,7 @@ fn playout_values_play_whole_hands_on_a_full_play_table_and_only_there() {
         format!("search-bids:6,playout,every-bid:{table}"),
         format!("search:6,blend:{table}"),
         format!("search:100000,playout,ms=1:{table}"),
+        format!("search:6,blend,infer-bids:{table}"),
     ] {
         let bot = from_spec(&spec, rules, Unseen::Heuristic).unwrap();
         for hand in 0..6u64 {
@@ -273,4 +283,88 @@ fn playout_values_play_whole_hands_on_a_full_play_table_and_only_there() {
         refused.contains("is a bidding policy") && refused.contains("drop ',playout'"),
         "{refused}"
     );
+
+    // `infer-bids` reads the bids by the run's bidding blueprint (graded),
+    // not by the table's fixed bids (all or nothing): after a pass, the
+    // worlds weigh differently, the card-play inference the same.
+    let by_table = SearchBot::new(
+        PolicyBot::load(
+            std::path::Path::new(&table),
+            Sampling::Argmax,
+            Unseen::Heuristic,
+            Arc::new(Heuristic),
+        )
+        .unwrap(),
+        SearchOptions {
+            trust_percent: 100,
+            ..SearchOptions::new(32, BidsBy::Blueprint)
+        },
+        "table".into(),
+    )
+    .unwrap();
+    let by_blueprint = SearchBot::new(
+        PolicyBot::load(
+            std::path::Path::new(&table),
+            Sampling::Argmax,
+            Unseen::Heuristic,
+            Arc::new(Heuristic),
+        )
+        .unwrap(),
+        SearchOptions {
+            trust_percent: 100,
+            infer_bids: true,
+            ..SearchOptions::new(32, BidsBy::Blueprint)
+        },
+        "table".into(),
+    )
+    .unwrap();
+    let deal = Deal::random(Seat::North, &mut SmallRng::seed_from_u64(3));
+    let mut state = GameState::new(deal, rules);
+    let first = state.to_act().unwrap();
+    state.apply(Action::Pass);
+    let history = [(first, Action::Pass)];
+    let seen = Seen::new(&state, &history);
+    let weights = |bot: &SearchBot| -> Vec<f64> {
+        bot.weighted_worlds(&seen, 64, &mut SmallRng::seed_from_u64(5))
+            .into_iter()
+            .map(|(_, weight)| weight)
+            .collect()
+    };
+    let (table_weights, blueprint_weights) = (weights(&by_table), weights(&by_blueprint));
+    assert_eq!(
+        table_weights.len(),
+        blueprint_weights.len(),
+        "the same worlds"
+    );
+    assert_ne!(
+        table_weights, blueprint_weights,
+        "a pass weighs differently"
+    );
+    // At full trust a world's weight is the probability of the pass it
+    // saw, by the run's bidding blueprint, holding that world's cards.
+    let source = by_blueprint_file(&table);
+    let blueprint = euchre_bots::policy_file::PolicyFile::load(&source).unwrap();
+    let worlds = by_blueprint.weighted_worlds(&seen, 64, &mut SmallRng::seed_from_u64(5));
+    for (world, weight) in &worlds {
+        let hands = Seat::ALL.map(|seat| world.hand(seat));
+        let dealt = Deal::new(world.dealer(), hands, world.upcard()).unwrap();
+        let before = GameState::new(dealt, rules);
+        let decision = blueprint.decision(&before).unwrap();
+        let mut probabilities = vec![0.0; decision.actions.len()];
+        if !blueprint.probabilities(decision.key.0, &mut probabilities) {
+            probabilities.fill(1.0 / decision.actions.len() as f64);
+        }
+        let pass = decision
+            .actions
+            .iter()
+            .position(|&a| a == Action::Pass)
+            .unwrap();
+        assert!(
+            (weight - probabilities[pass]).abs() < 1e-9,
+            "{weight} against {}",
+            probabilities[pass]
+        );
+    }
+    let refused = refusal(&format!("search:8,infer-bids:{}", bidding.display()), rules);
+    assert!(refused.contains("names none"), "{refused}");
 }

@@ -63,7 +63,7 @@ use crate::bots::policy::PolicyBot;
 use crate::card_play_table::play_out;
 use crate::meta::CardPlay;
 use crate::phase::Phase;
-use crate::policy_file::most_likely;
+use crate::policy_file::{PolicyFile, most_likely};
 use crate::seen::Seen;
 
 /// Candidate worlds dealt per world solved. More candidates give the
@@ -158,6 +158,11 @@ pub struct SearchOptions {
     /// one world is always valued). A budgeted bot's choices depend on the
     /// machine's speed, so its matches do not repeat exactly.
     pub budget: Option<Duration>,
+    /// Read the other seats' bids by the bidding blueprint a full-play
+    /// table was trained under (its average strategy), not by the table's
+    /// own bids: the table holds only the blueprint's most likely bid
+    /// (probability 1), so a bid unlike it says nothing graded.
+    pub infer_bids: bool,
 }
 
 impl SearchOptions {
@@ -172,6 +177,7 @@ impl SearchOptions {
             values: WorldValues::OpenHand,
             trust_percent: TRUST_PERCENT,
             budget: None,
+            infer_bids: false,
         }
     }
 }
@@ -194,6 +200,9 @@ impl fmt::Display for SearchOptions {
         if let Some(budget) = self.budget {
             write!(f, ",ms={}", budget.as_millis())?;
         }
+        if self.infer_bids {
+            write!(f, ",infer-bids")?;
+        }
         Ok(())
     }
 }
@@ -203,6 +212,9 @@ pub struct SearchBot {
     options: SearchOptions,
     label: String,
     counts: Counts,
+    /// The bidding blueprint that reads the other seats' bids, with
+    /// [`SearchOptions::infer_bids`].
+    bid_model: Option<PolicyFile>,
 }
 
 impl fmt::Debug for SearchBot {
@@ -242,6 +254,12 @@ pub enum SearchError {
         label: String,
         phase: Phase,
     },
+    #[error(
+        "',infer-bids' reads the bids by the bidding blueprint a full-play table was trained under, but {label} names none (its bids were trained with its card play); drop ',infer-bids'"
+    )]
+    NoBiddingBlueprint { label: String },
+    #[error("',infer-bids': {0}")]
+    BiddingBlueprint(#[from] Box<crate::pinned::PinnedError>),
 }
 
 impl SearchBot {
@@ -260,11 +278,30 @@ impl SearchBot {
                 phase,
             });
         }
+        let bid_model = if options.infer_bids {
+            let source = blueprint.file().meta.bidding_from.clone().ok_or_else(|| {
+                SearchError::NoBiddingBlueprint {
+                    label: label.clone(),
+                }
+            })?;
+            let rules = blueprint.rules();
+            let pinned = crate::pinned::Pinned::reopen(
+                &source.path,
+                source.checksum,
+                rules,
+                "table's bidding blueprint",
+            )
+            .map_err(Box::new)?;
+            Some(pinned.policy)
+        } else {
+            None
+        };
         Ok(SearchBot {
             blueprint,
             options,
             label,
             counts: Counts::default(),
+            bid_model,
         })
     }
 
@@ -310,23 +347,23 @@ impl SearchBot {
     /// never trained reads as uniform, which is what its untrained average
     /// strategy is.
     fn strategy(&self, decision: &Decision) -> ([f64; Action::MAX_LEGAL], bool) {
-        let width = decision.actions.len();
-        let mut probabilities = [0.0f64; Action::MAX_LEGAL];
-        let trained = self
-            .blueprint
-            .file()
-            .probabilities(decision.key.0, &mut probabilities[..width]);
-        (probabilities, trained)
+        strategy_of(self.blueprint.file(), decision)
     }
 
     /// How likely the blueprint makes `action` in `state`, mixed with
     /// uniform; 1 where the blueprint has nothing to say (a forced move or a
     /// decision past its horizon).
     fn likelihood(&self, state: &GameState, action: Action) -> f64 {
-        if !self.blueprint.trained_here(&Seen::new(state, &[])) {
-            return 1.0;
-        }
-        let Some(decision) = self.blueprint.file().decision(state) else {
+        let model = match &self.bid_model {
+            Some(bids) if state.stage() != Stage::Play => bids,
+            _ => {
+                if !self.blueprint.trained_here(&Seen::new(state, &[])) {
+                    return 1.0;
+                }
+                self.blueprint.file()
+            }
+        };
+        let Some(decision) = model.decision(state) else {
             return 1.0;
         };
         let width = decision.actions.len();
@@ -336,7 +373,7 @@ impl SearchBot {
         // Untrained keys read as uniform: every world at this point of the
         // history then has the same number of choices here, so trained and
         // untrained keys weigh on one scale.
-        let (probabilities, _) = self.strategy(&decision);
+        let (probabilities, _) = strategy_of(model, &decision);
         let Some(index) = decision.actions.iter().position(|&a| a == action) else {
             return 1.0;
         };
@@ -527,6 +564,16 @@ impl SearchBot {
         }
         chosen
     }
+}
+
+/// `file`'s probability for each of `decision`'s actions, in its canonical
+/// order, and whether it trained the key. A key it never trained reads as
+/// uniform, which is what its untrained average strategy is.
+fn strategy_of(file: &PolicyFile, decision: &Decision) -> ([f64; Action::MAX_LEGAL], bool) {
+    let width = decision.actions.len();
+    let mut probabilities = [0.0f64; Action::MAX_LEGAL];
+    let trained = file.probabilities(decision.key.0, &mut probabilities[..width]);
+    (probabilities, trained)
 }
 
 impl Bot for SearchBot {
