@@ -17,7 +17,7 @@ pub const TELEMETRY_FILE: &str = "cluster.txt";
 
 /// Syncs between two summaries: about five minutes at the default
 /// ten-second syncs.
-pub(crate) const TELEMETRY_SYNCS: u64 = 30;
+pub const TELEMETRY_SYNCS: u64 = 30;
 
 /// One rank's share of one epoch.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
