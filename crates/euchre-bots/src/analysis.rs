@@ -6,8 +6,10 @@
 //! for the mover's side in points per hand, with the spread over the worlds
 //! it sampled. The **loss** of the move made is the value of the bot's best
 //! move minus the value of the move made: what the player gave up, by the
-//! bot's judgement. A policy bot gives its probabilities instead, and the
-//! heuristic only its move, so neither gives a loss.
+//! bot's judgement, with its standard error over the worlds (a loss within
+//! two of them is not marked: it may be the sampling's noise). A policy bot
+//! gives its probabilities instead, and the heuristic only its move, so
+//! neither gives a loss.
 //!
 //! **What the bot cannot know.** It judges from the mover's seat: it does not
 //! see the other hands, even though the record does, so a move that lost
@@ -33,17 +35,23 @@ use crate::bot::Bot;
 use crate::seen::Seen;
 
 /// The loss, in points per hand, from which the bot marks a move as EGN's
-/// labels would: dubious, mistake, blunder. Values from a few dozen worlds
-/// carry noise of a few hundredths of a point, so smaller losses are not
-/// marked.
+/// labels would: dubious, mistake, blunder.
 pub const MARKS: [(f64, Label); 3] = [
     (0.5, Label::Blunder),
     (0.25, Label::Mistake),
     (0.1, Label::Dubious),
 ];
 
-/// The bot's mark for a loss, if it is large enough to mark.
-pub fn mark(loss: f64) -> Option<Label> {
+/// How many standard errors a loss must exceed to be marked: a smaller one
+/// may be the sampling's noise, not the move's.
+pub const SIGNIFICANCE: f64 = 2.0;
+
+/// The bot's mark for a loss with standard error `error`, if it is large
+/// enough to mark and larger than the noise of the worlds it was valued on.
+pub fn mark(loss: f64, error: f64) -> Option<Label> {
+    if loss <= SIGNIFICANCE * error {
+        return None;
+    }
     MARKS
         .iter()
         .find(|(threshold, _)| loss >= *threshold)
@@ -86,7 +94,12 @@ pub struct Decision {
     /// mover's side; `None` when the bot gives no values.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub loss: Option<f64>,
-    /// The bot's mark, from [`MARKS`].
+    /// The loss's standard error over the worlds the bot valued (paired:
+    /// the luck both moves share cancels).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loss_error: Option<f64>,
+    /// The bot's mark, from [`MARKS`], for a loss larger than
+    /// [`SIGNIFICANCE`] standard errors.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mark: Option<&'static str>,
     /// How many possible discards were weighed (1 when the record was clear).
@@ -416,7 +429,7 @@ fn analyse_deal(
                 })
                 .collect();
             let combined = combine(&judged, made);
-            let (options, loss) = combined.verdict();
+            let (options, loss, loss_error) = combined.verdict();
             Decision {
                 deal: deal.number,
                 index,
@@ -427,7 +440,10 @@ fn analyse_deal(
                 preferred: combined.choice.to_string(),
                 options,
                 loss,
-                mark: loss.and_then(mark).map(Label::word),
+                loss_error,
+                mark: loss
+                    .and_then(|loss| mark(loss, loss_error.unwrap_or(0.0)))
+                    .map(Label::word),
                 discards_weighed: variants.len(),
                 annotations: comments_at(index),
                 millis: started.elapsed().as_secs_f64() * 1000.0,
@@ -481,7 +497,8 @@ fn cards(hand: CardSet) -> Vec<String> {
 /// The bot's judgement of one decision in one variant.
 struct Judged {
     legal: Vec<Action>,
-    values: Option<Vec<(f64, f64)>>,
+    /// Each action's value, spread and shortfall error.
+    values: Option<Vec<(f64, f64, f64)>>,
     probabilities: Option<Vec<f64>>,
     choice: Action,
 }
@@ -501,13 +518,15 @@ fn judge(
     let seen = Seen::new(&state, history);
     let legal: Vec<Action> = seen.legal().iter().copied().collect();
     if let Some(values) = bot.values(&seen, rng) {
-        let values: Vec<(f64, f64)> = legal
+        let values: Vec<(f64, f64, f64)> = legal
             .iter()
             .map(|action| {
                 values
                     .iter()
                     .find(|value| value.action == *action)
-                    .map_or((0.0, 0.0), |value| (value.value, value.spread))
+                    .map_or((0.0, 0.0, 0.0), |value| {
+                        (value.value, value.spread, value.shortfall_error)
+                    })
             })
             .collect();
         let choice = legal[best(values.iter().map(|v| v.0))];
@@ -573,6 +592,7 @@ fn combine(judged: &[Judged], made: Action) -> Combined {
     };
     let values = average(&|j| j.values.as_ref().map(|v| v.iter().map(|x| x.0).collect()));
     let spreads = average(&|j| j.values.as_ref().map(|v| v.iter().map(|x| x.1).collect()));
+    let shortfall_errors = average(&|j| j.values.as_ref().map(|v| v.iter().map(|x| x.2).collect()));
     let probabilities = average(&|j| j.probabilities.clone());
     let choice = match (&values, &probabilities) {
         // A move the bot values as highly as its best is one it agrees with.
@@ -596,6 +616,7 @@ fn combine(judged: &[Judged], made: Action) -> Combined {
         legal: first.legal.clone(),
         values,
         spreads,
+        shortfall_errors,
         probabilities,
         choice,
         made,
@@ -606,6 +627,7 @@ struct Combined {
     legal: Vec<Action>,
     values: Option<Vec<f64>>,
     spreads: Option<Vec<f64>>,
+    shortfall_errors: Option<Vec<f64>>,
     probabilities: Option<Vec<f64>>,
     choice: Action,
     made: Action,
@@ -613,13 +635,17 @@ struct Combined {
 
 impl Combined {
     /// Each legal option as judged, and the loss of the move made.
-    fn verdict(&self) -> (Vec<JudgedOption>, Option<f64>) {
+    fn verdict(&self) -> (Vec<JudgedOption>, Option<f64>, Option<f64>) {
         let at = |action: Action| self.legal.iter().position(|a| *a == action);
         let loss = self.values.as_ref().and_then(|values| {
             let made = values[at(self.made)?];
             let best = values[at(self.choice)?];
             Some((best - made).max(0.0))
         });
+        let loss_error = self
+            .shortfall_errors
+            .as_ref()
+            .and_then(|errors| Some(errors[at(self.made)?]));
         let options = self
             .legal
             .iter()
@@ -631,6 +657,42 @@ impl Combined {
                 probability: self.probabilities.as_ref().map(|v| v[i]),
             })
             .collect();
-        (options, loss)
+        (options, loss, loss_error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bot::Tallies;
+
+    #[test]
+    fn marks_need_the_threshold_and_two_standard_errors() {
+        assert_eq!(mark(0.6, 0.1), Some(Label::Blunder));
+        assert_eq!(mark(0.3, 0.1), Some(Label::Mistake));
+        assert_eq!(mark(0.12, 0.05), Some(Label::Dubious));
+        assert_eq!(mark(0.6, 0.3), None, "within two errors: noise");
+        assert_eq!(mark(0.05, 0.0), None, "below every threshold");
+    }
+
+    /// Known values: two actions over four worlds, the second 1 point
+    /// worse in two of them. The shortfall's error is paired: the luck
+    /// both share (+2 or −2 in a world) cancels.
+    #[test]
+    fn a_shortfall_error_is_paired() {
+        let legal = [Action::Pass, Action::Order { alone: false }];
+        let mut tallies = Tallies::new(2);
+        for values in [[2, 2], [-2, -2], [2, 1], [-2, -3]] {
+            tallies.add(values.to_vec(), 1);
+        }
+        let values = tallies.values(&legal, 1.0);
+        assert_eq!(values[0].value, 0.0);
+        assert_eq!(values[1].value, -0.5);
+        assert_eq!(values[0].shortfall_error, 0.0);
+        // Gaps 0, 0, 1, 1: variance 0.25 over 4 worlds, error 0.25.
+        assert!((values[1].shortfall_error - 0.25).abs() < 1e-12);
+        // Unpaired, the spread alone would say ±2 a world.
+        assert!((values[1].spread - 2.0615528128088303).abs() < 1e-12);
+        assert_eq!(values[1].worlds, 4);
     }
 }

@@ -4,6 +4,7 @@ use euchre_game::engine::action::Action;
 use rand::rngs::SmallRng;
 
 use crate::meta::CardPlay;
+use crate::seen::Seen;
 
 /// One legal action's value as a bot judged it: the mean over the worlds it
 /// sampled of the points the actor's side scores after it, and how much
@@ -16,49 +17,85 @@ pub struct ActionValue {
     pub value: f64,
     /// The standard deviation of the value over the worlds.
     pub spread: f64,
+    /// The standard error of how far this action falls short of the bot's
+    /// best, over the same worlds (paired, so the luck both share cancels);
+    /// 0 for the best itself. A shortfall within about two of these is
+    /// within the sampling's noise.
+    pub shortfall_error: f64,
     /// How many worlds (counting repeats) were valued.
     pub worlds: u32,
 }
 
-/// A running sum of one action's value over weighted worlds.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(crate) struct Tally {
-    pub(crate) total: i64,
-    squares: f64,
-    worlds: u32,
+/// Every legal action's value in each world valued, a row a world: what a
+/// valuing bot chooses from, and what says how sure the choice is.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Tallies {
+    totals: Vec<i64>,
+    /// (copies, each action's value) per distinct world.
+    rows: Vec<(i64, Vec<i64>)>,
 }
 
-impl Tally {
-    /// Adds a world's value `copies` times.
-    pub(crate) fn add(&mut self, value: i64, copies: i64) {
-        self.total += value * copies;
-        self.squares += (value * value * copies) as f64;
-        self.worlds += copies as u32;
-    }
-
-    /// The mean and spread, with each value divided by `scale` (a value
-    /// that sums several estimates of the same points).
-    pub(crate) fn value(&self, action: Action, scale: f64) -> ActionValue {
-        let worlds = f64::from(self.worlds.max(1));
-        let mean = self.total as f64 / worlds;
-        let variance = (self.squares / worlds - mean * mean).max(0.0);
-        ActionValue {
-            action,
-            value: mean / scale,
-            spread: variance.sqrt() / scale,
-            worlds: self.worlds,
+impl Tallies {
+    pub(crate) fn new(width: usize) -> Tallies {
+        Tallies {
+            totals: vec![0; width],
+            rows: Vec::new(),
         }
     }
-}
 
-/// The index of the largest total, the last of equals, as `max_by_key`
-/// picks: every bot that chooses by totals breaks ties the same way.
-pub(crate) fn best_index(tallies: &[Tally]) -> usize {
-    (0..tallies.len())
-        .max_by_key(|&i| tallies[i].total)
-        .unwrap_or(0)
+    /// Adds one world's values (one per action, in the legal order),
+    /// `copies` times.
+    pub(crate) fn add(&mut self, values: Vec<i64>, copies: i64) {
+        for (total, value) in self.totals.iter_mut().zip(&values) {
+            *total += value * copies;
+        }
+        self.rows.push((copies, values));
+    }
+
+    /// The index of the largest total, the last of equals, as `max_by_key`
+    /// picks: every bot that chooses by totals breaks ties the same way.
+    pub(crate) fn best_index(&self) -> usize {
+        (0..self.totals.len())
+            .max_by_key(|&i| self.totals[i])
+            .unwrap_or(0)
+    }
+
+    /// Each action's value with its spread and its paired shortfall's
+    /// error, each divided by `scale` (a value that sums several estimates
+    /// of the same points).
+    pub(crate) fn values(&self, legal: &[Action], scale: f64) -> Vec<ActionValue> {
+        let worlds: i64 = self.rows.iter().map(|(copies, _)| copies).sum();
+        let n = worlds.max(1) as f64;
+        let best = self.best_index();
+        // The mean and variance of `f` over the worlds, by their copies.
+        let moments = |f: &dyn Fn(&[i64]) -> f64| {
+            let weighted = |g: &dyn Fn(f64) -> f64| {
+                self.rows
+                    .iter()
+                    .map(|(copies, row)| *copies as f64 * g(f(row)))
+                    .sum::<f64>()
+                    / n
+            };
+            let mean = weighted(&|x| x);
+            (mean, weighted(&|x| (x - mean).powi(2)))
+        };
+        legal
+            .iter()
+            .enumerate()
+            .map(|(i, &action)| {
+                let (mean, variance) = moments(&|row: &[i64]| row[i] as f64);
+                let (_, gap_variance) = moments(&|row: &[i64]| (row[best] - row[i]) as f64);
+                ActionValue {
+                    action,
+                    value: mean / scale,
+                    spread: variance.sqrt() / scale,
+                    shortfall_error: (gap_variance / n).sqrt() / scale,
+                    worlds: worlds as u32,
+                }
+            })
+            .collect()
+    }
 }
-use crate::seen::Seen;
 
 /// A player. `&self` and `Sync` so that one bot serves every table of a
 /// parallel match; randomness comes from the caller's generator, so a match

@@ -31,7 +31,7 @@ use rand::RngExt;
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 
-use crate::bot::{ActionValue, Bot, Tally, best_index};
+use crate::bot::{ActionValue, Bot, Tallies};
 use crate::bots::heuristic::Heuristic;
 use crate::seen::Seen;
 
@@ -68,27 +68,20 @@ impl Bot for Pimc {
         if legal.len() == 1 {
             return legal[0];
         }
-        legal[best_index(&self.tallies(seen, rng))]
+        legal[self.tallies(seen, rng).best_index()]
     }
 
     fn values(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Option<Vec<ActionValue>> {
-        let tallies = self.tallies(seen, rng);
-        Some(
-            seen.legal()
-                .iter()
-                .zip(&tallies)
-                .map(|(&action, tally)| tally.value(action, 1.0))
-                .collect(),
-        )
+        Some(self.tallies(seen, rng).values(seen.legal().as_slice(), 1.0))
     }
 }
 
 impl Pimc {
     /// Each legal action's points over the sampled worlds.
-    fn tallies(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Vec<Tally> {
+    fn tallies(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Tallies {
         let legal = seen.legal();
         let team = seen.actor().team();
-        let mut tallies = vec![Tally::default(); legal.len()];
+        let mut tallies = Tallies::new(legal.len());
         for _ in 0..self.worlds {
             if crate::stop::requested() {
                 break;
@@ -96,16 +89,15 @@ impl Pimc {
             let Some(world) = sample_world(seen, rng) else {
                 continue;
             };
-            if seen.stage() == Stage::Play {
-                let points = card_points(&world, team, legal.as_slice());
-                for (tally, &value) in tallies.iter_mut().zip(&points) {
-                    tally.add(value, 1);
-                }
+            let values = if seen.stage() == Stage::Play {
+                card_points(&world, team, legal.as_slice())
             } else {
-                for (tally, &action) in tallies.iter_mut().zip(legal.iter()) {
-                    tally.add(i64::from(bidding_value(world, action, team, rng)), 1);
-                }
-            }
+                legal
+                    .iter()
+                    .map(|&action| i64::from(bidding_value(world, action, team, rng)))
+                    .collect()
+            };
+            tallies.add(values, 1);
         }
         tallies
     }

@@ -56,7 +56,7 @@ use euchre_game::keys::Decision;
 use rand::RngExt;
 use rand::rngs::SmallRng;
 
-use crate::bot::{ActionValue, Bot, Tally, best_index};
+use crate::bot::{ActionValue, Bot, Tallies};
 use crate::bots::heuristic::Heuristic;
 use crate::bots::pimc::{card_points, points_after_bidding, replay, sample_hidden};
 use crate::bots::policy::PolicyBot;
@@ -447,7 +447,7 @@ impl SearchBot {
     /// no world fits what the actor saw.
     fn search(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Action {
         match self.search_tallies(seen, rng) {
-            Some(tallies) => seen.legal()[best_index(&tallies)],
+            Some(tallies) => seen.legal()[tallies.best_index()],
             None => Heuristic.act(seen, rng),
         }
     }
@@ -455,7 +455,7 @@ impl SearchBot {
     /// Each legal action's weighted value: each card by valuing the world
     /// after it, each bid by [`Self::bid_points`]. `None` when no world
     /// fits what the actor saw.
-    fn search_tallies(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Option<Vec<Tally>> {
+    fn search_tallies(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Option<Tallies> {
         let started = Instant::now();
         let playing = seen.stage() == Stage::Play;
         let worlds = if playing {
@@ -488,7 +488,7 @@ impl SearchBot {
         let mut point = rng.random::<f64>() * step;
         let mut cumulative = 0.0;
         let team = actor.team();
-        let mut tallies = vec![Tally::default(); legal.len()];
+        let mut tallies = Tallies::new(legal.len());
         let mut distinct = 0;
         let mut drawn = 0;
         for (world, weight) in &candidates {
@@ -517,16 +517,15 @@ impl SearchBot {
                 continue;
             }
             distinct += 1;
-            if playing {
-                let values = self.card_values(world, team, legal.as_slice());
-                for (tally, value) in tallies.iter_mut().zip(values) {
-                    tally.add(value, copies);
-                }
+            let values = if playing {
+                self.card_values(world, team, legal.as_slice())
             } else {
-                for (tally, &action) in tallies.iter_mut().zip(legal.iter()) {
-                    tally.add(self.bid_points(*world, action, rng), copies);
-                }
-            }
+                legal
+                    .iter()
+                    .map(|&action| self.bid_points(*world, action, rng))
+                    .collect()
+            };
+            tallies.add(values, copies);
         }
         if playing {
             self.counts
@@ -601,14 +600,7 @@ impl Bot for SearchBot {
     /// play its blueprint's sure bid), each value in points per hand.
     fn values(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Option<Vec<ActionValue>> {
         let tallies = self.search_tallies(seen, rng)?;
-        let scale = self.options.values.sources();
-        Some(
-            seen.legal()
-                .iter()
-                .zip(&tallies)
-                .map(|(&action, tally)| tally.value(action, scale))
-                .collect(),
-        )
+        Some(tallies.values(seen.legal().as_slice(), self.options.values.sources()))
     }
 
     fn report(&self) -> Option<String> {

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use euchre_bots::analysis::{GameAnalysis, MARKS, Totals, analyse};
+use euchre_bots::analysis::{GameAnalysis, MARKS, SIGNIFICANCE, Totals, analyse};
 use euchre_bots::bots::policy::Unseen;
 use euchre_bots::spec::from_spec;
 use euchre_game::egn;
@@ -122,7 +122,7 @@ pub fn report(path: &std::path::Path, analysis: &GameAnalysis, all_decisions: bo
     );
     let _ = writeln!(
         out,
-        "loss: points per hand the move gave up against the bot's choice, for the mover's side; marks: {}",
+        "loss: points per hand the move gave up against the bot's choice, for the mover's side (± its standard error over the bot's worlds); marks, for a loss over {SIGNIFICANCE} standard errors: {}",
         MARKS
             .iter()
             .map(|(threshold, label)| format!("{} {} ≥ {threshold}", label.tag(), label.word()))
@@ -197,9 +197,12 @@ pub fn report(path: &std::path::Path, analysis: &GameAnalysis, all_decisions: bo
                     _ => option.action.clone(),
                 })
                 .collect();
-            let loss = decision
-                .loss
-                .map_or(String::new(), |loss| format!(" loss {loss:.2}"));
+            let loss = decision.loss.map_or(String::new(), |loss| {
+                format!(
+                    " loss {loss:.2} ± {:.2}",
+                    decision.loss_error.unwrap_or(0.0)
+                )
+            });
             let mark = decision.mark.map_or(String::new(), |m| format!(" ({m})"));
             let _ = writeln!(
                 out,

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use euchre_bots::analysis::{DealReport, Decision, GameAnalysis, MARKS, Totals};
+use euchre_bots::analysis::{DealReport, Decision, GameAnalysis, MARKS, SIGNIFICANCE, Totals};
 use euchre_game::engine::action::Action;
 use euchre_game::engine::card::Card;
 use euchre_game::engine::seat::Seat;
@@ -201,7 +201,11 @@ fn decision_html(decision: &Decision) -> String {
         action_html(&decision.preferred)
     );
     if let Some(loss) = decision.loss {
-        let _ = write!(html, " &middot; loss <b id=\"loss\">{loss:.2}</b>");
+        let _ = write!(
+            html,
+            " &middot; loss <b id=\"loss\">{loss:.2}</b> ± {:.2}",
+            decision.loss_error.unwrap_or(0.0)
+        );
     }
     if let Some(mark) = decision.mark {
         let _ = write!(
@@ -267,12 +271,13 @@ pub(super) fn analysis_page(
     let _ = write!(
         body,
         "<h1>{}</h1><p>Judged by <b>{}</b>: {} deals, {decisions} decisions with a choice, in {:.1} s. \
-         Loss: points per hand the move gave up against the bot's choice, for the mover's side. \
-         Marks: {}.</p>",
+         Loss: points per hand the move gave up against the bot's choice, for the mover's side, \
+         ± its standard error over the bot's worlds. Marks, for a loss over {} standard errors: {}.</p>",
         escape(&analysis.title),
         escape(&analysis.bot),
         analysis.deals.len(),
         analysis.seconds,
+        SIGNIFICANCE,
         MARKS
             .iter()
             .map(|(threshold, label)| format!("{} from {threshold}", label.word()))
