@@ -287,37 +287,24 @@ fn playout_values_play_whole_hands_on_a_full_play_table_and_only_there() {
     // `infer-bids` reads the bids by the run's bidding blueprint (graded),
     // not by the table's fixed bids (all or nothing): after a pass, the
     // worlds weigh differently, the card-play inference the same.
-    let by_table = SearchBot::new(
-        PolicyBot::load(
+    // Full trust, so that a world's weight is the model's probability alone.
+    let search_on_table = |infer_bids: bool| {
+        let table = PolicyBot::load(
             std::path::Path::new(&table),
             Sampling::Argmax,
             Unseen::Heuristic,
             Arc::new(Heuristic),
         )
-        .unwrap(),
-        SearchOptions {
+        .unwrap();
+        let options = SearchOptions {
             trust_percent: 100,
+            infer_bids,
             ..SearchOptions::new(32, BidsBy::Blueprint)
-        },
-        "table".into(),
-    )
-    .unwrap();
-    let by_blueprint = SearchBot::new(
-        PolicyBot::load(
-            std::path::Path::new(&table),
-            Sampling::Argmax,
-            Unseen::Heuristic,
-            Arc::new(Heuristic),
-        )
-        .unwrap(),
-        SearchOptions {
-            trust_percent: 100,
-            infer_bids: true,
-            ..SearchOptions::new(32, BidsBy::Blueprint)
-        },
-        "table".into(),
-    )
-    .unwrap();
+        };
+        SearchBot::new(table, options, "table".into()).unwrap()
+    };
+    let by_table = search_on_table(false);
+    let by_blueprint = search_on_table(true);
     let deal = Deal::random(Seat::North, &mut SmallRng::seed_from_u64(3));
     let mut state = GameState::new(deal, rules);
     let first = state.to_act().unwrap();
