@@ -298,13 +298,13 @@ fn bids_trained_against_the_heuristics_bids_are_a_run_setting_that_the_policy_ca
     }
 }
 
-/// The user's command trains its bidding stage against the heuristic's
-/// bids without being told; `--opponent-bids equilibrium` trains the plain
-/// blueprint; a run made before the default changed goes on as it was made
-/// when the command does not say, and the bidding phase stays an
-/// equilibrium.
+/// The user's command trains its bidding stage as an equilibrium without
+/// being told (nothing recorded, as before the modelled default); a run
+/// made under the modelled default (`heuristic:0.9`, recorded in its
+/// settings) goes on as it was made when the command does not say, and
+/// saying another model is another run.
 #[test]
-fn full_plays_bids_model_the_heuristics_by_default_and_old_runs_resume_as_made() {
+fn full_plays_bids_are_an_equilibrium_by_default_and_modelled_runs_resume_as_made() {
     use euchre_bots::opponent_bids::OpponentBids;
     use euchre_bots::policy_file::PolicyFile;
 
@@ -317,41 +317,37 @@ fn full_plays_bids_model_the_heuristics_by_default_and_old_runs_resume_as_made()
         format!("{fresh}/settings.toml"),
     ] {
         let settings = std::fs::read_to_string(settings).unwrap();
-        assert!(
-            settings.contains("opponent_bids = \"heuristic:0.9\""),
-            "{settings}"
-        );
+        assert!(!settings.contains("opponent_bids"), "{settings}");
     }
     let status = ok(&trainer(&["status", "--run-dir", &fresh]));
+    assert!(!status.contains("bids trained against"), "{status}");
+    let blueprint = PolicyFile::load(format!("{fresh}/bidding/policy.bin").as_ref()).unwrap();
+    assert_eq!(blueprint.meta.opponent_bids, OpponentBids::Equilibrium);
+
+    // As a run was made under the modelled default: the model recorded.
+    let old = temp.run("old");
+    let modelled = ["--opponent-bids", "heuristic:0.9"];
+    ok(&full_play_in(&old, &[&budget[..], &modelled].concat()));
+    let recorded = "opponent_bids = \"heuristic:0.9\"";
+    let settings = std::fs::read_to_string(format!("{old}/settings.toml")).unwrap();
+    assert!(settings.contains(recorded), "{settings}");
+    let resumed = ok(&full_play_in(&old, &["--iterations", "20"]));
+    assert!(resumed.contains("run total 40 iterations"), "{resumed}");
+    let settings = std::fs::read_to_string(format!("{old}/settings.toml")).unwrap();
+    assert!(settings.contains(recorded), "{settings}");
+    let status = ok(&trainer(&["status", "--run-dir", &old]));
     assert!(
         status.contains("opponents  bids trained against heuristic:0.9"),
         "{status}"
     );
-    let blueprint = PolicyFile::load(format!("{fresh}/bidding/policy.bin").as_ref()).unwrap();
-    assert_eq!(
-        blueprint.meta.opponent_bids,
-        OpponentBids::Heuristic { share: 0.9 }
-    );
-
-    // As the run was made before the default: an equilibrium, recorded
-    // by leaving the setting out.
-    let old = temp.run("old");
-    let equilibrium = ["--opponent-bids", "equilibrium"];
-    ok(&full_play_in(&old, &[&budget[..], &equilibrium].concat()));
-    let settings = std::fs::read_to_string(format!("{old}/settings.toml")).unwrap();
-    assert!(!settings.contains("opponent_bids"), "{settings}");
-    let resumed = ok(&full_play_in(&old, &["--iterations", "20"]));
-    assert!(resumed.contains("run total 40 iterations"), "{resumed}");
-    let settings = std::fs::read_to_string(format!("{old}/settings.toml")).unwrap();
-    assert!(!settings.contains("opponent_bids"), "{settings}");
     // Saying another model is still another run.
     let error = refused(&full_play_in(
         &old,
-        &["--iterations", "20", "--opponent-bids", "heuristic:0.9"],
+        &["--iterations", "20", "--opponent-bids", "equilibrium"],
     ));
     assert!(
         error.contains(
-            "opponents' bids: the run has equilibrium, this command asks for heuristic:0.9"
+            "opponents' bids: the run has heuristic:0.9, this command asks for equilibrium"
         ),
         "{error}"
     );

@@ -35,8 +35,7 @@ pub use profile::{
     LogSettings, MAX_PROFILE_BYTES, RunProfile, load_profile, load_rules, parse_profile,
 };
 pub use resolve::{
-    DEFAULT_ITERATIONS, STAGED_OPPONENT_BIDS, as_made, default_bids, default_iterations,
-    default_opponent_bids, resolve,
+    DEFAULT_ITERATIONS, as_made, default_bids, default_iterations, resolve,
 };
 pub use session::{
     MAX_THREADS_PER_CORE, SessionSettings, bound_cores_warning, check_threads, parse_threads,

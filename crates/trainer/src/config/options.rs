@@ -58,8 +58,8 @@ pub struct RunOptions {
     /// (nothing) or heuristic:SHARE (that they bid as the heuristic in that
     /// share of the walks, 0 to 1: a restricted Nash response, stronger
     /// against the heuristic, weaker against bidders unlike it). Full
-    /// play's bidding stage trains with it; its default is heuristic:0.9,
-    /// every other run's is equilibrium. Fixed when a run starts.
+    /// play's bidding stage trains with it; the default is equilibrium.
+    /// Fixed when a run starts.
     #[arg(long, value_name = "MODEL", value_parser = parse_opponent_bids)]
     #[serde(skip)]
     pub opponent_bids: Option<OpponentBids>,

@@ -11,7 +11,6 @@ use euchre_bots::blueprint::BiddingBlueprint;
 
 use euchre_bots::meta::CardPlaySource;
 use euchre_bots::meta::Leaves;
-use euchre_bots::opponent_bids::OpponentBids;
 use euchre_bots::phase::Phase;
 
 use super::*;
@@ -37,27 +36,6 @@ pub fn default_bids(phase: Phase) -> BidsName {
     match phase {
         Phase::FullPlay => BidsName::Staged,
         Phase::Bidding | Phase::Play(_) => BidsName::Trained,
-    }
-}
-
-/// What full play's bidding stage assumes of the opponents' bids when
-/// nothing says: that they bid as the heuristic in 90% of the walks (a
-/// restricted Nash response). On the 2-hour run of the user's command it
-/// took the export from +0.153 to +0.216 a hand against the heuristic,
-/// held PIMC-50 at about half the points (51.4%, 50.7% against 51.5%,
-/// 51.6%), kept the bids' local best response about zero (−0.015 ±
-/// 0.021), and gave up nothing measurable head to head against the
-/// equilibrium's export (−0.007 ± 0.012):
-/// docs/experiments/full-play-opponent-bids.md. Every other run, the
-/// bidding phase's blueprint included, is an equilibrium unless told.
-pub const STAGED_OPPONENT_BIDS: OpponentBids = OpponentBids::Heuristic { share: 0.9 };
-
-/// What a run's trained bids assume of the opponents' when neither a flag
-/// nor a profile says.
-pub fn default_opponent_bids(phase: Phase, bids: &Bids) -> OpponentBids {
-    match (phase, bids) {
-        (Phase::FullPlay, Bids::Staged { .. }) => STAGED_OPPONENT_BIDS,
-        _ => OpponentBids::Equilibrium,
     }
 }
 
@@ -97,13 +75,16 @@ fn identity_of(
     let bids = bids_of(options, phase, rules)?;
     // A profile's `[solver] opponent_bids` reaches here as
     // `options.opponent_bids` (see `parse_profile`), so `None` means that
-    // nothing chose it and the phase's default applies.
+    // nothing chose it: every run's bids are then an equilibrium. Full
+    // play's bidding stage once modelled the heuristic's bids by default
+    // (`heuristic:0.9`); the panel showed that it gained only against the
+    // heuristic, so the default went back to the equilibrium
+    // (docs/experiments/bids-default-by-panel.md). Runs made under it
+    // recorded the model in their settings and resume as made.
     let solver = SolverSettings {
         leaves: options.leaves.unwrap_or(solver.leaves),
         abstraction: options.abstraction.unwrap_or(solver.abstraction),
-        opponent_bids: options
-            .opponent_bids
-            .unwrap_or_else(|| default_opponent_bids(phase, &bids)),
+        opponent_bids: options.opponent_bids.unwrap_or_default(),
         ..solver
     };
     solver

@@ -65,11 +65,12 @@ fn the_bare_full_play_command_is_the_laptop_profile() {
     assert_eq!(identity.encoding, EncodingName::F32);
 }
 
-/// Full play's staged bids model the heuristic's unless a flag or a
-/// profile says otherwise; every other run's bids are an equilibrium,
-/// and fixed bids, which train nothing, are never modelled.
+/// Every run's bids are an equilibrium unless a flag or a profile names
+/// a model of the opponents' bids (full play's staged bids modelled the
+/// heuristic's by default until the panel showed the gain was only
+/// against the heuristic).
 #[test]
-fn only_full_plays_bidding_stage_models_the_heuristics_bids_by_default() {
+fn bids_are_an_equilibrium_unless_a_model_is_named() {
     let opponents = |profile: &str, flags: RunOptions| {
         let profile = parse_profile(profile, "t").unwrap();
         resolve_flags(profile, flags)
@@ -82,7 +83,10 @@ fn only_full_plays_bidding_stage_models_the_heuristics_bids_by_default() {
         phase: Some(phase),
         ..RunOptions::default()
     };
-    assert_eq!(opponents("", phase(Phase::FullPlay)), STAGED_OPPONENT_BIDS);
+    assert_eq!(
+        opponents("", phase(Phase::FullPlay)),
+        OpponentBids::Equilibrium
+    );
     assert_eq!(
         opponents("", phase(Phase::Bidding)),
         OpponentBids::Equilibrium
@@ -96,25 +100,21 @@ fn only_full_plays_bidding_stage_models_the_heuristics_bids_by_default() {
         ..phase(Phase::FullPlay)
     };
     assert_eq!(opponents("", joint), OpponentBids::Equilibrium);
-    // A profile's choice is a choice, even of the equilibrium; a flag
-    // overrides it.
-    let equilibrium = "[solver]\nopponent_bids = \"equilibrium\"\n";
+    // A profile's choice is a choice; a flag overrides it.
+    let modelled = "[solver]\nopponent_bids = \"heuristic:0.9\"\n";
     assert_eq!(
-        opponents(equilibrium, phase(Phase::FullPlay)),
-        OpponentBids::Equilibrium
+        opponents(modelled, phase(Phase::FullPlay)),
+        OpponentBids::Heuristic { share: 0.9 }
     );
     let flagged = RunOptions {
-        opponent_bids: Some(OpponentBids::Heuristic { share: 0.5 }),
+        opponent_bids: Some(OpponentBids::Equilibrium),
         ..phase(Phase::FullPlay)
     };
-    assert_eq!(
-        opponents(equilibrium, flagged),
-        OpponentBids::Heuristic { share: 0.5 }
-    );
+    assert_eq!(opponents(modelled, flagged), OpponentBids::Equilibrium);
     // A `[solver]` table without the key leaves the default.
     assert_eq!(
         opponents("[solver]\nschedule = \"linear\"\n", phase(Phase::FullPlay)),
-        STAGED_OPPONENT_BIDS
+        OpponentBids::Equilibrium
     );
 }
 
