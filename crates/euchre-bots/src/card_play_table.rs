@@ -48,10 +48,10 @@ impl CardPlaySource {
         meta: &PolicyMeta,
         checksum: u32,
     ) -> Result<CardPlaySource, CardPlayError> {
-        if meta.phase != Phase::FullPlay {
+        if meta.recipe.phase != Phase::FullPlay {
             return Err(CardPlayError::NotFullPlay {
                 path,
-                phase: meta.phase,
+                phase: meta.recipe.phase,
             });
         }
         Ok(CardPlaySource {
@@ -330,10 +330,8 @@ mod tests {
         // The same file reopens; another file at its path does not.
         CardPlayTable::reopen(&source, Rules::default()).unwrap();
         let other = store::MemoryTable::new();
-        let meta = PolicyMeta {
-            phase: Phase::FullPlay,
-            ..meta
-        };
+        let mut meta = meta;
+        meta.recipe.phase = Phase::FullPlay;
         export(&other, &meta, 7, None, &path, &mut |_, _| {}).unwrap();
         let error = CardPlayTable::reopen(&source, Rules::default()).unwrap_err();
         assert!(

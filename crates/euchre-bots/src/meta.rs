@@ -1,11 +1,12 @@
-//! What a trained policy is, as plain data: the phase, the rules, the
-//! leaves, where fixed bids and a card-play table came from, the opponent
-//! model, the strategy kept. The policy file records it ([`PolicyMeta`]),
-//! the run's settings name the same sources, and bots read it to know
-//! what follows them. It imports nothing else from this crate but the two
-//! names it is made of ([`Phase`], [`OpponentBids`]): the code that reads
-//! files (loading a blueprint, probing a table) lives with those files,
-//! so describing a policy never depends on loading one.
+//! What a trained policy is, as plain data: its [`Recipe`] (the phase, the
+//! rules, the leaves, the play key, where fixed bids and a card-play table
+//! came from, the opponent model) and, in [`PolicyMeta`], how long it
+//! trained and which strategy it kept. The policy file records it, the
+//! trainer builds the recipe from a run's settings in one place, and bots
+//! read it to know what follows them. It imports nothing else from this
+//! crate but the two names it is made of ([`Phase`], [`OpponentBids`]):
+//! the code that reads files (loading a blueprint, probing a table) lives
+//! with those files, so describing a policy never depends on loading one.
 //!
 //! Who plays past a policy's horizon has five names, one a job:
 //! [`Leaves`] is the run's setting (open-hand, heuristic-play,
@@ -27,54 +28,139 @@ use serde::{Deserialize, Serialize};
 use crate::opponent_bids::OpponentBids;
 use crate::phase::Phase;
 
-/// What a policy file was trained as.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PolicyMeta {
+/// What a policy was trained as: the game and the phase, how positions
+/// past the phase were valued, how card play was keyed, where fixed bids
+/// and a card-play table came from, and what the bids assumed of the
+/// opponents'. Two policies with one recipe trained the same thing, for
+/// however long. A run's settings hold the same facts in the shape of its
+/// own options (a bidding stage, a profile's `[solver]` table); the
+/// trainer's `Identity::recipe` is the one place they become a recipe, so
+/// a setting a policy must record is written here once.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Recipe {
     pub phase: Phase,
     pub rules: Rules,
-    pub iterations: u64,
-    /// What the training valued positions past the phase with; files
-    /// written before the setting existed were open-hand.
-    #[serde(default)]
+    /// What the training valued positions past the phase with.
     pub leaves: Leaves,
-    /// Which of the trained strategies the file holds; files written before
-    /// the choice existed hold the average.
-    #[serde(default)]
-    pub strategy: Strategy,
+    /// How card play was keyed.
+    pub play_abstraction: PlayAbstraction,
     /// Where the bids come from when the run played them from a fixed
     /// blueprint rather than training them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bidding_from: Option<BlueprintSource>,
-    /// How card play was keyed; files written before the choice existed
-    /// (and every plain one, byte for byte as before) were plain.
-    #[serde(default, skip_serializing_if = "PlayAbstraction::is_plain")]
-    pub play_abstraction: PlayAbstraction,
     /// The card-play table whose play valued the leaves, for table-play
     /// leaves: the bids are refit to that card play.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub card_play_from: Option<CardPlaySource>,
-    /// What the bids assumed of the opponents' bids; files written before
-    /// the setting existed (and every equilibrium one, byte for byte as
-    /// before) were equilibrium.
-    #[serde(default, skip_serializing_if = "OpponentBids::is_equilibrium")]
+    /// What the bids assumed of the opponents' bids.
     pub opponent_bids: OpponentBids,
+}
+
+impl Recipe {
+    /// `phase` under `rules` with every other setting as a run makes it by
+    /// default: open-hand leaves, the plain play key, trained bids, no
+    /// card-play table and equilibrium bids.
+    pub fn new(phase: Phase, rules: Rules) -> Recipe {
+        Recipe {
+            phase,
+            rules,
+            leaves: Leaves::default(),
+            play_abstraction: PlayAbstraction::default(),
+            bidding_from: None,
+            card_play_from: None,
+            opponent_bids: OpponentBids::Equilibrium,
+        }
+    }
+}
+
+/// What a policy file holds: its recipe, how long it trained, and which of
+/// its strategies it kept.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "MetaOnDisk", into = "MetaOnDisk")]
+pub struct PolicyMeta {
+    pub recipe: Recipe,
+    pub iterations: u64,
+    pub strategy: Strategy,
 }
 
 impl PolicyMeta {
     /// A policy of `phase` under `rules` after `iterations`, every other
-    /// setting as a run makes it by default: open-hand leaves, the average
-    /// strategy, the plain play key, trained bids and no card-play table.
+    /// setting as a run makes it by default ([`Recipe::new`]), holding the
+    /// average strategy.
     pub fn new(phase: Phase, rules: Rules, iterations: u64) -> PolicyMeta {
         PolicyMeta {
+            recipe: Recipe::new(phase, rules),
+            iterations,
+            strategy: Strategy::default(),
+        }
+    }
+}
+
+/// [`PolicyMeta`] as policy files hold it (JSON), field for field and in
+/// the order files have always been written: every file ever written
+/// still reads, and a policy is written byte for byte as before.
+#[derive(Serialize, Deserialize)]
+struct MetaOnDisk {
+    phase: Phase,
+    rules: Rules,
+    iterations: u64,
+    /// Files written before the setting existed were open-hand.
+    #[serde(default)]
+    leaves: Leaves,
+    /// Files written before the choice existed hold the average.
+    #[serde(default)]
+    strategy: Strategy,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    bidding_from: Option<BlueprintSource>,
+    /// Files written before the choice existed (and every plain one) were
+    /// plain.
+    #[serde(default, skip_serializing_if = "PlayAbstraction::is_plain")]
+    play_abstraction: PlayAbstraction,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    card_play_from: Option<CardPlaySource>,
+    /// Files written before the setting existed (and every equilibrium
+    /// one) were equilibrium.
+    #[serde(default, skip_serializing_if = "OpponentBids::is_equilibrium")]
+    opponent_bids: OpponentBids,
+}
+
+impl From<MetaOnDisk> for PolicyMeta {
+    fn from(disk: MetaOnDisk) -> PolicyMeta {
+        PolicyMeta {
+            recipe: Recipe {
+                phase: disk.phase,
+                rules: disk.rules,
+                leaves: disk.leaves,
+                play_abstraction: disk.play_abstraction,
+                bidding_from: disk.bidding_from,
+                card_play_from: disk.card_play_from,
+                opponent_bids: disk.opponent_bids,
+            },
+            iterations: disk.iterations,
+            strategy: disk.strategy,
+        }
+    }
+}
+
+impl From<PolicyMeta> for MetaOnDisk {
+    fn from(meta: PolicyMeta) -> MetaOnDisk {
+        let Recipe {
             phase,
             rules,
-            iterations,
-            leaves: Leaves::default(),
-            strategy: Strategy::default(),
-            bidding_from: None,
-            play_abstraction: PlayAbstraction::default(),
-            card_play_from: None,
-            opponent_bids: OpponentBids::Equilibrium,
+            leaves,
+            play_abstraction,
+            bidding_from,
+            card_play_from,
+            opponent_bids,
+        } = meta.recipe;
+        MetaOnDisk {
+            phase,
+            rules,
+            iterations: meta.iterations,
+            leaves,
+            strategy: meta.strategy,
+            bidding_from,
+            play_abstraction,
+            card_play_from,
+            opponent_bids,
         }
     }
 }
@@ -264,5 +350,39 @@ impl fmt::Display for CardPlaySource {
             self.checksum,
             self.iterations
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A policy's metadata as the binary before [`Recipe`] wrote it (a
+    /// full-play export with fixed bids and modelled opponents' bids),
+    /// byte for byte: the recipe changed how the code holds it, not what
+    /// files say.
+    const WRITTEN_BEFORE_THE_RECIPE: &str = r#"{"phase":"full-play","rules":{"stick_the_dealer":true,"lone_defender":false,"dealer_may_discard_upcard":true,"loner_lead":"left-of-dealer"},"iterations":200,"leaves":"open-hand","strategy":"average","bidding_from":{"path":"/tmp/recipe-old/run/bidding/policy.bin","checksum":2153533317,"iterations":300,"choice":"argmax"},"opponent_bids":"heuristic:0.5"}"#;
+
+    #[test]
+    fn the_metadata_reads_and_writes_as_files_always_held_it() {
+        let meta: PolicyMeta = serde_json::from_str(WRITTEN_BEFORE_THE_RECIPE).unwrap();
+        assert_eq!(meta.recipe.phase, Phase::FullPlay);
+        assert_eq!(meta.iterations, 200);
+        assert_eq!(
+            meta.recipe.opponent_bids,
+            OpponentBids::Heuristic { share: 0.5 }
+        );
+        let source = meta.recipe.bidding_from.as_ref().unwrap();
+        assert_eq!((source.checksum, source.iterations), (2153533317, 300));
+        assert_eq!(
+            serde_json::to_string(&meta).unwrap(),
+            WRITTEN_BEFORE_THE_RECIPE
+        );
+        // The defaults a plain file leaves out are still left out.
+        let plain = PolicyMeta::new(Phase::Bidding, Rules::default(), 5);
+        let json = serde_json::to_string(&plain).unwrap();
+        assert!(!json.contains("opponent_bids") && !json.contains("bidding_from"));
+        assert!(!json.contains("play_abstraction") && !json.contains("card_play_from"));
+        assert_eq!(serde_json::from_str::<PolicyMeta>(&json).unwrap(), plain);
     }
 }

@@ -131,13 +131,13 @@ fn check_rules(
     rules: Rules,
     role: &'static str,
 ) -> Result<(), PinnedError> {
-    if meta.rules == rules {
+    if meta.recipe.rules == rules {
         Ok(())
     } else {
         Err(PinnedError::Rules {
             role,
             path: path.to_path_buf(),
-            trained: meta.rules.to_string(),
+            trained: meta.recipe.rules.to_string(),
             run: rules.to_string(),
         })
     }

@@ -131,7 +131,7 @@ pub fn export(
     observe: &mut dyn FnMut(Key, &Record),
 ) -> Result<u64, PolicyFileError> {
     debug_assert_eq!(
-        meta.bidding_from.as_ref(),
+        meta.recipe.bidding_from.as_ref(),
         fixed_bids.map(|bids| bids.source),
         "the metadata must name the blueprint the bids come from"
     );
@@ -516,7 +516,7 @@ impl PolicyFile {
     /// The decision at `state` keyed as this policy was trained: a reader
     /// that keyed card play otherwise would find none of its keys.
     pub fn decision(&self, state: &GameState) -> Option<Decision> {
-        decision_with(state, self.meta.play_abstraction)
+        decision_with(state, self.meta.recipe.play_abstraction)
     }
 
     pub fn len(&self) -> usize {
@@ -661,7 +661,7 @@ mod tests {
         let json = r#"{"phase":"bidding","rules":{"stick_the_dealer":true,"lone_defender":false,"dealer_may_discard_upcard":true},"iterations":5}"#;
         let meta: PolicyMeta = serde_json::from_str(json).unwrap();
         assert_eq!(meta.strategy, Strategy::Average);
-        assert_eq!(meta.leaves, Leaves::OpenHand);
+        assert_eq!(meta.recipe.leaves, Leaves::OpenHand);
     }
 
     #[test]

@@ -205,6 +205,7 @@ fn search_specs_name_what_is_wrong() {
 fn by_blueprint_file(table: &str) -> PathBuf {
     let file = euchre_bots::policy_file::PolicyFile::load(std::path::Path::new(table)).unwrap();
     file.meta
+        .recipe
         .bidding_from
         .expect("a full-play table names its bidding blueprint")
         .path

@@ -242,7 +242,7 @@ fn bids_trained_against_the_heuristics_bids_are_a_run_setting_that_the_policy_ca
     ok(&trainer(&["export", "--run-dir", &modelled, "--out", &out]));
     let policy = PolicyFile::load(out.as_ref()).expect("policy");
     assert_eq!(
-        policy.meta.opponent_bids,
+        policy.meta.recipe.opponent_bids,
         OpponentBids::Heuristic { share: 0.5 }
     );
     let plain_out = temp.run("plain.bin");
@@ -254,7 +254,7 @@ fn bids_trained_against_the_heuristics_bids_are_a_run_setting_that_the_policy_ca
         &plain_out,
     ]));
     let policy = PolicyFile::load(plain_out.as_ref()).expect("policy");
-    assert_eq!(policy.meta.opponent_bids, OpponentBids::Equilibrium);
+    assert_eq!(policy.meta.recipe.opponent_bids, OpponentBids::Equilibrium);
 
     // Full play's bidding stage trains against the model too.
     let staged = temp.run("staged");
@@ -322,7 +322,7 @@ fn full_plays_bids_are_an_equilibrium_by_default_and_modelled_runs_resume_as_mad
     let status = ok(&trainer(&["status", "--run-dir", &fresh]));
     assert!(!status.contains("bids trained against"), "{status}");
     let blueprint = PolicyFile::load(format!("{fresh}/bidding/policy.bin").as_ref()).unwrap();
-    assert_eq!(blueprint.meta.opponent_bids, OpponentBids::Equilibrium);
+    assert_eq!(blueprint.meta.recipe.opponent_bids, OpponentBids::Equilibrium);
 
     // As a run was made under the modelled default: the model recorded.
     let old = temp.run("old");
@@ -452,6 +452,7 @@ fn bids_refit_to_a_card_play_table_are_valued_by_its_play_and_the_run_guards_it(
     let exported = PolicyFile::load(format!("{refit}/policy.bin").as_ref()).expect("policy");
     let recorded = exported
         .meta
+        .recipe
         .card_play_from
         .clone()
         .expect("the file names the table its bids were refit to");

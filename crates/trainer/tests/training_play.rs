@@ -100,7 +100,7 @@ fn exported_play_keys(
     ok(&trainer(&["export", "--run-dir", run_dir, "--out", &out]));
     let policy =
         euchre_bots::policy_file::PolicyFile::load(Path::new(&out)).expect("the policy loads");
-    assert_eq!(policy.meta.play_abstraction, abstraction);
+    assert_eq!(policy.meta.recipe.play_abstraction, abstraction);
     let keys: Vec<PlayKeyParts> = policy
         .entries()
         .map(|(key, _)| key)
@@ -257,6 +257,7 @@ fn card_play_trains_under_a_fixed_bidding_blueprint_that_the_run_guards() {
     assert!(exported.entries().any(|(key, _)| !is_bidding_key(key)));
     let recorded = exported
         .meta
+        .recipe
         .bidding_from
         .expect("the file names its bids' source");
     assert_eq!(recorded.checksum, source.checksum());
@@ -486,6 +487,7 @@ fn full_play_trains_its_bids_first_and_the_same_command_resumes_either_stage() {
     assert_eq!(
         exported
             .meta
+            .recipe
             .bidding_from
             .expect("the file names its bids")
             .checksum,

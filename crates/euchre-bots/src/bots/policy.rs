@@ -87,8 +87,8 @@ impl PolicyBot {
             Sampling::Sample => "policy",
             Sampling::Argmax => "policy-argmax",
         };
-        let mut name = format!("{prefix}:{} ({})", path.display(), file.meta.phase);
-        if file.meta.phase != Phase::FullPlay {
+        let mut name = format!("{prefix}:{} ({})", path.display(), file.meta.recipe.phase);
+        if file.meta.recipe.phase != Phase::FullPlay {
             name = format!("{name}+{}", beyond.name());
         }
         Ok(PolicyBot {
@@ -105,10 +105,10 @@ impl PolicyBot {
     /// policy's bids were tuned for other play, so a match measures the
     /// pairing, not the policy.
     fn leaves_mismatch(&self, player: &dyn Bot) -> Option<String> {
-        if self.file.meta.phase == Phase::FullPlay {
+        if self.file.meta.recipe.phase == Phase::FullPlay {
             return None;
         }
-        let leaves = self.file.meta.leaves;
+        let leaves = self.file.meta.recipe.leaves;
         if player.card_play() == Some(leaves.assumed_play()) {
             return None;
         }
@@ -123,7 +123,7 @@ impl PolicyBot {
 
     /// The rules the policy was trained under.
     pub fn rules(&self) -> euchre_game::engine::rules::Rules {
-        self.file.meta.rules
+        self.file.meta.recipe.rules
     }
 
     /// The loaded policy file, for bots that reason with the policy rather
@@ -137,7 +137,7 @@ impl PolicyBot {
         if seen.stage() != Stage::Play {
             return true;
         }
-        match self.file.meta.phase {
+        match self.file.meta.recipe.phase {
             Phase::Bidding => false,
             Phase::Play(cards) => seen.played().len() < u32::from(cards),
             Phase::FullPlay => true,
@@ -252,7 +252,7 @@ impl Bot for PolicyBot {
 
     /// A bidding or play-N policy plays the cards like whoever follows it.
     fn card_play(&self) -> Option<CardPlay> {
-        if self.file.meta.phase == Phase::FullPlay {
+        if self.file.meta.recipe.phase == Phase::FullPlay {
             Some(CardPlay::Table)
         } else {
             self.beyond.card_play()
@@ -311,10 +311,8 @@ mod tests {
             .update(slot, &mut |record| record.strategy_sum[chosen] = 5.0)
             .unwrap();
         let path = std::env::temp_dir().join(format!("policy-keyed-{}.bin", std::process::id()));
-        let meta = PolicyMeta {
-            play_abstraction: PlayAbstraction::MakerSeat,
-            ..PolicyMeta::new(Phase::FullPlay, Rules::default(), 1)
-        };
+        let mut meta = PolicyMeta::new(Phase::FullPlay, Rules::default(), 1);
+        meta.recipe.play_abstraction = PlayAbstraction::MakerSeat;
         export(&table, &meta, 7, None, &path, &mut |_, _| {}).unwrap();
         let bot = PolicyBot::load(
             &path,
@@ -324,7 +322,7 @@ mod tests {
         )
         .unwrap();
         std::fs::remove_file(&path).ok();
-        assert_eq!(bot.file().meta.play_abstraction, PlayAbstraction::MakerSeat);
+        assert_eq!(bot.file().meta.recipe.play_abstraction, PlayAbstraction::MakerSeat);
         assert_eq!(bot.file().decision(&state), Some(enriched));
         let seen = Seen::new(&state, &[]);
         let mut rng = SmallRng::seed_from_u64(1);

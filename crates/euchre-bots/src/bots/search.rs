@@ -270,7 +270,7 @@ impl SearchBot {
         options: SearchOptions,
         label: String,
     ) -> Result<SearchBot, SearchError> {
-        let phase = blueprint.file().meta.phase;
+        let phase = blueprint.file().meta.recipe.phase;
         if options.values.needs_table() && phase != Phase::FullPlay {
             return Err(SearchError::PlayoutNeedsTable {
                 values: options.values.word(),
@@ -279,7 +279,7 @@ impl SearchBot {
             });
         }
         let bid_model = if options.infer_bids {
-            let source = blueprint.file().meta.bidding_from.clone().ok_or_else(|| {
+            let source = blueprint.file().meta.recipe.bidding_from.clone().ok_or_else(|| {
                 SearchError::NoBiddingBlueprint {
                     label: label.clone(),
                 }

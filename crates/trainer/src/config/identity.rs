@@ -10,7 +10,7 @@ use euchre_bots::meta::CardPlaySource;
 use euchre_bots::phase::Phase;
 
 use super::*;
-use euchre_bots::meta::{PolicyMeta, Strategy};
+use euchre_bots::meta::{PolicyMeta, Recipe, Strategy};
 
 /// What a run is, fixed when it starts: resuming with any of these changed
 /// would mix two different trainings in one store.
@@ -84,19 +84,26 @@ impl From<Identity> for IdentityOnDisk {
 }
 
 impl Identity {
-    /// What a policy exported from this run after `iterations` records of
-    /// it: the one place a run's settings become a policy's description.
-    pub fn policy_meta(&self, iterations: u64, strategy: Strategy) -> PolicyMeta {
-        PolicyMeta {
+    /// What this run trains, as a policy exported from it records it: the
+    /// one place a run's settings become a policy's description.
+    pub fn recipe(&self) -> Recipe {
+        Recipe {
             phase: self.phase,
             rules: self.rules,
-            iterations,
             leaves: self.solver.leaves,
-            strategy,
-            bidding_from: self.bids.blueprint().cloned(),
             play_abstraction: self.solver.abstraction,
+            bidding_from: self.bids.blueprint().cloned(),
             card_play_from: self.card_play_from.clone(),
             opponent_bids: self.solver.opponent_bids,
+        }
+    }
+
+    /// What a policy exported from this run after `iterations` records.
+    pub fn policy_meta(&self, iterations: u64, strategy: Strategy) -> PolicyMeta {
+        PolicyMeta {
+            recipe: self.recipe(),
+            iterations,
+            strategy,
         }
     }
 

@@ -153,10 +153,10 @@ pub fn measure(
     )
     .map_err(TrainingError::ExportForCurve)?;
     // One bot serves both roles: bots act through `&self` and are `Sync`.
-    let opponent = from_spec(&settings.against, meta.rules, Unseen::Heuristic)?;
+    let opponent = from_spec(&settings.against, meta.recipe.rules, Unseen::Heuristic)?;
     // Bids refit to a card-play table are played with that table's cards;
     // other bids with the opponent's, as their leaves assume.
-    let card_player = match &meta.card_play_from {
+    let card_player = match &meta.recipe.card_play_from {
         Some(source) => Arc::new(
             PolicyBot::load(
                 &source.path,
@@ -180,19 +180,19 @@ pub fn measure(
         run_match(
             &policy,
             &opponent,
-            meta.rules,
+            meta.recipe.rules,
             settings.hands / 2,
             settings.seed,
             &|| {},
         )
     });
     let summary = summarise(&results);
-    let card_play_response = if meta.phase == Phase::FullPlay {
+    let card_play_response = if meta.recipe.phase == Phase::FullPlay {
         let policy = PolicyFile::load(&snapshot).map_err(TrainingError::ExportForCurve)?;
         let response = pool.install(|| {
             local_best_response::of_card_play(
                 &policy,
-                meta.rules,
+                meta.recipe.rules,
                 RESPONSE_DEALS,
                 RESPONSE_WORLDS,
                 1,
