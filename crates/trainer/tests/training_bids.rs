@@ -322,7 +322,10 @@ fn full_plays_bids_are_an_equilibrium_by_default_and_modelled_runs_resume_as_mad
     let status = ok(&trainer(&["status", "--run-dir", &fresh]));
     assert!(!status.contains("bids trained against"), "{status}");
     let blueprint = PolicyFile::load(format!("{fresh}/bidding/policy.bin").as_ref()).unwrap();
-    assert_eq!(blueprint.meta.recipe.opponent_bids, OpponentBids::Equilibrium);
+    assert_eq!(
+        blueprint.meta.recipe.opponent_bids,
+        OpponentBids::Equilibrium
+    );
 
     // As a run was made under the modelled default: the model recorded.
     let old = temp.run("old");

@@ -322,7 +322,10 @@ mod tests {
         )
         .unwrap();
         std::fs::remove_file(&path).ok();
-        assert_eq!(bot.file().meta.recipe.play_abstraction, PlayAbstraction::MakerSeat);
+        assert_eq!(
+            bot.file().meta.recipe.play_abstraction,
+            PlayAbstraction::MakerSeat
+        );
         assert_eq!(bot.file().decision(&state), Some(enriched));
         let seen = Seen::new(&state, &[]);
         let mut rng = SmallRng::seed_from_u64(1);

@@ -279,11 +279,15 @@ impl SearchBot {
             });
         }
         let bid_model = if options.infer_bids {
-            let source = blueprint.file().meta.recipe.bidding_from.clone().ok_or_else(|| {
-                SearchError::NoBiddingBlueprint {
+            let source = blueprint
+                .file()
+                .meta
+                .recipe
+                .bidding_from
+                .clone()
+                .ok_or_else(|| SearchError::NoBiddingBlueprint {
                     label: label.clone(),
-                }
-            })?;
+                })?;
             let rules = blueprint.rules();
             let pinned = crate::pinned::Pinned::reopen(
                 &source.path,

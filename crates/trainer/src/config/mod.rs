@@ -34,9 +34,7 @@ pub use levers::{
 pub use profile::{
     LogSettings, MAX_PROFILE_BYTES, RunProfile, load_profile, load_rules, parse_profile,
 };
-pub use resolve::{
-    DEFAULT_ITERATIONS, as_made, default_bids, default_iterations, resolve,
-};
+pub use resolve::{DEFAULT_ITERATIONS, as_made, default_bids, default_iterations, resolve};
 pub use session::{
     MAX_THREADS_PER_CORE, SessionSettings, bound_cores_warning, check_threads, parse_threads,
     worker_threads,
