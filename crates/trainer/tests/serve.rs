@@ -778,8 +778,18 @@ fn a_long_decision_stops_when_its_client_leaves_and_at_ctrl_c() {
     };
     let (mut server, address) = spawn_server(&["--bot", "pimc:1000000"]);
     let client = act(address);
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    let busy = cpu_seconds(server.id());
+    // The decision is under way once the server has spent half a second
+    // of CPU on it: on an idle machine after about 0.5 s, on a loaded one
+    // (a test run sharing its cores) later, so wait for it, up to 20 s.
+    let started = std::time::Instant::now();
+    let mut busy = 0.0;
+    while started.elapsed() < std::time::Duration::from_secs(20) {
+        std::thread::sleep(std::time::Duration::from_millis(250));
+        busy = cpu_seconds(server.id());
+        if busy > 0.5 {
+            break;
+        }
+    }
     assert!(busy > 0.5, "the decision was under way ({busy} s of CPU)");
     drop(client);
     std::thread::sleep(std::time::Duration::from_millis(1000));
