@@ -9,8 +9,8 @@ use cfr::Schedule;
 use cfr::best_response::exploitability;
 use cfr::discount::Discounter;
 use cfr::distributed::{
-    Collective, EpochShare, Reads, ReplicatedTable, StrategySums, ThreadGroup, replica_digest,
-    replicate_from_root,
+    Collective, EpochShare, Reads, ReplicatedTable, SETTLE_ROUND_BYTES, StrategySums, SyncStats,
+    ThreadGroup, replica_digest, replicate_from_root,
 };
 use cfr::games::leduc::Leduc;
 use cfr::mccfr::ExternalSampling;
@@ -29,6 +29,7 @@ struct Plan {
     schedule: Schedule,
     seed: u64,
     sums: StrategySums,
+    settle_round_bytes: u64,
 }
 
 /// Trains `table` (this rank's replica) for `plan.epochs` epochs starting
@@ -38,38 +39,45 @@ fn train_rank(group: &ThreadGroup, table: &MemoryTable, plan: Plan, done: u64) -
     train_rank_counting(group, table, plan, done).0
 }
 
-/// [`train_rank`], which also returns the records this rank sent, and
-/// settles the strategy sums every fifth epoch and at the end.
+/// [`train_rank`], which also returns the records this rank sent and its
+/// largest settle, and settles the strategy sums every fifth epoch and at
+/// the end.
 fn train_rank_counting(
     group: &ThreadGroup,
     table: &MemoryTable,
     plan: Plan,
     done: u64,
-) -> (u64, u64) {
+) -> (u64, u64, SyncStats) {
     let replica = ReplicatedTable::new(table, Discounter::new(plan.schedule).unwrap(), plan.reads)
-        .with_strategy_sums(plan.sums);
+        .with_strategy_sums(plan.sums)
+        .with_settle_round_bytes(plan.settle_round_bytes);
     let solver =
         ExternalSampling::new(Leduc::new(), &replica, plan.schedule, plan.seed, 1).unwrap();
     let mut done = done;
     let mut sent = 0;
+    let mut largest_settle = SyncStats::default();
     for epoch_number in 1..=plan.epochs {
         let epoch = plan.per_rank * group.size() as u64;
         let share = EpochShare::of(done + 1, epoch, group.rank(), group.size());
         solver.run_share(share).unwrap();
         done += plan.per_rank * group.size() as u64;
         sent += replica.sync(group, done as u32).unwrap().records_sent;
-        assert_same_everywhere(group, table);
+        assert_same_everywhere(group, replica.digest().unwrap());
         if epoch_number % 5 == 0 || epoch_number == plan.epochs {
-            sent += replica.settle(group, done as u32).unwrap().records_sent;
+            let settled = replica.settle(group, done as u32).unwrap();
+            sent += settled.records_sent;
+            if settled.bytes_received >= largest_settle.bytes_received {
+                largest_settle = settled;
+            }
             assert_eq!(replica.deferred(), 0);
-            assert_same_everywhere(group, table);
+            assert_same_everywhere(group, replica.digest().unwrap());
         }
     }
-    (done, sent)
+    (done, sent, largest_settle)
 }
 
-fn assert_same_everywhere(group: &ThreadGroup, table: &MemoryTable) {
-    let (digest, records) = replica_digest(table).unwrap();
+/// Checks that every rank's replica has this rank's `(digest, records)`.
+fn assert_same_everywhere(group: &ThreadGroup, (digest, records): (u64, u64)) {
     let mine = [digest.to_le_bytes(), records.to_le_bytes()].concat();
     let everyone = group.all_gather(&mine).unwrap();
     for (rank, theirs) in everyone.iter().enumerate() {
@@ -129,29 +137,48 @@ fn replicas_stay_identical_through_discounting_and_live_reads() {
             schedule,
             seed: 5,
             sums: StrategySums::EachSync,
+            settle_round_bytes: SETTLE_ROUND_BYTES,
         });
     }
 }
 
-/// Runs `plan` on threads; returns rank 0's replica and the records all
-/// the ranks sent.
-fn replicated_run_counting(plan: Plan) -> (MemoryTable, u64) {
+/// One rank's replica at the end of a run, the records it sent and its
+/// largest settle.
+struct RankRun {
+    table: MemoryTable,
+    sent: u64,
+    largest_settle: SyncStats,
+}
+
+/// Runs `plan` on threads; returns every rank's replica and counts, rank 0
+/// first.
+fn replicated_run_ranks(plan: Plan) -> Vec<RankRun> {
     let groups = ThreadGroup::new(plan.ranks);
-    let mut results: Vec<(MemoryTable, u64)> = thread::scope(|scope| {
+    thread::scope(|scope| {
         let handles: Vec<_> = groups
             .into_iter()
             .map(|group| {
                 scope.spawn(move || {
                     let table = MemoryTable::new();
-                    let (_, sent) = train_rank_counting(&group, &table, plan, 0);
-                    (table, sent)
+                    let (_, sent, largest_settle) = train_rank_counting(&group, &table, plan, 0);
+                    RankRun {
+                        table,
+                        sent,
+                        largest_settle,
+                    }
                 })
             })
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
-    let sent = results.iter().map(|(_, sent)| sent).sum();
-    (results.swap_remove(0).0, sent)
+    })
+}
+
+/// Runs `plan` on threads; returns rank 0's replica and the records all
+/// the ranks sent.
+fn replicated_run_counting(plan: Plan) -> (MemoryTable, u64) {
+    let mut ranks = replicated_run_ranks(plan);
+    let sent = ranks.iter().map(|rank| rank.sent).sum();
+    (ranks.swap_remove(0).table, sent)
 }
 
 /// Deferred strategy sums: only the regrets travel at each sync, and each
@@ -178,6 +205,7 @@ fn deferred_strategy_sums_settle_to_what_each_sync_would_have_held() {
             schedule,
             seed: 5,
             sums: StrategySums::EachSync,
+            settle_round_bytes: SETTLE_ROUND_BYTES,
         };
         let (each_sync, sent_each_sync) = replicated_run_counting(plan);
         let (deferred, sent_deferred) = replicated_run_counting(Plan {
@@ -242,6 +270,7 @@ fn frozen_epochs_reach_one_process_exploitability_at_equal_iterations() {
             schedule: Schedule::VANILLA,
             seed,
             sums: StrategySums::EachSync,
+            settle_round_bytes: SETTLE_ROUND_BYTES,
         }))
     };
     let one_rank: Vec<f64> = seeds.iter().map(|&seed| frozen(1, seed)).collect();
@@ -278,6 +307,7 @@ fn one_live_rank_is_plain_mccfr() {
             schedule: Schedule::VANILLA,
             seed,
             sums: StrategySums::EachSync,
+            settle_round_bytes: SETTLE_ROUND_BYTES,
         });
         let replicated = leduc_exploitability(&table);
         let single = single_process(20_000, seed);
@@ -298,6 +328,7 @@ fn a_run_resumes_on_another_number_of_ranks() {
         schedule: Schedule::LINEAR,
         seed: 9,
         sums: StrategySums::Deferred,
+        settle_round_bytes: SETTLE_ROUND_BYTES,
     };
     let checkpoint = replicated_run(plan);
     let done = plan.per_rank * plan.ranks as u64 * plan.epochs;
@@ -320,7 +351,7 @@ fn a_run_resumes_on_another_number_of_ranks() {
                             .unwrap();
                     }
                     replicate_from_root(&table, &group).unwrap();
-                    assert_same_everywhere(&group, &table);
+                    assert_same_everywhere(&group, replica_digest(&table).unwrap());
                     train_rank(&group, &table, resumed, done);
                     table
                 })
@@ -333,4 +364,67 @@ fn a_run_resumes_on_another_number_of_ranks() {
         after < before,
         "training on 3 ranks after 2 lowered nothing: {before:.4} then {after:.4}"
     );
+}
+
+/// The settle gathers the strategy sums onto rank 0 alone, a slice of the
+/// keys at a time. Split into many rounds, it leaves rank 0 exactly the
+/// bits one round leaves (a record's sums meet in the same rank order
+/// either way); rank 0 never receives much more than a round's budget
+/// however many ranks send, so its memory does not grow with the ranks;
+/// and the other ranks receive only the settled keys, to catch the same
+/// records up, so every replica's regrets and stamps stay identical (each
+/// settle in the run is followed by a digest check).
+#[test]
+fn the_settle_gathers_onto_rank_0_in_rounds_of_bounded_size() {
+    const BUDGET: u64 = 2_000;
+    for ranks in [2, 4] {
+        let plan = Plan {
+            ranks,
+            per_rank: 60 / ranks as u64,
+            epochs: 10,
+            reads: Reads::Live,
+            schedule: Schedule::DCFR,
+            seed: 3,
+            sums: StrategySums::Deferred,
+            settle_round_bytes: SETTLE_ROUND_BYTES,
+        };
+        let one_round = replicated_run_ranks(plan);
+        let in_rounds = replicated_run_ranks(Plan {
+            settle_round_bytes: BUDGET,
+            ..plan
+        });
+        assert_eq!(one_round[0].largest_settle.rounds, 1);
+        let root = &in_rounds[0].largest_settle;
+        assert!(root.rounds > 3, "{ranks} ranks: {root:?}");
+        assert_eq!(
+            sorted_records(&one_round[0].table),
+            sorted_records(&in_rounds[0].table),
+            "{ranks} ranks: rank 0's records after a settle in rounds"
+        );
+        // Every rank's sums reach rank 0, and a round holds about the
+        // budget (the keys split by a hash, so a round may hold a little
+        // more than the mean).
+        let everyone_sent: u64 = in_rounds
+            .iter()
+            .map(|rank| rank.largest_settle.bytes_sent)
+            .sum();
+        assert!(everyone_sent > 2 * BUDGET, "{ranks} ranks: {everyone_sent}");
+        assert!(
+            root.largest_round_bytes <= 2 * BUDGET,
+            "{ranks} ranks: rank 0 received {} bytes in one round of a {BUDGET}-byte budget",
+            root.largest_round_bytes
+        );
+        for (rank, run) in in_rounds.iter().enumerate().skip(1) {
+            let settle = &run.largest_settle;
+            assert_eq!(
+                settle.bytes_received % 16,
+                0,
+                "rank {rank} received more than keys"
+            );
+            assert!(
+                settle.bytes_received <= 16 * settle.records_applied,
+                "rank {rank}: {settle:?}"
+            );
+        }
+    }
 }

@@ -24,6 +24,11 @@ pub trait Collective {
     /// Every rank's bytes, in rank order, on every rank.
     fn all_gather(&self, mine: &[u8]) -> Result<Vec<Vec<u8>>, CollectiveError>;
 
+    /// Every rank's bytes, in rank order, on `root` alone (`None` on the
+    /// others): a reduction to one rank, without every rank holding what
+    /// everyone sent.
+    fn gather(&self, root: usize, mine: &[u8]) -> Result<Option<Vec<Vec<u8>>>, CollectiveError>;
+
     /// `root`'s bytes on every rank: the others' `bytes` are replaced.
     fn broadcast(&self, root: usize, bytes: &mut Vec<u8>) -> Result<(), CollectiveError>;
 
@@ -51,6 +56,10 @@ impl Collective for Solo {
 
     fn all_gather(&self, mine: &[u8]) -> Result<Vec<Vec<u8>>, CollectiveError> {
         Ok(vec![mine.to_vec()])
+    }
+
+    fn gather(&self, _root: usize, mine: &[u8]) -> Result<Option<Vec<Vec<u8>>>, CollectiveError> {
+        Ok(Some(vec![mine.to_vec()]))
     }
 
     fn broadcast(&self, _root: usize, _bytes: &mut Vec<u8>) -> Result<(), CollectiveError> {

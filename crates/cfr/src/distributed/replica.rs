@@ -109,10 +109,24 @@ pub struct SyncStats {
     pub exchange_seconds: f64,
     /// Seconds spent summing and applying.
     pub apply_seconds: f64,
+    /// A settle's rounds (one per slice of the keys), and the most bytes
+    /// this rank received in one of them: what bounds its memory.
+    pub rounds: u64,
+    pub largest_round_bytes: u64,
 }
 
 /// Shards of the delta buffer: enough that two threads rarely meet.
 const SHARDS: usize = 1024;
+
+/// The rank that holds the strategy sums a settle gathers: the one that
+/// checkpoints and exports.
+const ROOT: usize = 0;
+
+/// About the most bytes of held strategy sums one round of a settle
+/// gathers onto rank 0, whatever the number of ranks: the settle splits the
+/// keys into as many rounds as it takes. Decoded and sorted, a round costs
+/// rank 0 about three times this.
+pub const SETTLE_ROUND_BYTES: u64 = 128 << 20;
 
 /// A [`Table`] over one rank's replica (`base`) that holds back the
 /// replica's changes until [`ReplicatedTable::sync`]. Updates are applied
@@ -130,6 +144,7 @@ pub struct ReplicatedTable<'a, T: Table + ?Sized> {
     strategy_sums: StrategySums,
     /// Strategy sums waiting for a settle, sharded like `shards`.
     deferred: Vec<Mutex<FxHashMap<u64, Deferred>>>,
+    settle_round_bytes: u64,
 }
 
 impl<T: Table + ?Sized> std::fmt::Debug for ReplicatedTable<'_, T> {
@@ -152,7 +167,16 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
             shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
             strategy_sums: StrategySums::EachSync,
             deferred: Vec::new(),
+            settle_round_bytes: SETTLE_ROUND_BYTES,
         }
+    }
+
+    /// Settles in rounds of about `bytes` each instead of
+    /// [`SETTLE_ROUND_BYTES`]; every rank must say the same.
+    #[must_use]
+    pub fn with_settle_round_bytes(mut self, bytes: u64) -> Self {
+        self.settle_round_bytes = bytes.max(1);
+        self
     }
 
     /// Sends the strategy sums as `strategy_sums` says; every rank must
@@ -314,49 +338,149 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         })
     }
 
-    /// Exchanges and applies every rank's deferred strategy sums,
-    /// discounted to iteration `now` (the last sync's). Afterwards every
-    /// replica holds the sums it would have held had they travelled with
-    /// every sync, up to rounding, and the same bits on every rank: a
-    /// checkpoint, a curve point or an export must follow a settle. Every
-    /// rank must call it with the same `now`. With
-    /// [`StrategySums::EachSync`] there is nothing to settle and no rank
-    /// communicates.
+    /// Brings every rank's deferred strategy sums, discounted to iteration
+    /// `now` (the last sync's), to rank 0, which adds them to its replica:
+    /// afterwards it holds the sums it would have held had they travelled
+    /// with every sync, up to rounding. Only rank 0 checkpoints, measures
+    /// and exports, so only it needs them; the other ranks never read
+    /// strategy sums, and theirs go stale. Every rank must call it with the
+    /// same `now`; a checkpoint, a curve point or an export must follow it.
+    ///
+    /// Memory stays flat in the number of ranks: the keys are split into
+    /// rounds of about [`SETTLE_ROUND_BYTES`] over all ranks, a rank sends
+    /// and drops one round's sums at a time, and rank 0 holds one round's.
+    /// Rank 0 catches each record it adds to up to `now`, which discounts
+    /// its regrets too; it sends the round's keys to the others, who catch
+    /// the same records up, so the replicas' regrets and iteration stamps
+    /// stay identical bit for bit. With [`StrategySums::EachSync`] there is
+    /// nothing to settle and no rank communicates.
     pub fn settle(&self, group: &dyn Collective, now: u32) -> Result<SyncStats, CfrError> {
         if self.strategy_sums == StrategySums::EachSync {
             return Ok(SyncStats::default());
         }
         let width = self.base.max_actions();
         let started = Instant::now();
-        let mut outgoing = Vec::new();
-        let mut records_sent = 0;
-        for shard in &self.deferred {
-            let drained =
-                std::mem::take(&mut *shard.lock().unwrap_or_else(PoisonError::into_inner));
-            for mut held in drained.into_values() {
-                self.discount_held(&mut held, now);
-                let change = Record {
-                    strategy_sum: held.sums,
-                    ..Record::default()
-                };
-                wire::put_delta(
-                    &mut outgoing,
-                    held.key,
-                    &change,
-                    width,
-                    Values::StrategySums,
-                );
-                records_sent += 1;
+        let held = self.deferred();
+        let everyone_held: u64 = group
+            .all_gather(&held.to_le_bytes())?
+            .iter()
+            .map(|bytes| wire::count(bytes))
+            .sum::<Option<u64>>()
+            .ok_or_else(|| {
+                CfrError::Replica("a rank sent a malformed count of held sums".into())
+            })?;
+        let entry = wire::delta_bytes(width, Values::StrategySums) as u64;
+        let rounds = (everyone_held * entry)
+            .div_ceil(self.settle_round_bytes)
+            .max(1);
+        let mut stats = SyncStats {
+            rounds,
+            ..SyncStats::default()
+        };
+        for round in 0..rounds {
+            let outgoing = self.take_held(now, |key| round_of(key, rounds) == round);
+            stats.records_sent += (outgoing.len() as u64) / entry;
+            stats.bytes_sent += outgoing.len() as u64;
+            let gathered = group.gather(ROOT, &outgoing)?;
+            drop(outgoing);
+            let mut keys = Vec::new();
+            let round_stats = match gathered {
+                Some(everyone) => {
+                    let applied = self.apply_gathered(
+                        &everyone,
+                        group.rank(),
+                        Values::StrategySums,
+                        now,
+                        add_strategy_sums,
+                    )?;
+                    let mut touched: Vec<Key> = everyone
+                        .iter()
+                        .flat_map(|bytes| wire::delta_keys(bytes, width, Values::StrategySums))
+                        .collect();
+                    touched.par_sort_unstable();
+                    touched.dedup();
+                    wire::put_keys(&mut keys, &touched);
+                    applied
+                }
+                None => SyncStats::default(),
+            };
+            stats.apply_seconds += round_stats.apply_seconds;
+            stats.records_applied += round_stats.records_applied;
+            let mut received = round_stats.bytes_received;
+            group.broadcast(ROOT, &mut keys)?;
+            if group.rank() != ROOT {
+                received += keys.len() as u64;
+                let caught_up = Instant::now();
+                let touched = wire::keys(&keys).ok_or_else(|| {
+                    CfrError::Replica(format!(
+                        "rank 0 sent {} bytes of settled keys, not a whole number of keys",
+                        keys.len()
+                    ))
+                })?;
+                stats.records_applied += touched.len() as u64;
+                self.catch_up_keys(&touched, now)?;
+                stats.apply_seconds += caught_up.elapsed().as_secs_f64();
             }
+            stats.bytes_received += received;
+            stats.largest_round_bytes = stats.largest_round_bytes.max(received);
         }
-        let stats =
-            self.exchange_and_apply(group, &outgoing, Values::StrategySums, now, add_values)?;
-        Ok(SyncStats {
-            records_sent,
-            // Draining the buffers counts as the exchange's.
-            exchange_seconds: started.elapsed().as_secs_f64() - stats.apply_seconds,
-            ..stats
+        for shard in &self.deferred {
+            shard
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .shrink_to_fit();
+        }
+        stats.exchange_seconds = started.elapsed().as_secs_f64() - stats.apply_seconds;
+        Ok(stats)
+    }
+
+    /// Removes the held sums of the keys `this_round` picks, discounted to
+    /// `now`, as wire entries.
+    fn take_held(&self, now: u32, this_round: impl Fn(Key) -> bool) -> Vec<u8> {
+        let width = self.base.max_actions();
+        let mut outgoing = Vec::new();
+        for shard in &self.deferred {
+            shard
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .retain(|_, held| {
+                    if !this_round(held.key) {
+                        return true;
+                    }
+                    self.discount_held(held, now);
+                    let change = Record {
+                        strategy_sum: held.sums,
+                        ..Record::default()
+                    };
+                    wire::put_delta(
+                        &mut outgoing,
+                        held.key,
+                        &change,
+                        width,
+                        Values::StrategySums,
+                    );
+                    false
+                });
+        }
+        outgoing
+    }
+
+    /// Catches the records of `keys` up to `now`, as rank 0 did when it
+    /// added their sums.
+    fn catch_up_keys(&self, keys: &[Key], now: u32) -> Result<(), StoreError> {
+        let discounter = &self.discounter;
+        keys.par_iter().try_for_each(|&key| {
+            let slot = self.base.slot(key)?;
+            self.base
+                .update(slot, &mut |record| discounter.catch_up(record, now))
         })
+    }
+
+    /// A digest of what every replica holds the same: the trained records'
+    /// regrets and iteration stamps, and their strategy sums when those
+    /// travel with every sync (deferred, they are rank 0's alone).
+    pub fn digest(&self) -> Result<(u64, u64), StoreError> {
+        super::digest::digest(self.base, self.strategy_sums == StrategySums::EachSync)
     }
 
     /// All-gathers `outgoing`, sums every rank's entries per key in rank
@@ -371,10 +495,31 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         now: u32,
         apply: impl Fn(&mut Record, &Record) + Sync,
     ) -> Result<SyncStats, CfrError> {
-        let width = self.base.max_actions();
         let started = Instant::now();
         let everyone = group.all_gather(outgoing)?;
         let exchanged = Instant::now();
+        let applied = self.apply_gathered(&everyone, group.rank(), values, now, apply)?;
+        Ok(SyncStats {
+            bytes_sent: outgoing.len() as u64,
+            exchange_seconds: (exchanged - started).as_secs_f64(),
+            ..applied
+        })
+    }
+
+    /// Sums the entries of `everyone` (every rank's, in rank order) per
+    /// key in rank order, and applies each sum with `apply` after catching
+    /// the record up to iteration `now`. `me` is this rank, whose own bytes
+    /// do not count as received.
+    fn apply_gathered(
+        &self,
+        everyone: &[Vec<u8>],
+        me: usize,
+        values: Values,
+        now: u32,
+        apply: impl Fn(&mut Record, &Record) + Sync,
+    ) -> Result<SyncStats, CfrError> {
+        let width = self.base.max_actions();
+        let started = Instant::now();
         // Every rank's entries, each tagged with its rank and its place in
         // that rank's list, then sorted by slot and tag: a record's entries
         // come together in rank order, so every rank adds the same floats in
@@ -423,17 +568,29 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         let bytes_received = everyone
             .iter()
             .enumerate()
-            .filter(|&(rank, _)| rank != group.rank())
+            .filter(|&(rank, _)| rank != me)
             .map(|(_, bytes)| bytes.len() as u64)
             .sum();
         Ok(SyncStats {
-            records_sent: 0,
-            bytes_sent: outgoing.len() as u64,
             bytes_received,
             records_applied: records_applied.into_inner(),
-            exchange_seconds: (exchanged - started).as_secs_f64(),
-            apply_seconds: exchanged.elapsed().as_secs_f64(),
+            apply_seconds: started.elapsed().as_secs_f64(),
+            ..SyncStats::default()
         })
+    }
+}
+
+/// Which of `rounds` rounds of a settle carries `key`: by a hash, so a
+/// round's share is even whatever the keys' structure.
+fn round_of(key: Key, rounds: u64) -> u64 {
+    super::digest::mix(key as u64 ^ super::digest::mix((key >> 64) as u64)) % rounds
+}
+
+/// Adds the sums alone: adding a zero regret would turn a regret of -0.0
+/// into +0.0 on rank 0 alone, and the replicas' bits apart.
+fn add_strategy_sums(record: &mut Record, change: &Record) {
+    for (value, delta) in record.strategy_sum.iter_mut().zip(&change.strategy_sum) {
+        *value += delta;
     }
 }
 

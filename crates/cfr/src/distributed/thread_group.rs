@@ -61,6 +61,14 @@ impl Collective for ThreadGroup {
         Ok(all)
     }
 
+    fn gather(&self, root: usize, mine: &[u8]) -> Result<Option<Vec<Vec<u8>>>, CollectiveError> {
+        self.slots()[self.rank] = mine.to_vec();
+        self.shared.barrier.wait();
+        let all = (self.rank == root).then(|| self.slots().clone());
+        self.shared.barrier.wait();
+        Ok(all)
+    }
+
     fn broadcast(&self, root: usize, bytes: &mut Vec<u8>) -> Result<(), CollectiveError> {
         if self.rank == root {
             self.slots()[root].clone_from(bytes);

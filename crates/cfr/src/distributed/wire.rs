@@ -100,6 +100,33 @@ pub(crate) fn records(bytes: &[u8], width: usize) -> Option<Vec<(Key, Record)>> 
     })
 }
 
+/// The keys of the delta entries in `bytes` (whole entries, as
+/// [`deltas`] checked).
+pub(crate) fn delta_keys(bytes: &[u8], width: usize, values: Values) -> impl Iterator<Item = Key> {
+    bytes.chunks_exact(delta_bytes(width, values)).map(key_of)
+}
+
+/// A count sent as 8 little-endian bytes; `None` if `bytes` is not one.
+pub(crate) fn count(bytes: &[u8]) -> Option<u64> {
+    Some(u64::from_le_bytes(bytes.try_into().ok()?))
+}
+
+/// Keys alone, 16 bytes each.
+pub(crate) fn put_keys(out: &mut Vec<u8>, keys: &[Key]) {
+    out.reserve(16 * keys.len());
+    for key in keys {
+        out.extend_from_slice(&key.to_le_bytes());
+    }
+}
+
+/// The keys of `bytes`; `None` if it is not a whole number of keys.
+pub(crate) fn keys(bytes: &[u8]) -> Option<Vec<Key>> {
+    bytes
+        .len()
+        .is_multiple_of(16)
+        .then(|| bytes.chunks_exact(16).map(key_of).collect())
+}
+
 fn entries(
     bytes: &[u8],
     size: usize,
@@ -154,6 +181,27 @@ mod tests {
             vec![(key, delta)]
         );
         assert!(deltas(&bytes[..5], 3, Values::Both).is_none());
+    }
+
+    #[test]
+    fn keys_round_trip() {
+        let sent = [1u128, u128::MAX, 7 << 100];
+        let mut bytes = Vec::new();
+        put_keys(&mut bytes, &sent);
+        assert_eq!(keys(&bytes).unwrap(), sent);
+        assert!(keys(&bytes[..17]).is_none());
+        let mut deltas = Vec::new();
+        for &key in &sent {
+            put_delta(
+                &mut deltas,
+                key,
+                &Record::default(),
+                3,
+                Values::StrategySums,
+            );
+        }
+        let found: Vec<Key> = delta_keys(&deltas, 3, Values::StrategySums).collect();
+        assert_eq!(found, sent);
     }
 
     #[test]

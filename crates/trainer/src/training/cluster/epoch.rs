@@ -1,7 +1,7 @@
 //! One epoch, as every rank runs it: its share of the iterations, the
 //! sync, and the totals.
 
-use cfr::distributed::{Collective, EpochShare, ReplicatedTable, SyncStats, replica_digest};
+use cfr::distributed::{Collective, EpochShare, ReplicatedTable, SyncStats};
 use cfr::mccfr::{BatchStats, ExternalSampling};
 use store::Table;
 
@@ -60,7 +60,7 @@ pub(crate) fn train_epoch<T: Table + ?Sized>(
         ],
     )?;
     let checked = if check {
-        let (digest, records) = replica_digest(replica.base())?;
+        let (digest, records) = replica.digest()?;
         let mine = [digest.to_le_bytes(), records.to_le_bytes()].concat();
         let everyone = group.all_gather(&mine)?;
         if let Some(rank) = everyone.iter().position(|theirs| theirs != &mine) {

@@ -185,10 +185,12 @@ impl Steps for Epochs<'_, '_> {
         orders::send(self.group, &Order::Settle { through })?;
         let settled = settle(self.group, self.replica, through)?;
         debug!(
-            "settle at iteration {}: sent {} records of strategy sums ({}), applied {} in {:.3} s + {:.3} s",
+            "settle at iteration {}: sent {} records of strategy sums ({}) in {} rounds (at most {} received in one), applied {} in {:.3} s + {:.3} s",
             thousands(through),
             thousands(settled.records_sent),
             bytes(settled.bytes_sent),
+            settled.rounds,
+            bytes(settled.largest_round_bytes),
             thousands(settled.records_applied),
             settled.exchange_seconds,
             settled.apply_seconds

@@ -47,6 +47,80 @@ impl MpiGroup {
     }
 }
 
+impl MpiGroup {
+    /// Every rank's length, on every rank.
+    fn lengths(&self, mine: &[u8]) -> Vec<u64> {
+        let mut lengths = vec![0u64; self.size];
+        self.world
+            .all_gather_into(&(mine.len() as u64), &mut lengths[..]);
+        lengths
+    }
+
+    /// The calls a gather of `lengths` takes.
+    fn rounds(&self, lengths: &[u64]) -> usize {
+        let longest = lengths.iter().copied().max().unwrap_or(0) as usize;
+        longest.div_ceil(self.per_call())
+    }
+}
+
+/// Buffers for every rank's bytes.
+fn receivers(lengths: &[u64]) -> Vec<Vec<u8>> {
+    lengths
+        .iter()
+        .map(|&length| Vec::with_capacity(length as usize))
+        .collect()
+}
+
+/// One call's share of each rank's bytes, laid out as MPI's variable-count
+/// collectives take them.
+struct Pieces {
+    ranges: Vec<std::ops::Range<usize>>,
+    counts: Vec<Count>,
+    displacements: Vec<Count>,
+}
+
+impl Pieces {
+    fn of(lengths: &[u64], round: usize, per_call: usize) -> Pieces {
+        let ranges: Vec<_> = lengths
+            .iter()
+            .map(|&length| {
+                let length = length as usize;
+                (round * per_call).min(length)..((round + 1) * per_call).min(length)
+            })
+            .collect();
+        let counts: Vec<Count> = ranges.iter().map(|range| range.len() as Count).collect();
+        let displacements = counts
+            .iter()
+            .scan(0, |at, &count| {
+                let here = *at;
+                *at += count;
+                Some(here)
+            })
+            .collect();
+        Pieces {
+            ranges,
+            counts,
+            displacements,
+        }
+    }
+
+    fn mine(&self, rank: usize) -> std::ops::Range<usize> {
+        self.ranges[rank].clone()
+    }
+
+    fn total(&self) -> usize {
+        self.counts.iter().map(|&count| count as usize).sum()
+    }
+
+    /// Appends each rank's piece of `received` to its buffer.
+    fn append(&self, received: &[u8], everyone: &mut [Vec<u8>]) {
+        for (rank, theirs) in everyone.iter_mut().enumerate() {
+            let start = self.displacements[rank] as usize;
+            theirs.extend_from_slice(&received[start..start + self.counts[rank] as usize]);
+        }
+    }
+}
+
 impl Collective for MpiGroup {
     fn rank(&self) -> usize {
         self.rank
@@ -57,43 +131,46 @@ impl Collective for MpiGroup {
     }
 
     fn all_gather(&self, mine: &[u8]) -> Result<Vec<Vec<u8>>, CollectiveError> {
-        let mut lengths = vec![0u64; self.size];
-        self.world
-            .all_gather_into(&(mine.len() as u64), &mut lengths[..]);
-        let per_call = self.per_call();
-        let longest = lengths.iter().copied().max().unwrap_or(0) as usize;
-        let mut everyone: Vec<Vec<u8>> = lengths
-            .iter()
-            .map(|&length| Vec::with_capacity(length as usize))
-            .collect();
-        for round in 0..longest.div_ceil(per_call) {
-            let piece = |length: usize| {
-                let start = (round * per_call).min(length);
-                start..((round + 1) * per_call).min(length)
-            };
-            let counts: Vec<Count> = lengths
-                .iter()
-                .map(|&length| piece(length as usize).len() as Count)
-                .collect();
-            let displacements: Vec<Count> = counts
-                .iter()
-                .scan(0, |at, &count| {
-                    let here = *at;
-                    *at += count;
-                    Some(here)
-                })
-                .collect();
-            let total = counts.iter().map(|&c| c as usize).sum();
-            let mut received = vec![0u8; total];
+        let lengths = self.lengths(mine);
+        let mut everyone = receivers(&lengths);
+        for round in 0..self.rounds(&lengths) {
+            let pieces = Pieces::of(&lengths, round, self.per_call());
+            let mut received = vec![0u8; pieces.total()];
             {
-                let mut partition =
-                    PartitionMut::new(&mut received[..], &counts[..], &displacements[..]);
+                let mut partition = PartitionMut::new(
+                    &mut received[..],
+                    &pieces.counts[..],
+                    &pieces.displacements[..],
+                );
                 self.world
-                    .all_gather_varcount_into(&mine[piece(mine.len())], &mut partition);
+                    .all_gather_varcount_into(&mine[pieces.mine(self.rank)], &mut partition);
             }
-            for (rank, theirs) in everyone.iter_mut().enumerate() {
-                let start = displacements[rank] as usize;
-                theirs.extend_from_slice(&received[start..start + counts[rank] as usize]);
+            pieces.append(&received, &mut everyone);
+        }
+        Ok(everyone)
+    }
+
+    fn gather(&self, root: usize, mine: &[u8]) -> Result<Option<Vec<Vec<u8>>>, CollectiveError> {
+        let lengths = self.lengths(mine);
+        let receiver = self.world.process_at_rank(root as i32);
+        let mut everyone = (self.rank == root).then(|| receivers(&lengths));
+        for round in 0..self.rounds(&lengths) {
+            let pieces = Pieces::of(&lengths, round, self.per_call());
+            let sent = &mine[pieces.mine(self.rank)];
+            match &mut everyone {
+                None => receiver.gather_varcount_into(sent),
+                Some(everyone) => {
+                    let mut received = vec![0u8; pieces.total()];
+                    {
+                        let mut partition = PartitionMut::new(
+                            &mut received[..],
+                            &pieces.counts[..],
+                            &pieces.displacements[..],
+                        );
+                        receiver.gather_varcount_into_root(sent, &mut partition);
+                    }
+                    pieces.append(&received, everyone);
+                }
             }
         }
         Ok(everyone)
