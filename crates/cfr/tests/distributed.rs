@@ -5,7 +5,6 @@ mod common;
 
 use std::thread;
 
-use cfr::Schedule;
 use cfr::best_response::exploitability;
 use cfr::discount::Discounter;
 use cfr::distributed::{
@@ -16,7 +15,8 @@ use cfr::games::leduc::Leduc;
 use cfr::mccfr::ExternalSampling;
 use cfr::policy::AveragePolicy;
 use cfr::tree::Tree;
-use common::sorted_records;
+use cfr::{Schedule, WarmStart};
+use common::{Hooked, sorted_records};
 use store::{MemoryTable, Table};
 
 /// How a replicated run is laid out.
@@ -426,5 +426,85 @@ fn the_settle_gathers_onto_rank_0_in_rounds_of_bounded_size() {
                 "rank {rank}: {settle:?}"
             );
         }
+    }
+}
+
+/// A warm start seeds a record the first time it is trained, once, as in
+/// one process, however many ranks meet it fresh in the same epoch. Under
+/// vanilla CFR nothing is discounted, so the strategy sums over the whole
+/// table are exactly the strategy updates made plus one seed's weight per
+/// trained record (up to float rounding); a seed counted once per rank
+/// that met the record would add up to `ranks - 1` more each.
+#[test]
+fn a_warm_start_seeds_each_record_once_over_all_ranks() {
+    const WEIGHT: f64 = 100.0;
+    let warm = WarmStart {
+        regret: 1.0,
+        strategy_weight: WEIGHT,
+    };
+    for (ranks, reads, sums) in [
+        (1, Reads::Live, StrategySums::EachSync),
+        (3, Reads::Live, StrategySums::EachSync),
+        (3, Reads::Frozen, StrategySums::EachSync),
+        (3, Reads::Live, StrategySums::Deferred),
+    ] {
+        let groups = ThreadGroup::new(ranks);
+        let runs: Vec<(MemoryTable, u64)> = thread::scope(|scope| {
+            let handles: Vec<_> = groups
+                .into_iter()
+                .map(|group| {
+                    scope.spawn(move || {
+                        let table = MemoryTable::new();
+                        let replica = ReplicatedTable::new(
+                            &table,
+                            Discounter::new(Schedule::VANILLA).unwrap(),
+                            reads,
+                        )
+                        .with_strategy_sums(sums);
+                        let game = Hooked {
+                            suggested: |_| Some(0),
+                            ..Hooked::new(Leduc::new())
+                        };
+                        let solver = ExternalSampling::new(game, &replica, Schedule::VANILLA, 7, 1)
+                            .unwrap()
+                            .with_warm_start(Some(warm))
+                            .unwrap();
+                        let (mut done, mut updates) = (0u64, 0u64);
+                        for _ in 0..8 {
+                            let epoch = 30;
+                            let share = EpochShare::of(done + 1, epoch, group.rank(), ranks);
+                            updates += solver.run_share(share).unwrap().strategy_updates;
+                            done += epoch;
+                            replica.sync(&group, done as u32).unwrap();
+                            assert_same_everywhere(&group, replica.digest().unwrap());
+                        }
+                        replica.settle(&group, done as u32).unwrap();
+                        (table, updates)
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let updates: u64 = runs.iter().map(|(_, updates)| updates).sum();
+        let (mut mass, mut trained) = (0.0f64, 0u64);
+        runs[0]
+            .0
+            .for_each(&mut |_, record| {
+                if record.last_iteration != 0 {
+                    trained += 1;
+                    mass += record
+                        .strategy_sum
+                        .iter()
+                        .map(|&s| f64::from(s))
+                        .sum::<f64>();
+                }
+            })
+            .unwrap();
+        let expected = updates as f64 + WEIGHT * trained as f64;
+        assert!(
+            (mass - expected).abs() <= 1e-5 * expected,
+            "{ranks} ranks, {reads:?}, {sums:?}: strategy sums {mass}, expected {updates} updates \
+             and {trained} seeds of {WEIGHT} = {expected}"
+        );
     }
 }

@@ -91,6 +91,11 @@ struct Pending {
     key: Key,
     /// The additive change: regrets and strategy sums added by this rank.
     change: Record,
+    /// What a warm start added when this rank met the record fresh: kept
+    /// apart from `change` because every rank that meets it fresh in an
+    /// epoch seeds it, and the sync must count one seed, as one process
+    /// would.
+    seed: Record,
     /// The iteration of this rank's last update of the slot; 0 if none.
     last_update: u32,
 }
@@ -282,6 +287,7 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         self.discounter.catch_up(&mut view, pending.last_update);
         if self.reads == Reads::Live {
             add_values(&mut view, &pending.change);
+            add_values(&mut view, &pending.seed);
         }
         view
     }
@@ -300,6 +306,7 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
             StrategySums::Deferred => Values::Regrets,
         };
         let mut outgoing = Vec::new();
+        let mut seeds = Vec::new();
         let mut records_sent = 0;
         for shard in &self.shards {
             let drained =
@@ -307,6 +314,11 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
             for (&slot, pending) in &drained {
                 if pending.last_update == 0 {
                     continue;
+                }
+                if !is_zero(&pending.seed, width) {
+                    // Regrets and sums alike, whatever `values`: a seed
+                    // is once per record and small.
+                    wire::put_delta(&mut seeds, pending.key, &pending.seed, width, Values::Both);
                 }
                 if values == Values::Regrets {
                     if pending.change.strategy_sum[..width]
@@ -324,12 +336,13 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
             }
         }
         let floor = self.floor;
-        let stats = self.exchange_and_apply(group, &outgoing, values, now, |record, change| {
-            add_values(record, change);
-            if floor {
-                floor_regrets(&mut record.regrets[..width]);
-            }
-        })?;
+        let stats =
+            self.exchange_and_apply(group, &outgoing, &seeds, values, now, |record, change| {
+                add_values(record, change);
+                if floor {
+                    floor_regrets(&mut record.regrets[..width]);
+                }
+            })?;
         Ok(SyncStats {
             records_sent,
             // Draining the buffers counts as the exchange's.
@@ -386,8 +399,10 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
             let mut keys = Vec::new();
             let round_stats = match gathered {
                 Some(everyone) => {
+                    let parts: Vec<(&[u8], &[u8])> =
+                        everyone.iter().map(|bytes| (&bytes[..], &[][..])).collect();
                     let applied = self.apply_gathered(
-                        &everyone,
+                        &parts,
                         group.rank(),
                         Values::StrategySums,
                         now,
@@ -491,16 +506,34 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         &self,
         group: &dyn Collective,
         outgoing: &[u8],
+        seeds: &[u8],
         values: Values,
         now: u32,
         apply: impl Fn(&mut Record, &Record) + Sync,
     ) -> Result<SyncStats, CfrError> {
         let started = Instant::now();
-        let everyone = group.all_gather(outgoing)?;
+        let sent = wire::sections(&[outgoing, seeds]);
+        let everyone = group.all_gather(&sent)?;
         let exchanged = Instant::now();
-        let applied = self.apply_gathered(&everyone, group.rank(), values, now, apply)?;
+        let parts = everyone
+            .iter()
+            .enumerate()
+            .map(|(rank, bytes)| {
+                wire::split_sections(bytes)
+                    .and_then(|parts| <[&[u8]; 2]>::try_from(parts).ok())
+                    .map(|[changes, seeds]| (changes, seeds))
+                    .ok_or_else(|| {
+                        CfrError::Replica(format!(
+                            "rank {rank} sent {} bytes that are not a sync's changes and seeds: \
+                             is every rank running the same trainer?",
+                            bytes.len()
+                        ))
+                    })
+            })
+            .collect::<Result<Vec<_>, CfrError>>()?;
+        let applied = self.apply_gathered(&parts, group.rank(), values, now, apply)?;
         Ok(SyncStats {
-            bytes_sent: outgoing.len() as u64,
+            bytes_sent: sent.len() as u64,
             exchange_seconds: (exchanged - started).as_secs_f64(),
             ..applied
         })
@@ -512,7 +545,7 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
     /// do not count as received.
     fn apply_gathered(
         &self,
-        everyone: &[Vec<u8>],
+        everyone: &[(&[u8], &[u8])],
         me: usize,
         values: Values,
         now: u32,
@@ -526,24 +559,30 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         // the same order, and the whole apply runs on every core (a map
         // summing the entries was serial, and at a large cluster's unions of
         // millions of records it would be most of the sync). Slot order also
-        // walks a disk store's pages in file order.
+        // walks a disk store's pages in file order. A rank's seeds follow
+        // its changes, tagged apart, and only the first rank's counts.
         let mut entries: Vec<(Key, u64, Record)> = Vec::new();
-        for (rank, bytes) in everyone.iter().enumerate() {
-            let decoded = wire::deltas(bytes, width, values).ok_or_else(|| {
-                CfrError::Replica(format!(
-                    "rank {rank} sent {} bytes of changes, not a whole number of {}-byte \
-                     entries: is every rank running the same trainer with the same flags?",
-                    bytes.len(),
-                    wire::delta_bytes(width, values)
-                ))
-            })?;
-            let rank = (rank as u64) << 40;
-            entries.extend(
-                decoded
-                    .into_iter()
-                    .enumerate()
-                    .map(|(place, (key, change))| (key, rank | place as u64, change)),
-            );
+        for (rank, &(changes, seeds)) in everyone.iter().enumerate() {
+            let rank_tag = (rank as u64) << 40;
+            for (bytes, values, tag) in [
+                (changes, values, rank_tag),
+                (seeds, Values::Both, rank_tag | SEED),
+            ] {
+                let decoded = wire::deltas(bytes, width, values).ok_or_else(|| {
+                    CfrError::Replica(format!(
+                        "rank {rank} sent {} bytes of changes, not a whole number of {}-byte \
+                         entries: is every rank running the same trainer with the same flags?",
+                        bytes.len(),
+                        wire::delta_bytes(width, values)
+                    ))
+                })?;
+                entries.extend(
+                    decoded
+                        .into_iter()
+                        .enumerate()
+                        .map(|(place, (key, change))| (key, tag | place as u64, change)),
+                );
+            }
         }
         let mut entries = entries
             .into_par_iter()
@@ -556,7 +595,14 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
             .par_chunk_by(|a, b| a.0 == b.0)
             .try_for_each(|same_record| {
                 let mut sum = Record::default();
-                for (_, _, change) in same_record {
+                let mut seeded = false;
+                for (_, tag, change) in same_record {
+                    if tag & SEED != 0 {
+                        if seeded {
+                            continue;
+                        }
+                        seeded = true;
+                    }
                     add_values(&mut sum, change);
                 }
                 records_applied.fetch_add(1, Ordering::Relaxed);
@@ -569,7 +615,7 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
             .iter()
             .enumerate()
             .filter(|&(rank, _)| rank != me)
-            .map(|(_, bytes)| bytes.len() as u64)
+            .map(|(_, (changes, seeds))| (changes.len() + seeds.len()) as u64)
             .sum();
         Ok(SyncStats {
             bytes_received,
@@ -580,10 +626,40 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
     }
 }
 
+/// The tag bit of a seed's entry in a sync: below the rank's bits, above
+/// any place in a rank's list.
+const SEED: u64 = 1 << 39;
+
+/// Whether the first `width` regrets and sums of `record` are all zero.
+fn is_zero(record: &Record, width: usize) -> bool {
+    record.regrets[..width]
+        .iter()
+        .chain(&record.strategy_sum[..width])
+        .all(|&value| value == 0.0)
+}
+
 /// Which of `rounds` rounds of a settle carries `key`: by a hash, so a
 /// round's share is even whatever the keys' structure.
 fn round_of(key: Key, rounds: u64) -> u64 {
     super::digest::mix(key as u64 ^ super::digest::mix((key >> 64) as u64)) % rounds
+}
+
+/// Adds `after - before`, value by value, to `sum`.
+fn add_difference(sum: &mut Record, after: &Record, before: &Record) {
+    for (sum, (a, b)) in sum
+        .regrets
+        .iter_mut()
+        .zip(after.regrets.iter().zip(&before.regrets))
+    {
+        *sum += a - b;
+    }
+    for (sum, (a, b)) in sum
+        .strategy_sum
+        .iter_mut()
+        .zip(after.strategy_sum.iter().zip(&before.strategy_sum))
+    {
+        *sum += a - b;
+    }
 }
 
 /// Adds the sums alone: adding a zero regret would turn a regret of -0.0
@@ -635,6 +711,13 @@ impl<T: Table + ?Sized> Table for ReplicatedTable<'_, T> {
         Ok(self.view(base, shard.get(&(slot.index() as u64))))
     }
 
+    /// Keeps what the update added beyond catching the record up. A record
+    /// fresh to this rank (never updated anywhere as of the last sync, nor
+    /// here since) may be seeded by a warm start, and every rank that meets
+    /// it fresh within an epoch seeds it: the update is run on a twin that
+    /// is not fresh first, so that the seed is told apart from the update
+    /// and counted once at the sync. `change` runs last on the record kept,
+    /// so what it leaves behind (a strategy it computed) is the real one.
     fn update(&self, slot: SlotId, change: &mut dyn FnMut(&mut Record)) -> Result<(), StoreError> {
         let base = self.base.read(slot)?;
         let mut shard = self.shard(slot);
@@ -647,27 +730,29 @@ impl<T: Table + ?Sized> Table for ReplicatedTable<'_, T> {
             });
         };
         let view = self.view(base, Some(pending));
+        let unseeded = if view.last_iteration == 0 {
+            // A stamp no iteration reaches: not fresh, and never
+            // discounted (`catch_up` does not move backwards).
+            let mut twin = view;
+            twin.last_iteration = u32::MAX;
+            change(&mut twin);
+            Some(twin)
+        } else {
+            None
+        };
         let mut after = view;
         change(&mut after);
         // What the update did beyond catching the view up to its iteration.
         let mut before = view;
         self.discounter.catch_up(&mut before, after.last_iteration);
-        for (sum, (a, b)) in pending
-            .change
-            .regrets
-            .iter_mut()
-            .zip(after.regrets.iter().zip(&before.regrets))
-        {
-            *sum += a - b;
-        }
-        for (sum, (a, b)) in pending
-            .change
-            .strategy_sum
-            .iter_mut()
-            .zip(after.strategy_sum.iter().zip(&before.strategy_sum))
-        {
-            *sum += a - b;
-        }
+        let updated = match unseeded {
+            Some(unseeded) => {
+                add_difference(&mut pending.seed, &after, &unseeded);
+                unseeded
+            }
+            None => after,
+        };
+        add_difference(&mut pending.change, &updated, &before);
         pending.last_update = pending.last_update.max(after.last_iteration.max(1));
         Ok(())
     }

@@ -106,6 +106,33 @@ pub(crate) fn delta_keys(bytes: &[u8], width: usize, values: Values) -> impl Ite
     bytes.chunks_exact(delta_bytes(width, values)).map(key_of)
 }
 
+/// `parts` in one buffer: each one's length (8 bytes, little-endian),
+/// then its bytes.
+pub(crate) fn sections(parts: &[&[u8]]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(parts.iter().map(|part| 8 + part.len()).sum());
+    for part in parts {
+        out.extend_from_slice(&(part.len() as u64).to_le_bytes());
+        out.extend_from_slice(part);
+    }
+    out
+}
+
+/// The parts [`sections`] joined; `None` if `bytes` is not such a buffer.
+pub(crate) fn split_sections(mut bytes: &[u8]) -> Option<Vec<&[u8]>> {
+    let mut parts = Vec::new();
+    while !bytes.is_empty() {
+        let (length, rest) = bytes.split_first_chunk::<8>()?;
+        let length = usize::try_from(u64::from_le_bytes(*length)).ok()?;
+        if length > rest.len() {
+            return None;
+        }
+        let (part, rest) = rest.split_at(length);
+        parts.push(part);
+        bytes = rest;
+    }
+    Some(parts)
+}
+
 /// A count sent as 8 little-endian bytes; `None` if `bytes` is not one.
 pub(crate) fn count(bytes: &[u8]) -> Option<u64> {
     Some(u64::from_le_bytes(bytes.try_into().ok()?))
@@ -181,6 +208,17 @@ mod tests {
             vec![(key, delta)]
         );
         assert!(deltas(&bytes[..5], 3, Values::Both).is_none());
+    }
+
+    #[test]
+    fn sections_round_trip() {
+        let joined = sections(&[b"abc", b"", b"de"]);
+        assert_eq!(
+            split_sections(&joined).unwrap(),
+            vec![&b"abc"[..], &b""[..], &b"de"[..]]
+        );
+        assert!(split_sections(&joined[..joined.len() - 1]).is_none());
+        assert!(split_sections(&joined[..3]).is_none());
     }
 
     #[test]
