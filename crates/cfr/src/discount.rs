@@ -16,7 +16,7 @@
 //! A record's sign cannot change while nobody updates it, so applying the
 //! positive or negative factor by the current sign is exact.
 
-use store::Record;
+use store::{Record, stamp};
 
 use crate::error::CfrError;
 
@@ -187,11 +187,10 @@ impl Discounter {
     /// The multipliers that bring a record last updated at `last` up to the
     /// start of iteration `now`: (positive regrets, negative regrets, sums).
     #[inline]
-    pub fn factors(&self, last: u32, now: u32) -> (f64, f64, f64) {
+    pub fn factors(&self, last: u64, now: u64) -> (f64, f64, f64) {
         if last == 0 || now <= last {
             return (1.0, 1.0, 1.0);
         }
-        let (last, now) = (u64::from(last), u64::from(now));
         let positive = self.positive.as_ref().map_or(1.0, |p| p.factor(last, now));
         let negative = self.negative.as_ref().map_or(1.0, |p| p.factor(last, now));
         let sums = if self.schedule.gamma == 0.0 {
@@ -204,10 +203,17 @@ impl Discounter {
         (positive, negative, sums)
     }
 
+    /// The factors from a record's stamp to iteration `now`, as of the
+    /// iterations the stamps stand for (`store::stamp`).
+    #[inline]
+    fn factors_from(&self, record: &Record, now: u64) -> (f64, f64, f64) {
+        self.factors(stamp::decode(record.stamp), stamp::discounted_as_of(now))
+    }
+
     /// The record's regrets as of iteration `now`, without changing it.
     #[inline]
-    pub fn current_regrets(&self, record: &Record, now: u32, out: &mut [f64]) {
-        let (positive, negative, _) = self.factors(record.last_iteration, now);
+    pub fn current_regrets(&self, record: &Record, now: u64, out: &mut [f64]) {
+        let (positive, negative, _) = self.factors_from(record, now);
         for (value, &regret) in out.iter_mut().zip(&record.regrets) {
             let regret = f64::from(regret);
             *value = regret * if regret > 0.0 { positive } else { negative };
@@ -215,10 +221,10 @@ impl Discounter {
     }
 
     /// Brings `record` up to the start of iteration `now` in place, and
-    /// marks it updated at `now`. Called inside every update.
+    /// stamps it updated at `now`. Called inside every update.
     #[inline]
-    pub fn catch_up(&self, record: &mut Record, now: u32) {
-        let (positive, negative, sums) = self.factors(record.last_iteration, now);
+    pub fn catch_up(&self, record: &mut Record, now: u64) {
+        let (positive, negative, sums) = self.factors_from(record, now);
         if (positive, negative, sums) != (1.0, 1.0, 1.0) {
             for regret in &mut record.regrets {
                 let factor = if *regret > 0.0 { positive } else { negative };
@@ -229,7 +235,7 @@ impl Discounter {
             }
         }
         // Parallel iterations may finish out of order; never move backwards.
-        record.last_iteration = record.last_iteration.max(now);
+        record.stamp = record.stamp.max(stamp::encode(now));
     }
 }
 
@@ -273,20 +279,57 @@ mod tests {
         // Σ t·r / T (the discount form of linear weighting) for a positive r.
         let discounter = Discounter::new(Schedule::LINEAR).unwrap();
         let mut record = Record::default();
-        let horizon = 50u32;
+        let horizon = 50u64;
         for t in 1..=horizon {
             discounter.catch_up(&mut record, t);
             record.regrets[0] += 1.0;
             record.strategy_sum[0] += 1.0;
         }
         discounter.catch_up(&mut record, horizon + 1);
-        let expected: f64 = (1..=horizon).map(f64::from).sum::<f64>() / f64::from(horizon + 1);
+        let expected: f64 = (1..=horizon).map(|t| t as f64).sum::<f64>() / (horizon + 1) as f64;
         assert!(
             (f64::from(record.regrets[0]) - expected).abs() < 1e-4,
             "{}",
             record.regrets[0]
         );
         assert!((f64::from(record.strategy_sum[0]) - expected).abs() < 1e-4);
+    }
+
+    /// Past 2^31 a stamp counts steps of 1,024 iterations. A record touched
+    /// at every iteration there is discounted as one caught up once over
+    /// the whole stretch: no part of a step is discounted twice (which
+    /// would compound over the steps) or skipped.
+    #[test]
+    fn coarse_stamps_discount_a_record_touched_every_iteration_exactly_once() {
+        let discounter = Discounter::new(Schedule::LINEAR).unwrap();
+        for start in [3_000_000_000u64, 3_000_000_500, (1 << 31) - 10] {
+            let end = start + 100 * 1024 + 17;
+            let mut every = Record::default();
+            let mut once = Record::default();
+            for record in [&mut every, &mut once] {
+                discounter.catch_up(record, start);
+                record.regrets[0] = 1.0;
+                record.strategy_sum[0] = 1.0;
+            }
+            for t in start + 1..=end {
+                discounter.catch_up(&mut every, t);
+            }
+            discounter.catch_up(&mut once, end);
+            // The exact linear discount, start to end, is 3.4e-5 below 1.
+            // The coarse steps move it by at most a step's worth at either
+            // end (7e-7), and rounding to f32 at each of the 100 steps by up
+            // to 6e-8 each; discounting a step twice would take 3.4e-5 more,
+            // skipping the steps would leave 1.
+            let exact = start as f64 / end as f64;
+            for (how, record) in [("every iteration", &every), ("once", &once)] {
+                let value = f64::from(record.regrets[0]);
+                assert!(
+                    (value - exact).abs() <= 1e-5,
+                    "{start}, caught up {how}: {value} against {exact}"
+                );
+            }
+            assert_eq!(every.stamp, once.stamp);
+        }
     }
 
     #[test]

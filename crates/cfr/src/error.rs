@@ -33,7 +33,7 @@ pub enum CfrError {
     )]
     NotTwoPlayer(usize),
     #[error(
-        "iteration {0} is past the record format's limit of 4,294,967,294 (each record stamps its last iteration in 32 bits): the run has trained as far as its store can record; its last checkpoint is intact, export it"
+        "iteration {0} is past the record format's limit of {last} (each record stamps its last iteration in 32 bits, in steps of 1,024 iterations past 2^31): the run has trained as far as its store can record; its last checkpoint is intact, export it", last = store::stamp::LAST_ITERATION
     )]
     IterationLimit(u64),
 }

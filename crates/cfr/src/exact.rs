@@ -70,7 +70,7 @@ impl<'t, T: Table + ?Sized> ExactSolver<'t, T> {
     /// Runs one iteration: a traversal and update for each player in turn.
     pub fn iterate(&mut self) -> Result<(), CfrError> {
         self.iteration += 1;
-        let now = self.iteration;
+        let now = u64::from(self.iteration);
         for player in 0..self.tree.num_players {
             self.load_strategies(now)?;
             for row in self
@@ -93,7 +93,7 @@ impl<'t, T: Table + ?Sized> ExactSolver<'t, T> {
         Ok(())
     }
 
-    fn load_strategies(&mut self, now: u32) -> Result<(), CfrError> {
+    fn load_strategies(&mut self, now: u64) -> Result<(), CfrError> {
         let mut regrets = [0.0; MAX_ACTIONS];
         for (index, info) in self.tree.infosets.iter().enumerate() {
             let record = self.table.read(self.slots[index])?;
@@ -105,7 +105,7 @@ impl<'t, T: Table + ?Sized> ExactSolver<'t, T> {
         Ok(())
     }
 
-    fn store_updates(&self, player: usize, now: u32) -> Result<(), CfrError> {
+    fn store_updates(&self, player: usize, now: u64) -> Result<(), CfrError> {
         let floor = self.discounter.schedule().floor_regrets;
         for (index, info) in self.tree.infosets.iter().enumerate() {
             if info.player != player {

@@ -49,9 +49,9 @@ use crate::traverser_sampling::{TRAVERSER_STREAM, TraverserSampling};
 use crate::warm_start::WarmStart;
 
 /// A configured solver over one game and one table.
-/// The last iteration a record's 32-bit stamp holds (the largest value is
-/// kept out of use).
-pub const LAST_ITERATION: u64 = u32::MAX as u64 - 1;
+/// The last iteration a record's stamp holds (`store::stamp`), about
+/// 2.2e12.
+pub const LAST_ITERATION: u64 = store::stamp::LAST_ITERATION;
 
 pub struct ExternalSampling<'t, G: Game, T: Table + ?Sized> {
     root: G,
@@ -228,14 +228,14 @@ impl<'t, G: Game, T: Table + ?Sized> ExternalSampling<'t, G, T> {
     }
 
     /// One iteration: a traversal for each player, at most
-    /// [`LAST_ITERATION`]. Records stamp the
-    /// iteration in 32 bits, so one past that is refused rather than
-    /// wrapped (a wrapped stamp would discount every record wrongly).
+    /// [`LAST_ITERATION`]. One past that is refused rather than stamped
+    /// wrongly (a wrong stamp would discount every record it touches
+    /// wrongly).
     pub fn iteration(&self, iteration: u64) -> Result<BatchStats, CfrError> {
         if iteration > LAST_ITERATION {
             return Err(CfrError::IterationLimit(iteration));
         }
-        let now = iteration as u32;
+        let now = iteration;
         let mut rng = iteration_rng(self.seed, iteration);
         let chance = SmallRng::from_rng(&mut rng);
         let mut walk = Traversal {
@@ -279,7 +279,7 @@ impl<'t, G: Game, T: Table + ?Sized> ExternalSampling<'t, G, T> {
 struct Traversal<'a, T: Table + ?Sized> {
     table: &'a T,
     discounter: &'a Discounter,
-    now: u32,
+    now: u64,
     /// Chance outcomes, replayed identically for every traverser.
     chance: SmallRng,
     /// The other players' sampled actions.
@@ -303,7 +303,7 @@ struct Traversal<'a, T: Table + ?Sized> {
 /// then: most visits are not first visits.
 fn seed_if_fresh<G: Game>(warm_start: Option<WarmStart>, state: &G, record: &mut Record) {
     if let Some(warm_start) = warm_start
-        && record.last_iteration == 0
+        && record.stamp == 0
     {
         warm_start.seed(record, state.suggested_action());
     }

@@ -19,7 +19,7 @@
 //! ever gets.
 //!
 //! A record is fresh when it has never been updated (its
-//! `last_iteration` is 0). The seed is applied inside the record's atomic
+//! `stamp` is 0). The seed is applied inside the record's atomic
 //! update, so two threads that meet a fresh infostate together seed it
 //! once.
 
@@ -58,7 +58,7 @@ impl WarmStart {
         let Some(action) = action else {
             return false;
         };
-        if record.last_iteration != 0 || action >= record.regrets.len() {
+        if record.stamp != 0 || action >= record.regrets.len() {
             return false;
         }
         record.regrets[action] += self.regret as f32;
@@ -84,14 +84,14 @@ mod tests {
         assert_eq!(fresh.regrets[0], 0.0);
 
         let mut visited = Record {
-            last_iteration: 5,
+            stamp: 5,
             ..Record::default()
         };
         assert!(!warm.seed(&mut visited, Some(1)));
         assert_eq!(
             visited,
             Record {
-                last_iteration: 5,
+                stamp: 5,
                 ..Record::default()
             }
         );

@@ -61,10 +61,10 @@ fn train_rank_counting(
         let share = EpochShare::of(done + 1, epoch, group.rank(), group.size());
         solver.run_share(share).unwrap();
         done += plan.per_rank * group.size() as u64;
-        sent += replica.sync(group, done as u32).unwrap().records_sent;
+        sent += replica.sync(group, done).unwrap().records_sent;
         assert_same_everywhere(group, replica.digest().unwrap());
         if epoch_number % 5 == 0 || epoch_number == plan.epochs {
-            let settled = replica.settle(group, done as u32).unwrap();
+            let settled = replica.settle(group, done).unwrap();
             sent += settled.records_sent;
             if settled.bytes_received >= largest_settle.bytes_received {
                 largest_settle = settled;
@@ -217,7 +217,7 @@ fn deferred_strategy_sums_settle_to_what_each_sync_would_have_held() {
         // A record the settle caught up and one it did not hold the same
         // values in other units: compare them as of the run's end.
         let discounter = Discounter::new(schedule).unwrap();
-        let end = (plan.per_rank * ranks as u64 * plan.epochs) as u32;
+        let end = plan.per_rank * ranks as u64 * plan.epochs;
         let close = |a: f32, b: f32| (a - b).abs() <= 1e-4 * a.abs().max(b.abs()).max(1.0);
         for ((key, a), (other_key, b)) in each_sync.iter().zip(&deferred) {
             assert_eq!(key, other_key);
@@ -475,10 +475,10 @@ fn a_warm_start_seeds_each_record_once_over_all_ranks() {
                             let share = EpochShare::of(done + 1, epoch, group.rank(), ranks);
                             updates += solver.run_share(share).unwrap().strategy_updates;
                             done += epoch;
-                            replica.sync(&group, done as u32).unwrap();
+                            replica.sync(&group, done).unwrap();
                             assert_same_everywhere(&group, replica.digest().unwrap());
                         }
-                        replica.settle(&group, done as u32).unwrap();
+                        replica.settle(&group, done).unwrap();
                         (table, updates)
                     })
                 })
@@ -490,7 +490,7 @@ fn a_warm_start_seeds_each_record_once_over_all_ranks() {
         runs[0]
             .0
             .for_each(&mut |_, record| {
-                if record.last_iteration != 0 {
+                if record.stamp != 0 {
                     trained += 1;
                     mass += record
                         .strategy_sum

@@ -20,7 +20,10 @@ pub(crate) const LOCK_FILE: &str = "store.lock";
 const MAGIC: &str = "euchre-cfr-store";
 /// Bumped whenever a file format in this crate changes incompatibly.
 /// Version 2 keeps the caller's state as a JSON value, not JSON text.
-pub const FORMAT_VERSION: u32 = 2;
+/// Version 3 reads a record's stamp from 2^31 on as steps of iterations
+/// ([`crate::stamp`]); earlier versions' stamps are the same below 2^31
+/// (their callers refuse a run past that, which only they can count).
+pub const FORMAT_VERSION: u32 = 3;
 /// Versions this build opens; the next checkpoint rewrites them as current.
 const READABLE_FORMATS: std::ops::RangeInclusive<u32> = 1..=FORMAT_VERSION;
 

@@ -232,7 +232,7 @@ impl RecordLayout {
     pub fn encode(&self, key_check: u32, record: &Record, out: &mut [u8]) {
         let width = self.max_actions as usize;
         out[0..4].copy_from_slice(&key_check.to_le_bytes());
-        out[4..8].copy_from_slice(&record.last_iteration.to_le_bytes());
+        out[4..8].copy_from_slice(&record.stamp.to_le_bytes());
         match self.encoding {
             RecordEncoding::F32 => {
                 let values = record.regrets[..width]
@@ -264,7 +264,7 @@ impl RecordLayout {
         let width = self.max_actions as usize;
         let word = |at: usize| [bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]];
         *record = Record::default();
-        record.last_iteration = u32::from_le_bytes(word(4));
+        record.stamp = u32::from_le_bytes(word(4));
         match self.encoding {
             RecordEncoding::F32 => {
                 for action in 0..width {
@@ -466,14 +466,14 @@ mod tests {
             record.regrets[action] = action as f32 * 1.5 - 4.0;
             record.strategy_sum[action] = action as f32 * 100.25;
         }
-        record.last_iteration = 77;
+        record.stamp = 77;
         for encoding in RecordEncoding::ALL {
             let layout = RecordLayout::new(7, encoding).unwrap();
             let mut bytes = vec![0u8; layout.bytes() as usize];
             layout.encode(0xABCD, &record, &mut bytes);
             let mut back = Record::default();
             assert_eq!(layout.decode(&bytes, &mut back), 0xABCD);
-            assert_eq!(back.last_iteration, 77);
+            assert_eq!(back.stamp, 77);
             // i16 rounding is at most half a step of (largest magnitude / 32767).
             let (regret_step, sum_step) = match encoding {
                 RecordEncoding::F32 => (0.0, 0.0),

@@ -40,6 +40,7 @@ mod mmap;
 mod record;
 mod regular_file;
 mod snapshot;
+pub mod stamp;
 mod table;
 #[cfg(feature = "mmap")]
 mod undo;

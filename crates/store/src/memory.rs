@@ -156,7 +156,7 @@ mod tests {
                 .update(slot, &mut |record| {
                     record.regrets[0] += 1.0;
                     record.strategy_sum[1] += 2.0;
-                    record.last_iteration = record.last_iteration.max(step as u32);
+                    record.stamp = record.stamp.max(step as u32);
                 })
                 .unwrap();
         });

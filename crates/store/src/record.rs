@@ -11,7 +11,9 @@ pub const MAX_ACTIONS: usize = 8;
 pub struct Record {
     pub regrets: [f32; MAX_ACTIONS],
     pub strategy_sum: [f32; MAX_ACTIONS],
-    /// The iteration that last updated this record; 0 means never. Lazy
-    /// discounting catches the values up from here when next touched.
-    pub last_iteration: u32,
+    /// The iteration that last updated this record, as a
+    /// [`stamp`](crate::stamp) (the iteration itself below 2^31); 0 means
+    /// never. Lazy discounting catches the values up from here when next
+    /// touched.
+    pub stamp: u32,
 }

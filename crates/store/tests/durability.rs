@@ -72,7 +72,7 @@ fn apply_updates_from(table: &dyn Table, keys: &[Key], first: u32, last: u32) {
                     let action = (index + round as usize) % 5;
                     record.regrets[action] += (index as f32 * 0.37 - round as f32).sin() * 10.0;
                     record.strategy_sum[action] += round as f32 * 0.5;
-                    record.last_iteration = round;
+                    record.stamp = round;
                 })
                 .unwrap();
         }
@@ -206,7 +206,7 @@ fn lmdb_grows_its_map_when_full() {
             table
                 .update(slot, &mut |record| {
                     record.regrets[index % 5] = index as f32;
-                    record.last_iteration = 1;
+                    record.stamp = 1;
                 })
                 .unwrap();
         }

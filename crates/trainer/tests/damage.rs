@@ -170,3 +170,65 @@ fn a_damaged_memory_snapshot_is_refused() {
     flip(&snapshot, 1000, 4);
     every_command_refuses(&run, "memory", "memory-snapshot-");
 }
+
+/// Sets the store manifest's format version and, if given, the committed
+/// iteration count, as a build before 64-bit stamps would have left them.
+fn rewrite_manifest(run: &str, version: u64, iterations: Option<u64>) {
+    let path = Path::new(run).join("store").join("store-manifest.json");
+    let mut manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    manifest["format_version"] = version.into();
+    if let Some(iterations) = iterations {
+        manifest["state"]["iterations"] = iterations.into();
+    }
+    std::fs::write(&path, serde_json::to_string_pretty(&manifest).unwrap()).unwrap();
+}
+
+/// Stores written before the stamps went past 2^32 iterations (format 2)
+/// stamp exact iterations; this build reads a stamp from 2^31 on as a step
+/// of 1,024. Below 2^31 the two agree, so such a store resumes and its next
+/// checkpoint is the current format; a run past 2^31 is refused by name
+/// before it trains, rather than discounted wrongly.
+#[test]
+fn an_old_store_resumes_below_2_to_the_31_iterations_and_is_refused_past_it() {
+    let temp = TempDir::new("old-stamps");
+    let run = trained_run(&temp, "memory");
+    let resume = || {
+        trainer(&[
+            "train",
+            "--phase",
+            "bidding",
+            "--store",
+            "memory",
+            "--threads",
+            "1",
+            "--iterations",
+            "100",
+            "--run-dir",
+            &run,
+        ])
+    };
+    rewrite_manifest(&run, 2, None);
+    let resumed = ok(&resume());
+    assert!(
+        resumed.contains("iteration 500") || resumed.contains("500"),
+        "{resumed}"
+    );
+    let manifest =
+        std::fs::read_to_string(Path::new(&run).join("store/store-manifest.json")).unwrap();
+    assert!(
+        manifest.contains(&format!("\"format_version\": {}", store::FORMAT_VERSION)),
+        "{manifest}"
+    );
+
+    rewrite_manifest(&run, 2, Some((1 << 31) + 5));
+    let message = refused(&resume());
+    for needed in [
+        "2147483653",
+        "format 2",
+        "2,147,483,648",
+        "build that wrote it",
+    ] {
+        assert!(message.contains(needed), "no `{needed}` in: {message}");
+    }
+}

@@ -355,7 +355,7 @@ fn fill(table: &dyn DurableTable, count: u128) {
             .update(slot, &mut |record| {
                 record.regrets[0] = index as f32 - 3.5;
                 record.strategy_sum[1] = 2.0;
-                record.last_iteration = 1;
+                record.stamp = 1;
             })
             .unwrap();
     }

@@ -21,7 +21,7 @@ pub(super) fn digest<T: Table + ?Sized>(
     let mut digest = 0u64;
     let mut records = 0u64;
     table.for_each(&mut |key, record| {
-        if record.last_iteration != 0 {
+        if record.stamp != 0 {
             digest = digest.wrapping_add(record_hash(key, record, width, with_sums));
             records += 1;
         }
@@ -40,7 +40,7 @@ fn record_hash(key: u128, record: &Record, width: usize, with_sums: bool) -> u64
     for value in values {
         hash = mix(hash ^ u64::from(value.to_bits()));
     }
-    mix(hash ^ u64::from(record.last_iteration))
+    mix(hash ^ u64::from(record.stamp))
 }
 
 /// SplitMix64's finaliser: every input bit moves every output bit.

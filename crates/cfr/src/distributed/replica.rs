@@ -82,7 +82,7 @@ impl std::fmt::Display for StrategySums {
 struct Deferred {
     key: Key,
     sums: [f32; store::MAX_ACTIONS],
-    at: u32,
+    at: u64,
 }
 
 /// One slot's updates since the last sync.
@@ -97,7 +97,7 @@ struct Pending {
     /// would.
     seed: Record,
     /// The iteration of this rank's last update of the slot; 0 if none.
-    last_update: u32,
+    last_update: u64,
 }
 
 /// What one sync moved and how long it took.
@@ -210,7 +210,7 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
 
     /// Adds one slot's strategy-sum change of the epoch ending at `now` to
     /// what waits for the settle, discounting what waited to `now` first.
-    fn defer(&self, slot: u64, key: Key, change: &Record, now: u32, width: usize) {
+    fn defer(&self, slot: u64, key: Key, change: &Record, now: u64, width: usize) {
         let mut shard = self.deferred[slot as usize % SHARDS]
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
@@ -227,11 +227,11 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
 
     /// Discounts held sums from their iteration to `now`, as the replica's
     /// own sums are discounted when caught up.
-    fn discount_held(&self, held: &mut Deferred, now: u32) {
+    fn discount_held(&self, held: &mut Deferred, now: u64) {
         if held.at < now {
             let mut record = Record {
                 strategy_sum: held.sums,
-                last_iteration: held.at,
+                stamp: store::stamp::encode(held.at),
                 ..Record::default()
             };
             self.discounter.catch_up(&mut record, now);
@@ -298,7 +298,7 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
     /// replica holds the same records, bit for bit. With
     /// [`StrategySums::Deferred`] only the regrets travel; the strategy
     /// sums wait on this rank for [`ReplicatedTable::settle`].
-    pub fn sync(&self, group: &dyn Collective, now: u32) -> Result<SyncStats, CfrError> {
+    pub fn sync(&self, group: &dyn Collective, now: u64) -> Result<SyncStats, CfrError> {
         let width = self.base.max_actions();
         let started = Instant::now();
         let values = match self.strategy_sums {
@@ -367,7 +367,7 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
     /// the same records up, so the replicas' regrets and iteration stamps
     /// stay identical bit for bit. With [`StrategySums::EachSync`] there is
     /// nothing to settle and no rank communicates.
-    pub fn settle(&self, group: &dyn Collective, now: u32) -> Result<SyncStats, CfrError> {
+    pub fn settle(&self, group: &dyn Collective, now: u64) -> Result<SyncStats, CfrError> {
         if self.strategy_sums == StrategySums::EachSync {
             return Ok(SyncStats::default());
         }
@@ -451,7 +451,7 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
 
     /// Removes the held sums of the keys `this_round` picks, discounted to
     /// `now`, as wire entries.
-    fn take_held(&self, now: u32, this_round: impl Fn(Key) -> bool) -> Vec<u8> {
+    fn take_held(&self, now: u64, this_round: impl Fn(Key) -> bool) -> Vec<u8> {
         let width = self.base.max_actions();
         let mut outgoing = Vec::new();
         for shard in &self.deferred {
@@ -482,7 +482,7 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
 
     /// Catches the records of `keys` up to `now`, as rank 0 did when it
     /// added their sums.
-    fn catch_up_keys(&self, keys: &[Key], now: u32) -> Result<(), StoreError> {
+    fn catch_up_keys(&self, keys: &[Key], now: u64) -> Result<(), StoreError> {
         let discounter = &self.discounter;
         keys.par_iter().try_for_each(|&key| {
             let slot = self.base.slot(key)?;
@@ -508,7 +508,7 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         outgoing: &[u8],
         seeds: &[u8],
         values: Values,
-        now: u32,
+        now: u64,
         apply: impl Fn(&mut Record, &Record) + Sync,
     ) -> Result<SyncStats, CfrError> {
         let started = Instant::now();
@@ -548,7 +548,7 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         everyone: &[(&[u8], &[u8])],
         me: usize,
         values: Values,
-        now: u32,
+        now: u64,
         apply: impl Fn(&mut Record, &Record) + Sync,
     ) -> Result<SyncStats, CfrError> {
         let width = self.base.max_actions();
@@ -730,11 +730,11 @@ impl<T: Table + ?Sized> Table for ReplicatedTable<'_, T> {
             });
         };
         let view = self.view(base, Some(pending));
-        let unseeded = if view.last_iteration == 0 {
+        let unseeded = if view.stamp == 0 {
             // A stamp no iteration reaches: not fresh, and never
             // discounted (`catch_up` does not move backwards).
             let mut twin = view;
-            twin.last_iteration = u32::MAX;
+            twin.stamp = store::stamp::NEVER_DISCOUNTED;
             change(&mut twin);
             Some(twin)
         } else {
@@ -744,7 +744,8 @@ impl<T: Table + ?Sized> Table for ReplicatedTable<'_, T> {
         change(&mut after);
         // What the update did beyond catching the view up to its iteration.
         let mut before = view;
-        self.discounter.catch_up(&mut before, after.last_iteration);
+        self.discounter
+            .catch_up(&mut before, store::stamp::decode(after.stamp));
         let updated = match unseeded {
             Some(unseeded) => {
                 add_difference(&mut pending.seed, &after, &unseeded);
@@ -753,7 +754,9 @@ impl<T: Table + ?Sized> Table for ReplicatedTable<'_, T> {
             None => after,
         };
         add_difference(&mut pending.change, &updated, &before);
-        pending.last_update = pending.last_update.max(after.last_iteration.max(1));
+        pending.last_update = pending
+            .last_update
+            .max(store::stamp::decode(after.stamp).max(1));
         Ok(())
     }
 

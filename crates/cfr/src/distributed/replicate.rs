@@ -35,7 +35,7 @@ pub fn replicate_from_root(
         let mut chunk = Vec::with_capacity(CHUNK_BYTES + wire::record_bytes(width));
         let mut failed: Option<CollectiveError> = None;
         table.for_each(&mut |key, record| {
-            if record.last_iteration == 0 || failed.is_some() {
+            if record.stamp == 0 || failed.is_some() {
                 return;
             }
             wire::put_record(&mut chunk, key, record, width);

@@ -73,7 +73,7 @@ pub(crate) fn put_delta(
 
 pub(crate) fn put_record(out: &mut Vec<u8>, key: Key, record: &Record, width: usize) {
     out.extend_from_slice(&key.to_le_bytes());
-    out.extend_from_slice(&record.last_iteration.to_le_bytes());
+    out.extend_from_slice(&record.stamp.to_le_bytes());
     for value in Values::Both.of(record, width) {
         out.extend_from_slice(&value.to_le_bytes());
     }
@@ -92,7 +92,7 @@ pub(crate) fn deltas(bytes: &[u8], width: usize, values: Values) -> Option<Vec<(
 pub(crate) fn records(bytes: &[u8], width: usize) -> Option<Vec<(Key, Record)>> {
     entries(bytes, record_bytes(width), |entry| {
         let mut record = Record {
-            last_iteration: u32::from_le_bytes([entry[16], entry[17], entry[18], entry[19]]),
+            stamp: u32::from_le_bytes([entry[16], entry[17], entry[18], entry[19]]),
             ..Record::default()
         };
         read_values(&entry[20..], &mut record, width, Values::Both);
@@ -188,7 +188,7 @@ mod tests {
     #[test]
     fn entries_round_trip() {
         let mut record = Record {
-            last_iteration: 77,
+            stamp: 77,
             ..Record::default()
         };
         record.regrets[..3].copy_from_slice(&[1.5, -2.0, 0.25]);
@@ -199,10 +199,7 @@ mod tests {
         put_delta(&mut bytes, key, &record, 3, Values::Both);
         let (records_part, deltas_part) = bytes.split_at(record_bytes(3));
         assert_eq!(records(records_part, 3).unwrap(), vec![(key, record)]);
-        let delta = Record {
-            last_iteration: 0,
-            ..record
-        };
+        let delta = Record { stamp: 0, ..record };
         assert_eq!(
             deltas(deltas_part, 3, Values::Both).unwrap(),
             vec![(key, delta)]

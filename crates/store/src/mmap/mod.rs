@@ -402,7 +402,7 @@ mod tests {
                 .update(slot, &mut |record| {
                     record.regrets[(key % 7) as usize] += by;
                     record.strategy_sum[0] += by;
-                    record.last_iteration += 1;
+                    record.stamp += 1;
                 })
                 .unwrap();
         }

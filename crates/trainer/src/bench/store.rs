@@ -162,7 +162,7 @@ fn touch(record: &mut Record, index: u64) {
         record.regrets[action] += (index % 7) as f32 - 3.0;
         record.strategy_sum[action] += 1.0;
     }
-    record.last_iteration = 1;
+    record.stamp = 1;
 }
 
 fn run_steps(table: &dyn Table, keys: u64) -> anyhow::Result<()> {

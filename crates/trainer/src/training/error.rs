@@ -17,6 +17,15 @@ use euchre_bots::spec::BotSpecError;
 #[non_exhaustive]
 pub enum TrainingError {
     #[error(
+        "{} was trained to iteration {iterations} by a build whose store (format {version}) stamps records with exact iterations; this build reads stamps from 2,147,483,648 on as steps of 1,024 iterations, so it would discount this run's records wrongly. Resume it with the build that wrote it",
+        dir.display()
+    )]
+    StampsPastOldFormat {
+        dir: PathBuf,
+        iterations: u64,
+        version: u32,
+    },
+    #[error(
         "{} holds no run (no settings.toml); start one with `trainer train --run-dir {}`",
         dir.display(),
         dir.display()

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use store::DurableTable;
+use store::{DurableTable, Manifest};
 use tracing::info;
 
 use crate::config::{Identity, PruningSettings, SessionSettings};
@@ -129,6 +129,11 @@ impl Session {
             identity.solver.abstraction,
             identity.solver.opponent_bids
         );
+        // Read before the store opens: a checkpoint rewrites it as current.
+        let written_as = Manifest::read(&run.file(STORE_DIR))
+            .ok()
+            .flatten()
+            .map(|manifest| manifest.format_version);
         let opened = Instant::now();
         let table = backend::open(
             identity,
@@ -154,6 +159,16 @@ impl Session {
         // started leaves no settings to trip over.
         run.save(identity, settings)?;
         let progress = Progress::committed(&table.committed_state(), &run_dir)?;
+        if let Some(version) = written_as
+            && version < 3
+            && progress.iterations >= store::stamp::EXACT_BELOW
+        {
+            return Err(TrainingError::StampsPastOldFormat {
+                dir: run_dir.clone(),
+                iterations: progress.iterations,
+                version,
+            });
+        }
         if progress.iterations > 0 {
             info!(
                 "resuming from the checkpoint at iteration {} ({} infostates, opened in {:.1} s)",

@@ -230,7 +230,7 @@ fn records_digest(table: &dyn DurableTable) -> Result<RecordsDigest, TrainingErr
         for value in record.regrets.iter().chain(&record.strategy_sum) {
             hasher.update(&value.to_bits().to_le_bytes());
         }
-        hasher.update(&record.last_iteration.to_le_bytes());
+        hasher.update(&record.stamp.to_le_bytes());
     }
     Ok(RecordsDigest {
         records: records.len() as u64,

@@ -96,11 +96,10 @@ pub(crate) fn settle<T: Table + ?Sized>(
     Ok(replica.settle(group, record_iteration(through)?)?)
 }
 
-/// `iteration` as a record stores it: refused past the stamps' limit, as
-/// the solver refuses it.
-fn record_iteration(iteration: u64) -> Result<u32, TrainingError> {
+/// `iteration`, refused past the stamps' limit, as the solver refuses it.
+fn record_iteration(iteration: u64) -> Result<u64, TrainingError> {
     if iteration > cfr::mccfr::LAST_ITERATION {
         return Err(cfr::CfrError::IterationLimit(iteration).into());
     }
-    Ok(iteration as u32)
+    Ok(iteration)
 }

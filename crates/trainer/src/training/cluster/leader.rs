@@ -98,7 +98,7 @@ pub(crate) fn lead_session(
         costs: SyncCosts::default(),
         telemetry: Telemetry::default(),
         dir: looping.run.path(),
-        last_iteration: 0,
+        stamp: 0,
     };
     let result = looping.run(budget, watcher, &mut steps, progress, last_checkpoint);
     if result.is_ok() {
@@ -118,14 +118,14 @@ struct Epochs<'a, 't> {
     costs: SyncCosts,
     telemetry: Telemetry,
     dir: &'a std::path::Path,
-    last_iteration: u64,
+    stamp: u64,
 }
 
 impl Epochs<'_, '_> {
     /// Logs the per-rank summary since the last one and keeps it in the
     /// run directory for `trainer status`.
     fn report_telemetry(&mut self) {
-        if let Some(summary) = self.telemetry.take(self.last_iteration) {
+        if let Some(summary) = self.telemetry.take(self.stamp) {
             info!("{}", summary.trim_end());
             telemetry::record(self.dir, &summary);
         }
@@ -151,7 +151,7 @@ impl Steps for Epochs<'_, '_> {
         let took = started.elapsed();
         self.sizing.adapt(count, took);
         self.costs.add(&done.sync, took);
-        self.last_iteration = first + count - 1;
+        self.stamp = first + count - 1;
         self.telemetry.add(&done.ranks);
         if self.telemetry.due() {
             self.report_telemetry();
