@@ -1,0 +1,141 @@
+//! What a cluster's staleness costs CFR, on Leduc's known values: ranks on
+//! threads train with live reads and sync every `epoch` iterations (over
+//! all ranks), against one process at an equal total of iterations, under
+//! the schedules full play uses. A rank's increments within an epoch are
+//! not discounted against each other (they are discounted as of the
+//! epoch's end), DCFR's halving of negative regrets at every iteration is
+//! skipped within an epoch, and a rank sees the others' updates only at a
+//! sync; this measures what that costs.
+//!
+//! One rank with live reads sees all its own updates at once, as one
+//! process does: what it loses against one process is the within-epoch
+//! discounting alone. Four ranks add not seeing each other's updates until
+//! the sync.
+//!
+//! `cargo run --release -p cfr --example staleness` prints a table:
+//! exploitability (milli-chips a hand, lower is better), mean and spread
+//! over seeds.
+
+use std::thread;
+
+use cfr::Schedule;
+use cfr::best_response::exploitability;
+use cfr::discount::Discounter;
+use cfr::distributed::{Collective, EpochShare, Reads, ReplicatedTable, StrategySums, ThreadGroup};
+use cfr::games::leduc::Leduc;
+use cfr::mccfr::ExternalSampling;
+use cfr::policy::AveragePolicy;
+use cfr::tree::Tree;
+use store::MemoryTable;
+
+const TOTAL: u64 = 48_000;
+const SEEDS: [u64; 6] = [21, 22, 23, 24, 25, 26];
+
+fn exploitability_of(table: &MemoryTable, tree: &Tree) -> f64 {
+    exploitability(tree, &AveragePolicy::load(table).unwrap()).unwrap()
+}
+
+fn one_process(schedule: Schedule, seed: u64, tree: &Tree) -> f64 {
+    let table = MemoryTable::new();
+    ExternalSampling::new(Leduc::new(), &table, schedule, seed, 1)
+        .unwrap()
+        .run(1, TOTAL)
+        .unwrap();
+    exploitability_of(&table, tree)
+}
+
+/// `ranks` ranks with live reads, syncing every `epoch` iterations over all
+/// ranks; rank 0's table after a final settle.
+fn replicated(
+    schedule: Schedule,
+    ranks: usize,
+    epoch: u64,
+    sums: StrategySums,
+    seed: u64,
+    tree: &Tree,
+) -> f64 {
+    let groups = ThreadGroup::new(ranks);
+    let mut tables: Vec<MemoryTable> = thread::scope(|scope| {
+        let handles: Vec<_> = groups
+            .into_iter()
+            .map(|group| {
+                scope.spawn(move || {
+                    let table = MemoryTable::new();
+                    let replica = ReplicatedTable::new(
+                        &table,
+                        Discounter::new(schedule).unwrap(),
+                        Reads::Live,
+                    )
+                    .with_strategy_sums(sums);
+                    let solver =
+                        ExternalSampling::new(Leduc::new(), &replica, schedule, seed, 1).unwrap();
+                    let mut done = 0;
+                    while done < TOTAL {
+                        let this = epoch.min(TOTAL - done);
+                        let share = EpochShare::of(done + 1, this, group.rank(), ranks);
+                        solver.run_share(share).unwrap();
+                        done += this;
+                        replica.sync(&group, done).unwrap();
+                    }
+                    replica.settle(&group, done).unwrap();
+                    table
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    exploitability_of(&tables.swap_remove(0), tree)
+}
+
+fn summary(values: &[f64]) -> String {
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let spread = (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    format!("{:7.2} ± {:5.2}", 1000.0 * mean, 1000.0 * spread)
+}
+
+fn main() {
+    let tree = Tree::build(&Leduc::new()).unwrap();
+    println!(
+        "Leduc, {TOTAL} iterations, {} seeds: exploitability in milli-chips a hand (mean ± sd over seeds)",
+        SEEDS.len()
+    );
+    println!(
+        "{:<8} {:<26} {:>17} {:>9}",
+        "schedule", "run", "exploitability", "vs one"
+    );
+    for (name, schedule) in [("linear", Schedule::LINEAR), ("dcfr", Schedule::DCFR)] {
+        let single: Vec<f64> = SEEDS
+            .iter()
+            .map(|&seed| one_process(schedule, seed, &tree))
+            .collect();
+        let single_mean = single.iter().sum::<f64>() / single.len() as f64;
+        println!(
+            "{name:<8} {:<26} {:>17} {:>9}",
+            "one process",
+            summary(&single),
+            "1.00"
+        );
+        for (ranks, epoch, sums) in [
+            (1, 64, StrategySums::Deferred),
+            (1, 1024, StrategySums::Deferred),
+            (4, 16, StrategySums::Deferred),
+            (4, 64, StrategySums::Deferred),
+            (4, 256, StrategySums::Deferred),
+            (4, 1024, StrategySums::Deferred),
+            (4, 64, StrategySums::EachSync),
+        ] {
+            let values: Vec<f64> = SEEDS
+                .iter()
+                .map(|&seed| replicated(schedule, ranks, epoch, sums, seed, &tree))
+                .collect();
+            let mean = values.iter().sum::<f64>() / values.len() as f64;
+            println!(
+                "{name:<8} {:<26} {:>17} {:>9.2}",
+                format!("{ranks} ranks, epoch {epoch}, {sums}"),
+                summary(&values),
+                mean / single_mean
+            );
+        }
+    }
+}
