@@ -406,3 +406,51 @@ fn ctrl_c_at_mpirun_checkpoints_given_the_timeout() {
     assert!(iterations > 0, "{log}");
     assert!(log.contains("gives the ranks 15 s"), "{log}");
 }
+
+/// A run on the mmap store: each follower builds the same kind of store
+/// as rank 0 (the perfect hash over the phase's keys, records in rank 0's
+/// layout) in its temporary directory, so that it trains at rank 0's rate
+/// in rank 0's memory; the replicas stay identical after every sync, and
+/// the follower's store is gone when the job ends.
+#[test]
+fn followers_of_an_mmap_run_train_on_an_mmap_store_of_their_own() {
+    let temp = TempDir::new("cluster-mmap");
+    let scratch = temp.path("scratch");
+    std::fs::create_dir_all(&scratch).unwrap();
+    let run = temp.path("run").display().to_string();
+    let mut args = bidding_args(&run, "2000");
+    let store = args.iter().position(|&arg| arg == "--store").unwrap() + 1;
+    args[store] = "mmap";
+    args.extend(["--sync-iterations", "500", "--sync-check"]);
+    let output = mpirun(2)
+        .env("TMPDIR", &scratch)
+        .args(&args)
+        .output()
+        .expect("mpirun runs");
+    let log = both(&output);
+    assert!(output.status.success(), "{log}");
+    assert_eq!(synced_digests(&log).len(), 4, "{log}");
+    let left: Vec<_> = std::fs::read_dir(&scratch)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "the follower left {left:?}");
+    // The follower's store is made in its temporary directory: where none
+    // can be made (here a file, not a directory, even for root), the job
+    // stops before training and says which rank and where.
+    let not_a_dir = temp.path("not-a-dir");
+    std::fs::write(&not_a_dir, b"").unwrap();
+    // Passed to the ranks only: Open MPI's own launcher needs a real one.
+    let ranks_tmpdir = format!("TMPDIR={}", not_a_dir.display());
+    let output = mpirun_with(2, &["-x", &ranks_tmpdir])
+        .args(&args)
+        .output()
+        .expect("mpirun runs");
+    let log = both(&output);
+    assert!(!output.status.success(), "{log}");
+    assert!(log.contains("rank 1 cannot train this run"), "{log}");
+    assert!(
+        log.contains("cannot make its replica's store in") && log.contains("not-a-dir"),
+        "{log}"
+    );
+}
