@@ -305,7 +305,9 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
             StrategySums::EachSync => Values::Both,
             StrategySums::Deferred => Values::Regrets,
         };
-        let mut outgoing = Vec::new();
+        // The changes form the first section in place; the seeds, once per
+        // record and few, are appended as the second.
+        let mut outgoing = wire::open_first_section();
         let mut seeds = Vec::new();
         let mut records_sent = 0;
         for shard in &self.shards {
@@ -335,14 +337,15 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
                 records_sent += 1;
             }
         }
+        wire::close_first_section(&mut outgoing);
+        wire::push_section(&mut outgoing, &seeds);
         let floor = self.floor;
-        let stats =
-            self.exchange_and_apply(group, &outgoing, &seeds, values, now, |record, change| {
-                add_values(record, change);
-                if floor {
-                    floor_regrets(&mut record.regrets[..width]);
-                }
-            })?;
+        let stats = self.exchange_and_apply(group, &outgoing, values, now, |record, change| {
+            add_values(record, change);
+            if floor {
+                floor_regrets(&mut record.regrets[..width]);
+            }
+        })?;
         Ok(SyncStats {
             records_sent,
             // Draining the buffers counts as the exchange's.
@@ -498,22 +501,20 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         super::digest::digest(self.base, self.strategy_sums == StrategySums::EachSync)
     }
 
-    /// All-gathers `outgoing`, sums every rank's entries per key in rank
-    /// order (every rank adds the same floats in the same order), and
-    /// applies each sum with `apply`, after catching the record up to
-    /// iteration `now`.
+    /// All-gathers `sent` (a sync's changes and seeds, in sections), sums
+    /// every rank's entries per key in rank order (every rank adds the same
+    /// floats in the same order), and applies each sum with `apply`, after
+    /// catching the record up to iteration `now`.
     fn exchange_and_apply(
         &self,
         group: &dyn Collective,
-        outgoing: &[u8],
-        seeds: &[u8],
+        sent: &[u8],
         values: Values,
         now: u64,
         apply: impl Fn(&mut Record, &Record) + Sync,
     ) -> Result<SyncStats, CfrError> {
         let started = Instant::now();
-        let sent = wire::sections(&[outgoing, seeds]);
-        let everyone = group.all_gather(&sent)?;
+        let everyone = group.all_gather(sent)?;
         let exchanged = Instant::now();
         let parts = everyone
             .iter()

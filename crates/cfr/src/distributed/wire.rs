@@ -108,13 +108,31 @@ pub(crate) fn delta_keys(bytes: &[u8], width: usize, values: Values) -> impl Ite
 
 /// `parts` in one buffer: each one's length (8 bytes, little-endian),
 /// then its bytes.
+#[cfg(test)]
 pub(crate) fn sections(parts: &[&[u8]]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(parts.iter().map(|part| 8 + part.len()).sum());
+    let mut out = Vec::new();
     for part in parts {
-        out.extend_from_slice(&(part.len() as u64).to_le_bytes());
-        out.extend_from_slice(part);
+        push_section(&mut out, part);
     }
     out
+}
+
+/// Appends `part` to a buffer of sections.
+pub(crate) fn push_section(out: &mut Vec<u8>, part: &[u8]) {
+    out.extend_from_slice(&(part.len() as u64).to_le_bytes());
+    out.extend_from_slice(part);
+}
+
+/// A buffer whose first section is written in place (no copy of a large
+/// part): append the part's bytes, then [`close_first_section`].
+pub(crate) fn open_first_section() -> Vec<u8> {
+    vec![0; 8]
+}
+
+/// Writes the length of the first section, which runs to the buffer's end.
+pub(crate) fn close_first_section(out: &mut [u8]) {
+    let length = (out.len() - 8) as u64;
+    out[..8].copy_from_slice(&length.to_le_bytes());
 }
 
 /// The parts [`sections`] joined; `None` if `bytes` is not such a buffer.
