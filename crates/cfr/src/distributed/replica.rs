@@ -110,7 +110,12 @@ pub struct SyncStats {
     pub bytes_received: u64,
     /// Distinct records changed by any rank: what every replica applied.
     pub records_applied: u64,
-    /// Seconds spent exchanging (waiting for the slowest rank included).
+    /// Seconds spent taking this rank's changes out of its delta buffer and
+    /// encoding them, before the exchange: serial work on the calling
+    /// thread, which the other ranks wait for if this rank is the last.
+    pub drain_seconds: f64,
+    /// Seconds spent in the exchange itself: waiting for the slowest rank
+    /// to arrive, then moving the bytes.
     pub exchange_seconds: f64,
     /// Seconds spent summing and applying.
     pub apply_seconds: f64,
@@ -339,6 +344,7 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         }
         wire::close_first_section(&mut outgoing);
         wire::push_section(&mut outgoing, &seeds);
+        let drain_seconds = started.elapsed().as_secs_f64();
         let floor = self.floor;
         let stats = self.exchange_and_apply(group, &outgoing, values, now, |record, change| {
             add_values(record, change);
@@ -348,8 +354,7 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         })?;
         Ok(SyncStats {
             records_sent,
-            // Draining the buffers counts as the exchange's.
-            exchange_seconds: started.elapsed().as_secs_f64() - stats.apply_seconds,
+            drain_seconds,
             ..stats
         })
     }

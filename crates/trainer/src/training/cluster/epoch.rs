@@ -42,13 +42,12 @@ pub(crate) fn train_epoch<T: Table + ?Sized>(
     let sync = replica.sync(group, now)?;
     let ranks = telemetry::gather(
         group,
-        RankEpoch {
-            iterations: mine.iterations,
-            train_seconds: trained.as_secs_f64(),
-            sync_seconds: (started.elapsed() - trained).as_secs_f64(),
-            bytes_sent: sync.bytes_sent,
-            resident_bytes: telemetry::resident_bytes(),
-        },
+        RankEpoch::new(
+            mine.iterations,
+            trained.as_secs_f64(),
+            (started.elapsed() - trained).as_secs_f64(),
+            &sync,
+        ),
     )?;
     let [iterations, regret_updates, strategy_updates, pruned_actions] = sum_counters(
         group,

@@ -11,7 +11,7 @@ use tracing::{debug, info, warn};
 
 use super::epoch::{settle, train_epoch};
 use super::orders::{self, Begin, Order};
-use super::telemetry::{self, Telemetry};
+use super::telemetry::{self, EpochLog, Event, RankEpoch, Telemetry};
 use super::{SyncEvery, SyncSettings};
 use crate::format::{bytes, thousands};
 use crate::solver_game::EuchreGame;
@@ -62,6 +62,17 @@ pub(crate) fn lead_session(
         )));
     }
     let copied = replicate_from_root(looping.table, group)?;
+    let mut epoch_log = EpochLog::new(looping.run.path());
+    epoch_log.append(
+        Event::Replicate,
+        last_checkpoint.1,
+        copied.seconds,
+        &[RankEpoch {
+            records_sent: copied.records,
+            bytes_sent: copied.bytes,
+            ..RankEpoch::default()
+        }],
+    );
     info!(
         "cluster: {} ranks × {} threads, {sync}; {} trained records ({}) copied to every rank in {:.1} s",
         group.size(),
@@ -97,6 +108,7 @@ pub(crate) fn lead_session(
         sizing: EpochSizing::new(sync, group.size()),
         costs: SyncCosts::default(),
         telemetry: Telemetry::default(),
+        epoch_log,
         dir: looping.run.path(),
         stamp: 0,
     };
@@ -117,6 +129,7 @@ struct Epochs<'a, 't> {
     sizing: EpochSizing,
     costs: SyncCosts,
     telemetry: Telemetry,
+    epoch_log: EpochLog,
     dir: &'a std::path::Path,
     stamp: u64,
 }
@@ -153,17 +166,20 @@ impl Steps for Epochs<'_, '_> {
         self.costs.add(&done.sync, took);
         self.stamp = first + count - 1;
         self.telemetry.add(&done.ranks);
+        self.epoch_log
+            .append(Event::Sync, self.stamp, took.as_secs_f64(), &done.ranks);
         if self.telemetry.due() {
             self.report_telemetry();
         }
         debug!(
-            "epoch of {} iterations from {}: {:.2} s, sync sent {} records ({}) and received {} in {:.3} s + {:.3} s to apply {} records",
+            "epoch of {} iterations from {}: {:.2} s, sync sent {} records ({}) and received {} in {:.3} s to drain + {:.3} s to exchange + {:.3} s to apply {} records",
             thousands(count),
             thousands(first),
             took.as_secs_f64(),
             thousands(done.sync.records_sent),
             bytes(done.sync.bytes_sent),
             bytes(done.sync.bytes_received),
+            done.sync.drain_seconds,
             done.sync.exchange_seconds,
             done.sync.apply_seconds,
             thousands(done.sync.records_applied)
@@ -182,8 +198,24 @@ impl Steps for Epochs<'_, '_> {
         if self.replica.strategy_sums() == cfr::distributed::StrategySums::EachSync {
             return Ok(());
         }
+        let started = Instant::now();
         orders::send(self.group, &Order::Settle { through })?;
         let settled = settle(self.group, self.replica, through)?;
+        self.epoch_log.append(
+            Event::Settle,
+            through,
+            started.elapsed().as_secs_f64(),
+            &[RankEpoch {
+                sync_seconds: settled.exchange_seconds + settled.apply_seconds,
+                exchange_seconds: settled.exchange_seconds,
+                apply_seconds: settled.apply_seconds,
+                records_sent: settled.records_sent,
+                bytes_sent: settled.bytes_sent,
+                records_applied: settled.records_applied,
+                resident_bytes: telemetry::resident_bytes(),
+                ..RankEpoch::default()
+            }],
+        );
         debug!(
             "settle at iteration {}: sent {} records of strategy sums ({}) in {} rounds (at most {} received in one), applied {} in {:.3} s + {:.3} s",
             thousands(through),
@@ -246,6 +278,7 @@ struct SyncCosts {
     bytes_sent: u64,
     bytes_received: u64,
     records_applied: u64,
+    drain_seconds: f64,
     exchange_seconds: f64,
     apply_seconds: f64,
     epoch_seconds: f64,
@@ -258,6 +291,7 @@ impl SyncCosts {
         self.bytes_sent += sync.bytes_sent;
         self.bytes_received += sync.bytes_received;
         self.records_applied += sync.records_applied;
+        self.drain_seconds += sync.drain_seconds;
         self.exchange_seconds += sync.exchange_seconds;
         self.apply_seconds += sync.apply_seconds;
         self.epoch_seconds += took.as_secs_f64();
@@ -274,14 +308,16 @@ impl SyncCosts {
             return;
         }
         let n = self.syncs as f64;
-        let share = 100.0 * (self.exchange_seconds + self.apply_seconds) / self.epoch_seconds;
+        let share = 100.0 * (self.drain_seconds + self.exchange_seconds + self.apply_seconds)
+            / self.epoch_seconds;
         info!(
-            "cluster: {} syncs over {ranks} ranks; per sync rank 0 sent {} records ({}), received {}, applied {} records; exchange {:.3} s, apply {:.3} s; syncs took {share:.1}% of the epochs' time",
+            "cluster: {} syncs over {ranks} ranks; per sync rank 0 sent {} records ({}), received {}, applied {} records; drain {:.3} s, exchange {:.3} s, apply {:.3} s; syncs took {share:.1}% of the epochs' time",
             thousands(self.syncs),
             thousands((self.records_sent as f64 / n) as u64),
             bytes((self.bytes_sent as f64 / n) as u64),
             bytes((self.bytes_received as f64 / n) as u64),
             thousands((self.records_applied as f64 / n) as u64),
+            self.drain_seconds / n,
             self.exchange_seconds / n,
             self.apply_seconds / n,
         );

@@ -1,0 +1,295 @@
+#!/usr/bin/env python3
+"""The cluster trainer's cost model, fitted to measured runs and checked
+against others before it projects anything (see ../cluster-model.md).
+
+Every input is a run directory's `cluster-epochs.csv` (rank 0 writes one
+row per rank per sync, and rows for the settles and the start's
+replication) or a figure measured with a command named in the record.
+
+  model.py fit RUN_DIR                  unit costs from one run
+  model.py check --fit RUN_DIR --single IT_PER_S --cores C RUN_DIR...
+                                        predicted against measured, per run
+  model.py project --fit RUN_DIR ...    machines x cores at a link's rate
+
+One epoch, as the trainer runs it (crates/trainer/src/training/cluster/):
+  rank r trains its share:            train_r   (from its measured rate)
+  then drains its delta buffer:       drain_r = c_drain * sent_r       (serial)
+  the exchange waits for the last:    arrive  = max_r (train_r + drain_r)
+  then moves every rank's bytes:      transfer = latency + moved / bandwidth
+  every rank sorts and applies:       apply = c_apply * gathered / share_of_cpu
+  rank 0's bookkeeping:               c_epoch (orders, counters, telemetry)
+  epoch wall = arrive + transfer + apply + c_epoch
+where sent_r is what rank r sends, gathered = sum_r sent_r (the apply sorts
+every gathered entry, not only the distinct ones), and share_of_cpu is the
+CPU a rank gets while every rank applies at once: min(1, cores / (ranks x
+threads)). A settle costs c_settle per gathered entry of held strategy
+sums; the start's replication is reported apart (a one-off per session).
+
+Rank 0's sync share = 1 - train_0 / wall over the epochs; efficiency =
+the session's iterations per second of epochs and settles, over one
+process's rate with every core of the machine(s).
+"""
+import argparse
+import csv
+import math
+import sys
+from collections import defaultdict
+
+
+def read_events(run_dir):
+    """Rows of cluster-epochs.csv, grouped: [(event, through, [rows])]."""
+    path = f"{run_dir}/cluster-epochs.csv"
+    groups = defaultdict(list)
+    order = []
+    with open(path) as f:
+        for row in csv.DictReader(f):
+            for key in row:
+                if key != "event":
+                    row[key] = float(row[key])
+            key = (row["event"], row["through_iteration"], len(order))
+            if row["rank"] == 0:
+                order.append(key)
+            groups[order[-1]].append(row)
+    return [(event, through, groups[(event, through, i)]) for event, through, i in order]
+
+
+def syncs(events):
+    return [rows for event, _, rows in events if event == "sync"]
+
+
+class Costs:
+    """Unit costs fitted to one run."""
+
+    def __init__(self, drain, apply, bandwidth, latency, epoch, settle, rates):
+        self.drain = drain          # s per record a rank sends
+        self.apply = apply          # s per gathered entry, a whole core
+        self.bandwidth = bandwidth  # bytes/s a rank receives
+        self.latency = latency      # s per exchange
+        self.epoch = epoch          # s of rank 0's bookkeeping per epoch
+        self.settle = settle        # s per gathered settle entry
+        self.rates = rates          # it/s per rank, as measured
+
+    def show(self):
+        return (
+            f"drain {self.drain * 1e9:.0f} ns a sent record, apply {self.apply * 1e9:.0f} ns a gathered entry "
+            f"(a whole core), transfer {self.latency * 1e3:.1f} ms + {self.bandwidth / 1e6:.0f} MB/s received, "
+            f"bookkeeping {self.epoch * 1e3:.0f} ms an epoch, settle {self.settle * 1e9:.0f} ns a gathered entry"
+        )
+
+
+def cpu_share(ranks, threads, cores):
+    return min(1.0, cores / (ranks * threads))
+
+
+def slowest_arrival(rows, drain=None):
+    arrivals = [
+        r["train_seconds"] + (r["drain_seconds"] if drain is None else drain * r["records_sent"])
+        for r in rows
+    ]
+    last = max(range(len(rows)), key=lambda i: arrivals[i])
+    return last, arrivals[last]
+
+
+def fit(run_dir, threads, cores, bandwidth=None, latency=0.0):
+    events = read_events(run_dir)
+    epochs = syncs(events)[1:]  # the first epoch is a probe of ranks' sizes
+    ranks = len(epochs[0])
+    share = cpu_share(ranks, threads, cores)
+    sent = sum(r["records_sent"] for rows in epochs for r in rows)
+    drain = sum(r["drain_seconds"] for rows in epochs for r in rows) / sent
+    # The apply of every rank, per gathered entry, scaled to a whole core.
+    gathered = sum(sum(r["records_sent"] for r in rows) for rows in epochs) * ranks
+    apply = sum(r["apply_seconds"] for rows in epochs for r in rows) / gathered * share
+    # The last rank to arrive waits for no one: its exchange is the
+    # transfer alone.
+    moved = transfer = 0.0
+    for rows in epochs:
+        last, _ = slowest_arrival(rows)
+        transfer += rows[last]["exchange_seconds"] - latency
+        moved += sum(r["bytes_sent"] for r in rows) * (ranks - 1) / ranks
+    if bandwidth is None:
+        bandwidth = moved / max(transfer, 1e-9)
+    epoch = sum(
+        rows[0]["wall_seconds"] - rows[0]["train_seconds"] - rows[0]["sync_seconds"]
+        for rows in epochs
+    ) / len(epochs)
+    settles = [rows for event, _, rows in events if event == "settle"]
+    settle_sent = sum(rows[0]["records_sent"] for rows in settles)
+    settle = (
+        sum(rows[0]["wall_seconds"] for rows in settles) / settle_sent
+        if settle_sent
+        else 0.0
+    )
+    rates = [
+        sum(rows[i]["iterations"] for rows in epochs) / sum(rows[i]["train_seconds"] for rows in epochs)
+        for i in range(ranks)
+    ]
+    return Costs(drain, apply, bandwidth, latency, epoch, settle, rates)
+
+
+def predict_epoch(costs, rows, threads, cores):
+    """Rank 0's wall for one measured epoch: its sizes and every rank's
+    measured training time are inputs; every other second is predicted."""
+    ranks = len(rows)
+    _, arrive = slowest_arrival(rows, costs.drain)
+    gathered = sum(r["records_sent"] for r in rows)
+    moved = sum(r["bytes_sent"] for r in rows) * (ranks - 1) / ranks
+    transfer = costs.latency + moved / costs.bandwidth if ranks > 1 else 0.0
+    apply = costs.apply * gathered / cpu_share(ranks, threads, cores)
+    return arrive + transfer + apply + costs.epoch
+
+
+def check(costs, run_dir, threads, cores, single_rate):
+    events = read_events(run_dir)
+    epochs = syncs(events)[1:]
+    ranks = len(epochs[0])
+    iterations = sum(r["iterations"] for rows in epochs for r in rows)
+    train0 = sum(rows[0]["train_seconds"] for rows in epochs)
+    measured_wall = sum(rows[0]["wall_seconds"] for rows in epochs)
+    predicted_wall = sum(predict_epoch(costs, rows, threads, cores) for rows in epochs)
+    settles = [rows for event, _, rows in events if event == "settle"]
+    measured_settle = sum(rows[0]["wall_seconds"] for rows in settles)
+    predicted_settle = sum(costs.settle * rows[0]["records_sent"] for rows in settles)
+    def efficiency(wall, settle_seconds):
+        return iterations / (wall + settle_seconds) / single_rate
+    result = {
+        "run": run_dir,
+        "ranks": ranks,
+        "epochs": len(epochs),
+        "share_measured": 1 - train0 / measured_wall,
+        "share_predicted": 1 - train0 / predicted_wall,
+        "eff_measured": efficiency(measured_wall, measured_settle),
+        "eff_predicted": efficiency(predicted_wall, predicted_settle),
+        "settle_measured": measured_settle,
+        "settle_predicted": predicted_settle,
+    }
+    return result
+
+
+def distinct_curve(points):
+    points = sorted(points)
+
+    def d(n, slope_beyond=None):
+        if n <= points[0][0]:
+            return points[0][1] * n / points[0][0]
+        segments = list(zip(points, points[1:]))
+        (n0, d0), (n1, d1) = next(((a, b) for a, b in segments if n <= b[0]), segments[-1])
+        slope = math.log(d1 / d0) / math.log(n1 / n0)
+        if n > points[-1][0] and slope_beyond is not None:
+            (n0, d0), slope = points[-1], slope_beyond
+        return d0 * (n / n0) ** slope
+
+    return d
+
+
+def project(costs, args):
+    """M machines x C cores, one rank a machine, from the fitted unit costs
+    and the measured distinct-records curve D(n)."""
+    d = distinct_curve([tuple(map(float, p.split(":"))) for p in args.distinct.split(",")])
+    M, C = args.machines, args.cores
+    link = args.link_gbit * 1e9 / 8 * args.link_efficiency
+    machine_rate = args.thread_rate * C * args.thread_scaling
+    follower_rate = machine_rate * args.follower_ratio
+    bytes_per_record = args.record_bytes
+    held_per_iteration = args.held_per_iteration
+    apply_cores = C * args.apply_scaling
+    print(
+        f"{M} machines x {C} cores, {args.link_gbit:g} Gb/s at {args.link_efficiency:.0%}; one machine alone "
+        f"{machine_rate:,.0f} it/s, followers at {args.follower_ratio:.2f} of rank 0; apply on {apply_cores:g} "
+        f"cores' worth; D beyond the measured points with slope {args.slope_beyond}"
+    )
+    print(f"{'sync every':>10} {'E/machine':>10} {'sent':>10} {'drain s':>8} {'wait s':>7} "
+          f"{'transfer s':>10} {'apply s':>8} {'settle':>7} {'share':>6} {'efficiency':>10}")
+    for period in args.periods:
+        # The epoch's iterations adapt so that rank 0's wall is the period.
+        lo, hi = 1.0, machine_rate * period
+        for _ in range(60):
+            E = (lo + hi) / 2
+            sent = d(E, args.slope_beyond)
+            gathered = M * sent
+            drain = costs.drain * sent
+            train0, train_slow = E / machine_rate, E / follower_rate
+            arrive = max(train0, train_slow) + drain
+            transfer = args.latency + (M - 1) * sent * bytes_per_record / link
+            apply = costs.apply * gathered / apply_cores
+            wall = arrive + transfer + apply + costs.epoch
+            lo, hi = (E, hi) if wall < period else (lo, E)
+        wait = max(train0, train_slow) - train0
+        # A settle every 10 minutes: each machine's held sums, gathered on
+        # rank 0 (the entries, not the distinct records), at the fitted
+        # cost per gathered entry scaled to the machine's cores.
+        held = min(held_per_iteration * machine_rate * 600.0, args.table)
+        settle = M * held * costs.settle / apply_cores * args.cores_fitted + (M - 1) * held * 44 / link
+        share = 1 - train0 / wall
+        eff = (M * E / wall) / (M * machine_rate) * 600.0 / (600.0 + settle)
+        print(f"{period:>9}s {E:>10,.0f} {sent * bytes_per_record / 1e6:>8,.0f}MB {drain:>8.2f} {wait:>7.2f} "
+              f"{transfer:>10.2f} {apply:>8.2f} {settle / 600:>6.1%} {share:>6.1%} {eff:>9.2f}N")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True)
+
+    def common(q):
+        q.add_argument("--threads", type=int, default=1, help="threads per rank in the runs")
+        q.add_argument("--cores", type=float, default=2, help="cores of the machine the runs shared")
+        q.add_argument("--bandwidth", type=float, help="bytes/s a rank receives, measured apart (default: fitted)")
+        q.add_argument("--latency", type=float, default=0.0, help="seconds per exchange, measured apart")
+
+    f = sub.add_parser("fit")
+    f.add_argument("run_dir")
+    common(f)
+    c = sub.add_parser("check")
+    c.add_argument("--fit", required=True)
+    c.add_argument("--single", type=float, required=True, help="one process's it/s with every core, measured")
+    c.add_argument("runs", nargs="+", help="RUN_DIR or RUN_DIR@BANDWIDTH (bytes/s measured on that network)")
+    common(c)
+    j = sub.add_parser("project")
+    j.add_argument("--fit", required=True)
+    common(j)
+    j.add_argument("--machines", type=int, default=8)
+    j.add_argument("--cores-of-machine", dest="cores_machine", type=int, default=16)
+    j.add_argument("--thread-rate", type=float, required=True, help="it/s of one thread alone, measured")
+    j.add_argument("--thread-scaling", type=float, default=1.0, help="a machine's rate over cores x one thread's")
+    j.add_argument("--follower-ratio", type=float, default=1.0, help="the slowest follower's rate over rank 0's")
+    j.add_argument("--apply-scaling", type=float, default=1.0, help="the apply's parallel efficiency over the cores")
+    j.add_argument("--held-per-iteration", type=float, required=True, help="distinct held strategy-sum records per iteration over 10 minutes, measured")
+    j.add_argument("--table", type=float, default=45_956_585)
+    j.add_argument("--record-bytes", type=float, default=44)
+    j.add_argument("--distinct", required=True, help="n:D(n),... measured")
+    j.add_argument("--slope-beyond", type=float, default=None)
+    j.add_argument("--link-gbit", type=float, default=10.0)
+    j.add_argument("--link-efficiency", type=float, default=0.8)
+    j.add_argument("--periods", type=float, nargs="+", default=[10, 30, 60])
+    args = p.parse_args()
+
+    costs = fit(args.fit if args.command != "fit" else args.run_dir, args.threads, args.cores,
+                args.bandwidth, args.latency)
+    print("fitted:", costs.show())
+    print("fitted run's rates:", ", ".join(f"rank {i} {r:,.0f} it/s" for i, r in enumerate(costs.rates)))
+    if args.command == "check":
+        print(f"{'run':<28} {'ranks':>5} {'epochs':>6} {'share meas.':>11} {'pred.':>6} {'error':>6} "
+              f"{'eff. meas.':>10} {'pred.':>6} {'error':>6} {'settle s meas./pred.':>21}")
+        worst = 0.0
+        for spec in args.runs:
+            run_dir, _, bw = spec.partition("@")
+            run_costs = costs
+            if bw:
+                run_costs = Costs(costs.drain, costs.apply, float(bw), costs.latency, costs.epoch, costs.settle, costs.rates)
+            r = check(run_costs, run_dir, args.threads, args.cores, args.single)
+            e_share = r["share_predicted"] / r["share_measured"] - 1
+            e_eff = r["eff_predicted"] / r["eff_measured"] - 1
+            worst = max(worst, abs(e_share), abs(e_eff))
+            print(f"{run_dir:<28} {r['ranks']:>5} {r['epochs']:>6} {r['share_measured']:>11.1%} "
+                  f"{r['share_predicted']:>6.1%} {e_share:>+6.0%} {r['eff_measured']:>10.2f} "
+                  f"{r['eff_predicted']:>6.2f} {e_eff:>+6.0%} {r['settle_measured']:>10.1f} / {r['settle_predicted']:.1f}")
+        print(f"largest error {worst:.0%}")
+        sys.exit(0 if worst <= 0.25 else 1)
+    if args.command == "project":
+        args.cores_fitted = args.cores / max(1, len(costs.rates))
+        args.cores = args.cores_machine
+        project(costs, args)
+
+
+if __name__ == "__main__":
+    main()
