@@ -63,7 +63,7 @@ pub use layout::{
 pub use lmdb::LmdbTable;
 pub use memory::MemoryTable;
 #[cfg(feature = "mmap")]
-pub use mmap::{KEYS_FILE, KeyUniverse, MmapTable, PHF_FILE, RECORDS_FILE};
+pub use mmap::{KEYS_FILE, KeyUniverse, MmapTable, PHF_FILE, RECORDS_FILE, Skeleton};
 pub use record::{MAX_ACTIONS, Record};
 pub use regular_file::{RegularFileError, kind_of, open_regular, read_bounded, read_text_bounded};
 pub use snapshot::SnapshotTable;

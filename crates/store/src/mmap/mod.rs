@@ -38,9 +38,11 @@ use crate::verify::Verification;
 
 mod files;
 mod open;
+mod skeleton;
 mod universe;
 
 use files::*;
+pub use skeleton::Skeleton;
 pub use universe::KeyUniverse;
 
 pub(crate) use files::UNDO_FILE;

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Mutex;
 
 use boomphf::Mphf;
-use memmap2::{Advice, MmapOptions};
+use memmap2::{Advice, MmapOptions, MmapRaw};
 
 use crate::dir::{
     Backend, Committed, Fingerprint, MANIFEST_FILE, Manifest, StoreDir, write_atomically,
@@ -133,8 +133,22 @@ impl MmapTable {
             checksum_file(dir.path(), PHF_FILE)?,
         ];
         dir.write_manifest(&manifest)?;
+        Self::finish_build(dir, layout, manifest, phf, map, count, file_bytes)
+    }
+
+    /// The table over a store just built and committed (its manifest
+    /// written), with its undo journal opened.
+    pub(super) fn finish_build(
+        dir: StoreDir,
+        layout: RecordLayout,
+        manifest: Manifest,
+        phf: Mphf<Key>,
+        map: MmapRaw,
+        count: u64,
+        file_bytes: u64,
+    ) -> Result<MmapTable, StoreError> {
         map.advise(Advice::Random)
-            .map_err(StoreError::io(&records_path))?;
+            .map_err(StoreError::io(&dir.file(RECORDS_FILE)))?;
         let (undo, _) = open_undo(&dir, &map, file_bytes, journal_owner(&manifest))?;
         Ok(MmapTable {
             dir,

@@ -3,7 +3,8 @@
 use std::path::Path;
 
 use store::{
-    DurableTable, LmdbTable, MmapTable, RecordLayout, SnapshotTable, StoreError, Verify, Writeback,
+    DurableTable, LmdbTable, MmapTable, RecordLayout, Skeleton, SnapshotTable, StoreError, Verify,
+    Writeback,
 };
 
 use crate::config::{Identity, MmapWriteback};
@@ -87,17 +88,51 @@ pub fn open(
                 progress,
                 verify,
             )?;
-            let file_bytes = store::Table::len(&table) * layout.bytes();
-            let (writeback, why) = tuning.mmap_writeback.resolve(file_bytes);
-            progress(&match writeback {
-                Writeback::AtCheckpoint => {
-                    format!("changes are held in memory and written at checkpoints ({why})")
-                }
-                Writeback::Continuous => {
-                    format!("changes are written back continuously by the kernel ({why})")
-                }
-            });
-            Box::new(table.with_writeback(writeback)?)
+            Box::new(with_writeback(table, layout, tuning, progress)?)
         }
     })
+}
+
+/// Makes a new mmap store in `dir` from a copy of another's skeleton (its
+/// keys file and perfect hash, already in `dir`), as a cluster's follower
+/// does from rank 0's, and sets its writeback as [`open`] would.
+pub fn open_from_skeleton(
+    identity: &Identity,
+    dir: &Path,
+    tuning: StoreTuning,
+    skeleton: &Skeleton,
+    threads: usize,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Box<dyn DurableTable>, StoreError> {
+    let layout = layout(identity)?;
+    let table = MmapTable::build_from_skeleton(
+        dir,
+        layout,
+        fingerprint(identity),
+        skeleton,
+        threads,
+        progress,
+    )?;
+    Ok(Box::new(with_writeback(table, layout, tuning, progress)?))
+}
+
+/// `table` with its changes held to checkpoints or written back, as the
+/// session's tuning and the machine's memory say; `progress` hears which.
+fn with_writeback(
+    table: MmapTable,
+    layout: RecordLayout,
+    tuning: StoreTuning,
+    progress: &mut dyn FnMut(&str),
+) -> Result<MmapTable, StoreError> {
+    let file_bytes = store::Table::len(&table) * layout.bytes();
+    let (writeback, why) = tuning.mmap_writeback.resolve(file_bytes);
+    progress(&match writeback {
+        Writeback::AtCheckpoint => {
+            format!("changes are held in memory and written at checkpoints ({why})")
+        }
+        Writeback::Continuous => {
+            format!("changes are written back continuously by the kernel ({why})")
+        }
+    });
+    table.with_writeback(writeback)
 }

@@ -12,10 +12,11 @@ use cfr::discount::Discounter;
 use cfr::distributed::{Collective, ReplicatedTable, replicate_from_root};
 use euchre_bots::blueprint::BiddingBlueprint;
 use euchre_bots::meta::BlueprintSource;
-use store::{Backend, DurableTable, MemoryTable, Table};
+use store::{DurableTable, MemoryTable, Table};
 
 use super::epoch::{settle, train_epoch};
 use super::orders::{self, Begin, Order};
+use super::skeleton;
 use crate::config::worker_threads;
 use crate::training::backend;
 use crate::training::error::TrainingError;
@@ -85,28 +86,36 @@ impl Drop for ScratchDir {
     }
 }
 
-/// The replica for `begin`'s run: see [`Replica`].
-fn make_replica(group: &dyn Collective, begin: &Begin) -> Result<Replica, String> {
-    let layout = backend::layout(&begin.identity).map_err(|error| error.to_string())?;
-    if begin.identity.store != Backend::Mmap {
-        return Ok(Replica::Memory(MemoryTable::with_layout(layout)));
-    }
+/// The directory of this rank's replica store, for runs on the mmap store.
+fn scratch_dir(group: &dyn Collective) -> ScratchDir {
     let dir = ScratchDir(std::env::temp_dir().join(format!(
         "trainer-rank-{}-{}-store",
         group.rank(),
         std::process::id()
     )));
     let _ = std::fs::remove_dir_all(&dir.0);
+    dir
+}
+
+/// The replica for `begin`'s run (see [`Replica`]); for the mmap store, in
+/// `dir`, where rank 0's skeleton has been received.
+fn make_replica(group: &dyn Collective, begin: &Begin, dir: ScratchDir) -> Result<Replica, String> {
+    let layout = backend::layout(&begin.identity).map_err(|error| error.to_string())?;
+    let Some(skeleton) = &begin.skeleton else {
+        return Ok(Replica::Memory(MemoryTable::with_layout(layout)));
+    };
     let rank = group.rank();
-    let table = backend::open(
+    let tuning = backend::StoreTuning {
+        lmdb_cache_records: begin.settings.lmdb_cache_records,
+        mmap_writeback: begin.settings.mmap_writeback,
+    };
+    let table = backend::open_from_skeleton(
         &begin.identity,
         &dir.0,
-        backend::StoreTuning {
-            lmdb_cache_records: begin.settings.lmdb_cache_records,
-            mmap_writeback: begin.settings.mmap_writeback,
-        },
+        tuning,
+        skeleton,
+        worker_threads(begin.settings.threads),
         &mut |stage| tracing::info!("rank {rank} store: {stage}"),
-        store::Verify::Full,
     )
     .map_err(|error| {
         format!(
@@ -117,16 +126,30 @@ fn make_replica(group: &dyn Collective, begin: &Begin) -> Result<Replica, String
     Ok(Replica::Mmap { table, _dir: dir })
 }
 
-fn prepare(group: &dyn Collective, begin: &Begin) -> Result<Prepared, String> {
-    let blueprint = match (&begin.blueprint, begin.identity.bids.blueprint()) {
-        (Some(bytes), Some(source)) => Some(load_blueprint(group, bytes, source, begin)?),
-        (None, None) => None,
-        _ => return Err("rank 0 sent no bids for a run with fixed bids".into()),
+/// Receives what rank 0 sends with the session's start, then makes the
+/// replica: `Err` inside says why this rank cannot train.
+fn prepare(
+    group: &dyn Collective,
+    begin: &Begin,
+) -> Result<Result<Prepared, String>, TrainingError> {
+    // First, before anything that may fail here: every broadcast of rank
+    // 0's store skeleton must be taken, or rank 0 would wait forever.
+    let dir = scratch_dir(group);
+    let received = match &begin.skeleton {
+        Some(skeleton) => skeleton::receive(group, &dir.0, skeleton)?,
+        None => Ok(()),
     };
-    Ok(Prepared {
-        table: make_replica(group, begin)?,
-        blueprint,
-    })
+    Ok(received.and_then(|()| {
+        let blueprint = match (&begin.blueprint, begin.identity.bids.blueprint()) {
+            (Some(bytes), Some(source)) => Some(load_blueprint(group, bytes, source, begin)?),
+            (None, None) => None,
+            _ => return Err("rank 0 sent no bids for a run with fixed bids".into()),
+        };
+        Ok(Prepared {
+            table: make_replica(group, begin, dir)?,
+            blueprint,
+        })
+    }))
 }
 
 /// The fixed bids from rank 0's bytes, checked against the run's checksum.
@@ -158,7 +181,7 @@ fn follow_session(
     group: &dyn Collective,
     begin: &Begin,
 ) -> Result<Option<Option<String>>, TrainingError> {
-    let prepared = prepare(group, begin);
+    let prepared = prepare(group, begin)?;
     let mine = prepared.as_ref().map(|_| ()).map_err(Clone::clone);
     if orders::all_ready(group, mine)?.is_err() {
         // Rank 0 says why and ends the command.

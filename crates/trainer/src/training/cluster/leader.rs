@@ -17,7 +17,7 @@ use crate::format::{bytes, thousands};
 use crate::solver_game::EuchreGame;
 use crate::training::error::TrainingError;
 use crate::training::looping::{self, Budget, Ending, Looping, SessionCounts, Steps, Watcher};
-use crate::training::run_dir::Progress;
+use crate::training::run_dir::{Progress, STORE_DIR};
 
 /// Runs the session's loop with every rank training: the followers open
 /// replicas of the table, get rank 0's records, and train one epoch per
@@ -47,6 +47,11 @@ pub(crate) fn lead_session(
             })?),
             None => None,
         };
+    let store_dir = looping.run.file(STORE_DIR);
+    let skeleton = match looping.identity.store {
+        store::Backend::Mmap => Some(store::Skeleton::of(&store_dir)?),
+        store::Backend::Memory | store::Backend::Lmdb => None,
+    };
     orders::send(
         group,
         &Order::Begin(Box::new(Begin {
@@ -54,9 +59,25 @@ pub(crate) fn lead_session(
             settings: looping.settings.clone(),
             sync,
             blueprint,
+            skeleton: skeleton.clone(),
         })),
     )?;
-    if let Err((rank, reason)) = orders::all_ready(group, Ok(()))? {
+    let sent = match &skeleton {
+        Some(skeleton) => {
+            let started = Instant::now();
+            let sent = super::skeleton::send(group, &store_dir, skeleton)?;
+            if sent.is_ok() {
+                info!(
+                    "cluster: the store's keys and perfect hash ({}) sent to every rank in {:.1} s",
+                    bytes(skeleton.keys.bytes + skeleton.phf.bytes),
+                    started.elapsed().as_secs_f64()
+                );
+            }
+            sent
+        }
+        None => Ok(()),
+    };
+    if let Err((rank, reason)) = orders::all_ready(group, sent)? {
         return Err(TrainingError::Cluster(format!(
             "rank {rank} cannot train this run: {reason}"
         )));

@@ -13,6 +13,7 @@ pub mod leader;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 mod orders;
+mod skeleton;
 pub mod telemetry;
 pub(crate) use orders::Probe;
 

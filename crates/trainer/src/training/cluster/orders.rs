@@ -71,6 +71,10 @@ pub(crate) struct Begin {
     /// The fixed bids' policy file, when the run plays fixed bids: sent,
     /// so that a rank on another machine needs no shared file system.
     pub blueprint: Option<Vec<u8>>,
+    /// Rank 0's store skeleton, when the run is on the mmap store: its
+    /// files follow the order (`super::skeleton`), and each rank makes its
+    /// replica from them.
+    pub skeleton: Option<store::Skeleton>,
 }
 
 pub(crate) fn send(group: &dyn Collective, order: &Order) -> Result<(), CollectiveError> {
