@@ -407,9 +407,9 @@ fn ctrl_c_at_mpirun_checkpoints_given_the_timeout() {
     assert!(log.contains("gives the ranks 15 s"), "{log}");
 }
 
-/// A run on the mmap store: each follower builds the same kind of store
-/// as rank 0 (the perfect hash over the phase's keys, records in rank 0's
-/// layout) in its temporary directory, so that it trains at rank 0's rate
+/// A run on the mmap store: each follower makes the same kind of store as
+/// rank 0 in its temporary directory, from rank 0's keys file and perfect
+/// hash (records in rank 0's layout), so that it trains at rank 0's rate
 /// in rank 0's memory; the replicas stay identical after every sync, and
 /// the follower's store is gone when the job ends.
 #[test]
@@ -430,6 +430,10 @@ fn followers_of_an_mmap_run_train_on_an_mmap_store_of_their_own() {
     let log = both(&output);
     assert!(output.status.success(), "{log}");
     assert_eq!(synced_digests(&log).len(), 4, "{log}");
+    assert!(
+        log.contains("the store's keys and perfect hash") && log.contains("sent to every rank"),
+        "{log}"
+    );
     let left: Vec<_> = std::fs::read_dir(&scratch)
         .unwrap()
         .map(|entry| entry.unwrap().file_name())

@@ -310,37 +310,60 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
             StrategySums::EachSync => Values::Both,
             StrategySums::Deferred => Values::Regrets,
         };
-        // The changes form the first section in place; the seeds, once per
-        // record and few, are appended as the second.
-        let mut outgoing = wire::open_first_section();
-        let mut seeds = Vec::new();
-        let mut records_sent = 0;
-        for shard in &self.shards {
-            let drained =
-                std::mem::take(&mut *shard.lock().unwrap_or_else(PoisonError::into_inner));
-            for (&slot, pending) in &drained {
-                if pending.last_update == 0 {
-                    continue;
-                }
-                if !is_zero(&pending.seed, width) {
-                    // Regrets and sums alike, whatever `values`: a seed
-                    // is once per record and small.
-                    wire::put_delta(&mut seeds, pending.key, &pending.seed, width, Values::Both);
-                }
-                if values == Values::Regrets {
-                    if pending.change.strategy_sum[..width]
-                        .iter()
-                        .any(|&d| d != 0.0)
-                    {
-                        self.defer(slot, pending.key, &pending.change, now, width);
-                    }
-                    if pending.change.regrets[..width].iter().all(|&d| d == 0.0) {
+        // Each shard is drained on its own thread into its own pieces (the
+        // drain was serial, and at a cluster's epochs of millions of
+        // records it took as long as the apply); the pieces are joined in
+        // shard order. A record's entry sits in one shard and each rank
+        // sends a record once, so the order changes no sum. The changes
+        // form the first section; the seeds, once per record and few, the
+        // second.
+        let pieces: Vec<(Vec<u8>, Vec<u8>, u64)> = self
+            .shards
+            .par_iter()
+            .map(|shard| {
+                let drained =
+                    std::mem::take(&mut *shard.lock().unwrap_or_else(PoisonError::into_inner));
+                let (mut changes, mut seeds, mut sent) = (Vec::new(), Vec::new(), 0);
+                for (&slot, pending) in &drained {
+                    if pending.last_update == 0 {
                         continue;
                     }
+                    if !is_zero(&pending.seed, width) {
+                        // Regrets and sums alike, whatever `values`: a seed
+                        // is once per record and small.
+                        wire::put_delta(
+                            &mut seeds,
+                            pending.key,
+                            &pending.seed,
+                            width,
+                            Values::Both,
+                        );
+                    }
+                    if values == Values::Regrets {
+                        if pending.change.strategy_sum[..width]
+                            .iter()
+                            .any(|&d| d != 0.0)
+                        {
+                            self.defer(slot, pending.key, &pending.change, now, width);
+                        }
+                        if pending.change.regrets[..width].iter().all(|&d| d == 0.0) {
+                            continue;
+                        }
+                    }
+                    wire::put_delta(&mut changes, pending.key, &pending.change, width, values);
+                    sent += 1;
                 }
-                wire::put_delta(&mut outgoing, pending.key, &pending.change, width, values);
-                records_sent += 1;
-            }
+                (changes, seeds, sent)
+            })
+            .collect();
+        let mut outgoing = wire::open_first_section();
+        outgoing.reserve(pieces.iter().map(|(changes, _, _)| changes.len()).sum());
+        let mut seeds = Vec::new();
+        let mut records_sent = 0;
+        for (changes, shard_seeds, sent) in pieces {
+            outgoing.extend_from_slice(&changes);
+            seeds.extend_from_slice(&shard_seeds);
+            records_sent += sent;
         }
         wire::close_first_section(&mut outgoing);
         wire::push_section(&mut outgoing, &seeds);

@@ -136,7 +136,12 @@ fn prepare(
     // 0's store skeleton must be taken, or rank 0 would wait forever.
     let dir = scratch_dir(group);
     let received = match &begin.skeleton {
-        Some(skeleton) => skeleton::receive(group, &dir.0, skeleton)?,
+        Some(skeleton) => skeleton::receive(group, &dir.0, skeleton)?.map_err(|error| {
+            format!(
+                "cannot make its replica's store in {}: {error}",
+                dir.0.display()
+            )
+        }),
         None => Ok(()),
     };
     Ok(received.and_then(|()| {

@@ -54,22 +54,22 @@ pub(crate) fn send(
 }
 
 /// Another rank: writes the skeleton's files into `dir` as they arrive.
-/// `Err` says why this rank cannot use them; it has still received every
-/// broadcast.
+/// `Err` says why this rank cannot use them (the caller names `dir`); it
+/// has still received every broadcast.
 pub(crate) fn receive(
     group: &dyn Collective,
     dir: &Path,
     skeleton: &Skeleton,
 ) -> Result<Result<(), String>, CollectiveError> {
-    let mut outcome = std::fs::create_dir_all(dir)
-        .map_err(|error| format!("cannot make {}: {error}", dir.display()));
+    let mut outcome =
+        std::fs::create_dir_all(dir).map_err(|error| format!("cannot make the directory: {error}"));
     for file in skeleton.files() {
         let path = dir.join(&file.what);
         let mut writer = match &outcome {
             Ok(()) => match std::fs::File::create(&path) {
                 Ok(writer) => Some(writer),
                 Err(error) => {
-                    outcome = Err(format!("cannot write {}: {error}", path.display()));
+                    outcome = Err(format!("cannot write {}: {error}", file.what));
                     None
                 }
             },
@@ -84,14 +84,14 @@ pub(crate) fn receive(
             if let Some(open) = writer.as_mut()
                 && let Err(error) = open.write_all(&chunk)
             {
-                outcome = Err(format!("cannot write {}: {error}", path.display()));
+                outcome = Err(format!("cannot write {}: {error}", file.what));
                 writer = None;
             }
         }
         if let Some(open) = writer
             && let Err(error) = open.sync_all()
         {
-            outcome = Err(format!("cannot write {}: {error}", path.display()));
+            outcome = Err(format!("cannot write {}: {error}", file.what));
         }
     }
     Ok(outcome)
