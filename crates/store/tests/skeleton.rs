@@ -90,7 +90,7 @@ fn a_store_made_from_a_copied_skeleton_is_the_built_store_slot_for_slot() {
         &copy_dir,
         layout(),
         fingerprint(),
-        || Vec::<Vec<Key>>::new(),
+        Vec::<Vec<Key>>::new,
         &mut |_| {},
         Verify::Full,
     )

@@ -93,7 +93,7 @@ impl MmapTable {
             let found = checksum_file(dir.path(), &recorded.what)?;
             expect(recorded, &found, &dir.file(&recorded.what))?;
         }
-        if expected.keys.bytes % KEY_BYTES != 0 {
+        if !expected.keys.bytes.is_multiple_of(KEY_BYTES) {
             return Err(StoreError::Corrupt {
                 path: dir.file(KEYS_FILE),
                 reason: format!(
