@@ -3,16 +3,16 @@
 # Bidding, one process against 3 ranks whose epochs are as long as an
 # 8-machine x 16-core cluster's at the default 10-second syncs, at an equal
 # total of iterations, then each export's local best response and the two
-# head to head.
+# head to head. Each arm trains until the run's total, so the script
+# resumes both where a stopped session left them.
 # Usage: run.sh WORK_DIR [EPOCH] [EPOCHS]
 set -euo pipefail
 work=$1 epoch=${2:-7000000} epochs=${3:-2}
 trainer=${TRAINER:-target/release/trainer}
 total=$((epoch * epochs))
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
-common=(train --phase bidding --store memory --seed 5 --iterations "$total" --eval-every off)
+common=(train --phase bidding --store memory --seed 5 --until "$total" --eval-every off)
 stamp() { echo "== $1 $(date -u +%FT%TZ)"; }
-rm -rf "$work/single" "$work/cluster"
 stamp "one process, 2 threads, $total iterations"
 "$trainer" "${common[@]}" --run-dir "$work/single" --threads 2 --checkpoint-every "$epoch"
 stamp "3 ranks x 1 thread, epochs of $epoch iterations"
