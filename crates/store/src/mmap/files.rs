@@ -208,6 +208,42 @@ pub(super) fn write_zeros(file: &File, path: &Path, bytes: u64) -> Result<(), St
         .map_err(|source| classify_write_error(path, bytes, source))
 }
 
+/// A new records file for `count` records, allocated and mapped, its header
+/// written; returns the map and the file's length.
+pub(super) fn new_records_file(
+    dir: &StoreDir,
+    layout: RecordLayout,
+    count: u64,
+) -> Result<(MmapRaw, u64), StoreError> {
+    let records_path = dir.file(RECORDS_FILE);
+    let file_bytes = HEADER_BYTES + count * layout.bytes();
+    let file = allocate(&records_path, file_bytes)?;
+    let map = MmapOptions::new()
+        .map_raw(&file)
+        .map_err(StoreError::io(&records_path))?;
+    write_header(&map, layout, count);
+    Ok((map, file_bytes))
+}
+
+/// Writes `key`'s check at the start of `slot`'s record, as a store is
+/// built.
+///
+/// # Safety
+/// `slot` is below the map's record count, no other thread writes this
+/// slot's check at the same time, and no table reads the map yet.
+#[allow(unsafe_code)]
+pub(super) unsafe fn write_key_check(map: &MmapRaw, layout: RecordLayout, slot: u64, key: Key) {
+    let offset = (HEADER_BYTES + slot * layout.bytes()) as usize;
+    // SAFETY: `offset + 4` is within the mapping (the caller's `slot`).
+    unsafe {
+        std::ptr::copy_nonoverlapping(
+            RecordLayout::key_check(key).to_le_bytes().as_ptr(),
+            map.as_mut_ptr().add(offset),
+            KEY_CHECK_BYTES,
+        );
+    }
+}
+
 pub(super) fn write_header(map: &MmapRaw, layout: RecordLayout, count: u64) {
     let mut header = [0u8; 32];
     header[..8].copy_from_slice(HEADER_MAGIC);

@@ -106,12 +106,7 @@ impl MmapTable {
         let phf = Mphf::from_chunked_iterator_parallel(GAMMA, &chunks, None, count, threads);
         progress("allocating the records file");
         let records_path = dir.file(RECORDS_FILE);
-        let file_bytes = HEADER_BYTES + count * layout.bytes();
-        let file = allocate(&records_path, file_bytes)?;
-        let map = MmapOptions::new()
-            .map_raw(&file)
-            .map_err(StoreError::io(&records_path))?;
-        write_header(&map, layout, count);
+        let (map, file_bytes) = new_records_file(&dir, layout, count)?;
         let keys_path = dir.file(KEYS_FILE);
         let keys_file = allocate(&keys_path, count * KEY_BYTES)?;
         write_key_checks_and_keys(

@@ -9,7 +9,6 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use boomphf::Mphf;
-use memmap2::MmapOptions;
 use serde::{Deserialize, Serialize};
 
 use crate::dir::{Backend, Fingerprint, Manifest, StoreDir};
@@ -109,12 +108,7 @@ impl MmapTable {
         let phf = load_phf(&dir, &manifest)?;
         progress("allocating the records file");
         let records_path = dir.file(RECORDS_FILE);
-        let file_bytes = HEADER_BYTES + count * layout.bytes();
-        let file = allocate(&records_path, file_bytes)?;
-        let map = MmapOptions::new()
-            .map_raw(&file)
-            .map_err(StoreError::io(&records_path))?;
-        write_header(&map, layout, count);
+        let (map, file_bytes) = new_records_file(&dir, layout, count)?;
         let keys_path = dir.file(KEYS_FILE);
         let keys = File::open(&keys_path).map_err(StoreError::io(&keys_path))?;
         progress("writing key checks from the keys file");
@@ -167,17 +161,11 @@ fn write_key_checks_from_keys(
                             if phf.try_hash(&key) != Some(slot) {
                                 return Some(slot);
                             }
-                            let offset = (HEADER_BYTES + slot * layout.bytes()) as usize;
-                            // SAFETY: `offset + 4` is within the mapping (slot <
-                            // count); each slot is written by one thread only,
-                            // and no table reads the map yet.
+                            // SAFETY: slot < count; each slot is written by
+                            // one thread only, and no table reads the map yet.
                             #[allow(unsafe_code)]
                             unsafe {
-                                std::ptr::copy_nonoverlapping(
-                                    RecordLayout::key_check(key).to_le_bytes().as_ptr(),
-                                    map.as_mut_ptr().add(offset),
-                                    KEY_CHECK_BYTES,
-                                );
+                                write_key_check(map, layout, slot, key);
                             }
                         }
                         None

@@ -15,7 +15,7 @@ use crate::error::StoreError;
 use crate::layout::{KEY_BYTES, RecordLayout};
 use crate::table::Key;
 
-use super::files::{HEADER_BYTES, KEY_CHECK_BYTES};
+use super::files::{HEADER_BYTES, write_key_check};
 
 /// A key universe the perfect hash can be built from without holding it in
 /// memory: chunks that can be walked more than once and know their length.
@@ -135,17 +135,12 @@ where
             .map(|_| AtomicU64::new(0))
             .collect();
         for_keys_in_window(chunks, phf, window.clone(), threads, &|slot, key| {
-            let offset = (HEADER_BYTES + slot * layout.bytes()) as usize;
-            // SAFETY: `offset + 4` is within the mapping (slot < count); the
-            // hash is a bijection onto the slots, so each is written by one
-            // thread only, and the table that will read it does not exist yet.
+            // SAFETY: slot < count; the hash is a bijection onto the
+            // slots, so each is written by one thread only, and the table
+            // that will read it does not exist yet.
             #[allow(unsafe_code)]
             unsafe {
-                std::ptr::copy_nonoverlapping(
-                    RecordLayout::key_check(key).to_le_bytes().as_ptr(),
-                    map.as_mut_ptr().add(offset),
-                    KEY_CHECK_BYTES,
-                );
+                write_key_check(map, layout, slot, key);
             }
             let at = 2 * (slot - window.start) as usize;
             halves[at].store(key as u64, Ordering::Relaxed);
