@@ -134,6 +134,19 @@ mod tests {
         })
     }
 
+    /// Rank 0 sends `skeleton` from `root/rank0`, the others receive it
+    /// into `root/rankN`; every rank's outcome, in rank order.
+    fn transfer(ranks: usize, root: &Path, skeleton: &Skeleton) -> Vec<Result<(), String>> {
+        on_ranks(ranks, |group| {
+            let mine = root.join(format!("rank{}", group.rank()));
+            if group.is_root() {
+                send(group, &mine, skeleton).unwrap()
+            } else {
+                receive(group, &mine, skeleton).unwrap()
+            }
+        })
+    }
+
     fn checksum(what: &str, bytes: &[u8]) -> store::Checksum {
         store::Checksum {
             what: what.to_owned(),
@@ -155,14 +168,7 @@ mod tests {
             keys: checksum(store::KEYS_FILE, &keys),
             phf: checksum(store::PHF_FILE, &phf),
         };
-        let outcomes = on_ranks(3, |group| {
-            let mine = root.join(format!("rank{}", group.rank()));
-            if group.is_root() {
-                send(group, &mine, &skeleton).unwrap()
-            } else {
-                receive(group, &mine, &skeleton).unwrap()
-            }
-        });
+        let outcomes = transfer(3, &root, &skeleton);
         assert!(outcomes.iter().all(Result::is_ok), "{outcomes:?}");
         for rank in 1..3 {
             let dir = root.join(format!("rank{rank}"));
@@ -184,14 +190,7 @@ mod tests {
             keys: checksum(store::KEYS_FILE, b"keys"),
             phf: checksum(store::PHF_FILE, b"hash"),
         };
-        let outcomes = on_ranks(3, |group| {
-            let mine = root.join(format!("rank{}", group.rank()));
-            if group.is_root() {
-                send(group, &mine, &skeleton).unwrap()
-            } else {
-                receive(group, &mine, &skeleton).unwrap()
-            }
-        });
+        let outcomes = transfer(3, &root, &skeleton);
         assert!(
             outcomes[0].as_ref().unwrap_err().contains(store::PHF_FILE),
             "{outcomes:?}"
