@@ -111,8 +111,8 @@ pub struct SyncStats {
     /// Distinct records changed by any rank: what every replica applied.
     pub records_applied: u64,
     /// Seconds spent taking this rank's changes out of its delta buffer and
-    /// encoding them, before the exchange: serial work on the calling
-    /// thread, which the other ranks wait for if this rank is the last.
+    /// encoding them, before the exchange: this rank's own work, which the
+    /// other ranks wait for if this rank is the last.
     pub drain_seconds: f64,
     /// Seconds spent in the exchange itself: waiting for the slowest rank
     /// to arrive, then moving the bytes.

@@ -1,6 +1,6 @@
 //! What each rank did in each epoch, gathered so that rank 0 can say which
 //! rank gates the syncs and where a sync's time goes: every rank's training
-//! rate, its sync split into the drain (its serial encoding), the exchange
+//! rate, its sync split into the drain (its own encoding), the exchange
 //! (waiting for the slowest rank, then the transfer) and the apply, the
 //! records and bytes it sent and its resident memory. Rank 0 logs a summary
 //! every [`TELEMETRY_SYNCS`] syncs and at the session's end, and writes the
