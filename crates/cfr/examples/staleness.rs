@@ -1,20 +1,24 @@
 //! What a cluster's staleness costs CFR, on Leduc's known values: ranks on
 //! threads train with live reads and sync every `epoch` iterations (over
 //! all ranks), against one process at an equal total of iterations, under
-//! the schedules full play uses. A rank's increments within an epoch are
-//! not discounted against each other (they are discounted as of the
-//! epoch's end), DCFR's halving of negative regrets at every iteration is
-//! skipped within an epoch, and a rank sees the others' updates only at a
-//! sync; this measures what that costs.
+//! the schedules full play and bidding use, and CFR+. A rank's increments
+//! within an epoch are not discounted against each other (they are
+//! discounted as of the epoch's end), DCFR's halving of negative regrets at
+//! every iteration is skipped within an epoch, CFR+ floors a rank's view at
+//! each update and the summed record again at the sync, and a rank sees the
+//! others' updates only at a sync; this measures what that costs.
 //!
 //! One rank with live reads sees all its own updates at once, as one
 //! process does: what it loses against one process is the within-epoch
 //! discounting alone. Four ranks add not seeing each other's updates until
 //! the sync.
 //!
-//! `cargo run --release -p cfr --example staleness` prints a table:
-//! exploitability (milli-chips a hand, lower is better), mean and spread
-//! over seeds.
+//! `cargo run --release -p cfr --example staleness [SEEDS]` prints a
+//! table: exploitability (milli-chips a hand, lower is better), its mean
+//! and standard error over seeds (30 unless given), and the difference
+//! from one process with a 95% interval. A run's trajectory parts from one
+//! process's at its first differing draw, so the seeds are independent
+//! samples, not pairs: six seeds made a noise of 15% look like a cost.
 
 use std::thread;
 
@@ -29,7 +33,7 @@ use cfr::tree::Tree;
 use store::MemoryTable;
 
 const TOTAL: u64 = 48_000;
-const SEEDS: [u64; 6] = [21, 22, 23, 24, 25, 26];
+const FIRST_SEED: u64 = 21;
 
 fn exploitability_of(table: &MemoryTable, tree: &Tree) -> f64 {
     exploitability(tree, &AveragePolicy::load(table).unwrap()).unwrap()
@@ -87,34 +91,49 @@ fn replicated(
     exploitability_of(&tables.swap_remove(0), tree)
 }
 
-fn summary(values: &[f64]) -> String {
+/// Mean and standard error, in milli-chips.
+fn mean_and_error(values: &[f64]) -> (f64, f64) {
     let n = values.len() as f64;
     let mean = values.iter().sum::<f64>() / n;
     let spread = (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
-    format!("{:7.2} ± {:5.2}", 1000.0 * mean, 1000.0 * spread)
+    (1000.0 * mean, 1000.0 * spread / n.sqrt())
 }
 
 fn main() {
+    let seeds: u64 = match std::env::args().nth(1) {
+        None => 30,
+        Some(text) => match text.parse() {
+            Ok(seeds) if seeds >= 2 => seeds,
+            _ => {
+                eprintln!("`{text}`: give the number of seeds, 2 or more");
+                std::process::exit(2);
+            }
+        },
+    };
+    let seeds: Vec<u64> = (FIRST_SEED..FIRST_SEED + seeds).collect();
     let tree = Tree::build(&Leduc::new()).unwrap();
     println!(
-        "Leduc, {TOTAL} iterations, {} seeds: exploitability in milli-chips a hand (mean ± sd over seeds)",
-        SEEDS.len()
+        "Leduc, {TOTAL} iterations, {} seeds: exploitability in milli-chips a hand \
+         (mean ± standard error), and the difference from one process (95% interval)",
+        seeds.len()
     );
     println!(
-        "{:<8} {:<26} {:>17} {:>9}",
-        "schedule", "run", "exploitability", "vs one"
+        "{:<8} {:<32} {:>16} {:>7} {:>18}",
+        "schedule", "run", "exploitability", "vs one", "difference"
     );
-    for (name, schedule) in [("linear", Schedule::LINEAR), ("dcfr", Schedule::DCFR)] {
-        let single: Vec<f64> = SEEDS
+    for (name, schedule) in [
+        ("linear", Schedule::LINEAR),
+        ("dcfr", Schedule::DCFR),
+        ("cfr+", Schedule::CFR_PLUS),
+    ] {
+        let single: Vec<f64> = seeds
             .iter()
             .map(|&seed| one_process(schedule, seed, &tree))
             .collect();
-        let single_mean = single.iter().sum::<f64>() / single.len() as f64;
+        let (single_mean, single_error) = mean_and_error(&single);
         println!(
-            "{name:<8} {:<26} {:>17} {:>9}",
-            "one process",
-            summary(&single),
-            "1.00"
+            "{name:<8} {:<32} {:>7.2} ± {:>5.2} {:>7}",
+            "one process", single_mean, single_error, "1.00"
         );
         for (ranks, epoch, sums) in [
             (1, 64, StrategySums::Deferred),
@@ -125,16 +144,20 @@ fn main() {
             (4, 1024, StrategySums::Deferred),
             (4, 64, StrategySums::EachSync),
         ] {
-            let values: Vec<f64> = SEEDS
+            let values: Vec<f64> = seeds
                 .iter()
                 .map(|&seed| replicated(schedule, ranks, epoch, sums, seed, &tree))
                 .collect();
-            let mean = values.iter().sum::<f64>() / values.len() as f64;
+            let (mean, error) = mean_and_error(&values);
+            let margin = 1.96 * (error.powi(2) + single_error.powi(2)).sqrt();
             println!(
-                "{name:<8} {:<26} {:>17} {:>9.2}",
+                "{name:<8} {:<32} {:>7.2} ± {:>5.2} {:>7.2} {:>+8.2} ± {:>5.2}",
                 format!("{ranks} ranks, epoch {epoch}, {sums}"),
-                summary(&values),
-                mean / single_mean
+                mean,
+                error,
+                mean / single_mean,
+                mean - single_mean,
+                margin
             );
         }
     }

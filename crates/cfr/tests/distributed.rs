@@ -508,3 +508,47 @@ fn a_warm_start_seeds_each_record_once_over_all_ranks() {
         );
     }
 }
+
+/// What a rank's memory is planned from: the entries a sync drains and the
+/// sums it holds afterwards are counted as they are, and an entry's
+/// planned cost covers its structures.
+#[test]
+fn a_sync_counts_the_entries_it_drains_and_the_sums_it_holds() {
+    let groups = ThreadGroup::new(2);
+    thread::scope(|scope| {
+        for group in groups {
+            scope.spawn(move || {
+                let table = MemoryTable::new();
+                let replica = ReplicatedTable::new(
+                    &table,
+                    Discounter::new(Schedule::LINEAR).unwrap(),
+                    Reads::Live,
+                )
+                .with_strategy_sums(StrategySums::Deferred);
+                let solver =
+                    ExternalSampling::new(Leduc::new(), &replica, Schedule::LINEAR, 4, 1).unwrap();
+                let mut done = 0;
+                for _ in 0..3 {
+                    let share = EpochShare::of(done + 1, 40, group.rank(), group.size());
+                    solver.run_share(share).unwrap();
+                    done += 40;
+                    let pending = replica.pending();
+                    let held_before = replica.deferred();
+                    let synced = replica.sync(&group, done).unwrap();
+                    assert!(pending > 0);
+                    assert_eq!(synced.entries_drained, pending);
+                    assert_eq!(replica.pending(), 0);
+                    assert_eq!(synced.held_entries, replica.deferred());
+                    assert!(synced.held_entries >= held_before);
+                    assert!(synced.records_sent <= synced.entries_drained);
+                }
+                let costs = replica.entry_bytes();
+                // A delta-buffer entry holds a key, two records and a stamp;
+                // a held one a key, the sums and a stamp.
+                assert!(costs.pending >= 16 + 2 * 68 + 8, "{costs:?}");
+                assert!(costs.held >= 16 + 32 + 8, "{costs:?}");
+                assert!(costs.gathered > costs.sent / 2, "{costs:?}");
+            });
+        }
+    });
+}

@@ -58,6 +58,15 @@ impl MemoryTable {
         }
     }
 
+    /// The most memory one record takes: its slot in the arena and its
+    /// entry in the index, at a hash map's worst slack (just after its
+    /// capacity doubled). What a run's memory is planned from.
+    pub fn bytes_per_record() -> u64 {
+        let arena = size_of::<Mutex<Entry>>() as u64;
+        let index_entry = size_of::<(Key, u64)>() as u64 + 1;
+        arena + (index_entry * 8).div_ceil(7) * 2
+    }
+
     #[inline]
     fn entry(&self, slot: SlotId) -> std::sync::MutexGuard<'_, Entry> {
         self.entries

@@ -330,6 +330,49 @@ fn a_rank_that_cannot_open_its_replica_stops_the_job_with_the_reason() {
 }
 
 #[test]
+fn a_rank_whose_memory_cannot_hold_the_run_refuses_it_before_training() {
+    let temp = TempDir::new("cluster-memory");
+    let run = temp.path("bidding").display().to_string();
+    let mut args = bidding_args(&run, "2000");
+    args.extend(["--rank-memory", "100M"]);
+    let output = run_on(2, &args);
+    let log = both(&output);
+    assert!(!output.status.success(), "{log}");
+    assert!(log.contains("rank 0 cannot train this run"), "{log}");
+    assert!(
+        log.contains("it may use 100.0 MiB (--rank-memory)"),
+        "{log}"
+    );
+    assert!(log.contains("give each rank more memory"), "{log}");
+    let status = ok(&trainer(&["status", "--run-dir", &run]));
+    assert!(
+        !status.contains("iteration 2,000"),
+        "nothing trained:\n{status}"
+    );
+
+    // With room, every rank's plan is logged and the run trains.
+    let mut args = bidding_args(&run, "2000");
+    args.extend(["--rank-memory", "4G"]);
+    let output = run_on(2, &args);
+    let log = both(&output);
+    assert!(output.status.success(), "{log}");
+    for rank in ["rank 0 may use 4.0 GiB", "rank 1 may use 4.0 GiB"] {
+        assert!(log.contains(rank), "{log}");
+    }
+    assert_eq!(checkpointed_iterations(&run), 2000);
+
+    // A size that is not one is refused by the command line, naming how to
+    // write one.
+    let error = refused(&trainer(
+        &bidding_args(&run, "10")
+            .into_iter()
+            .chain(["--rank-memory", "64"])
+            .collect::<Vec<_>>(),
+    ));
+    assert!(error.contains("like 512M or 64G"), "{error}");
+}
+
+#[test]
 fn bench_sync_prints_dense_against_sparse() {
     let output = run_on(
         2,

@@ -25,7 +25,9 @@ mod wire;
 
 pub use collective::{Collective, CollectiveError, Solo};
 pub use digest::replica_digest;
-pub use replica::{Reads, ReplicatedTable, SETTLE_ROUND_BYTES, StrategySums, SyncStats};
+pub use replica::{
+    EntryBytes, Reads, ReplicatedTable, SETTLE_ROUND_BYTES, StrategySums, SyncStats,
+};
 pub use replicate::{ReplicationStats, replicate_from_root};
 pub use thread_group::ThreadGroup;
 

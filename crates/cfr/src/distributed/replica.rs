@@ -123,6 +123,38 @@ pub struct SyncStats {
     /// this rank received in one of them: what bounds its memory.
     pub rounds: u64,
     pub largest_round_bytes: u64,
+    /// Entries of this rank's delta buffer at the sync: the records it
+    /// touched in the epoch, whatever it sent of them.
+    pub entries_drained: u64,
+    /// Records whose strategy sums this rank holds for a settle, after the
+    /// sync.
+    pub held_entries: u64,
+}
+
+/// The most memory one entry of a rank's cluster bookkeeping can take, in
+/// bytes, counting a hash map's slack at its worst (capacities double, so
+/// a map may be just past half full) and every copy alive at once: what a
+/// rank's memory is planned from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EntryBytes {
+    /// A record touched in the epoch, in the delta buffer.
+    pub pending: u64,
+    /// A record's strategy sums held for a settle.
+    pub held: u64,
+    /// A record this rank sends at a sync: its encoding, built in pieces
+    /// and then joined (two copies).
+    pub sent: u64,
+    /// A record any rank sent, as every rank holds it in the sync: the
+    /// gathered bytes and the decoded entry, before and after its slot is
+    /// found (three copies).
+    pub gathered: u64,
+}
+
+/// Bytes per entry of a hash map of `entry` bytes at its worst: the
+/// entry and its control byte, at a load of 7/8 just after the capacity
+/// doubled.
+fn map_entry_bytes(entry: usize) -> u64 {
+    ((entry as u64 + 1) * 8).div_ceil(7) * 2
 }
 
 /// Shards of the delta buffer: enough that two threads rarely meet.
@@ -249,6 +281,24 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         self.base
     }
 
+    /// What an entry of this replica's bookkeeping costs at most; see
+    /// [`EntryBytes`].
+    pub fn entry_bytes(&self) -> EntryBytes {
+        let width = self.base.max_actions();
+        let values = match self.strategy_sums {
+            StrategySums::EachSync => Values::Both,
+            StrategySums::Deferred => Values::Regrets,
+        };
+        let wire = wire::delta_bytes(width, values) as u64;
+        let decoded = (size_of::<(Key, u64, Record)>() + size_of::<(SlotId, u64, Record)>()) as u64;
+        EntryBytes {
+            pending: map_entry_bytes(size_of::<(u64, Pending)>()),
+            held: map_entry_bytes(size_of::<(u64, Deferred)>()),
+            sent: 2 * wire,
+            gathered: wire + decoded,
+        }
+    }
+
     pub fn reads(&self) -> Reads {
         self.reads
     }
@@ -317,12 +367,13 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         // sends a record once, so the order changes no sum. The changes
         // form the first section; the seeds, once per record and few, the
         // second.
-        let pieces: Vec<(Vec<u8>, Vec<u8>, u64)> = self
+        let pieces: Vec<(Vec<u8>, Vec<u8>, u64, u64)> = self
             .shards
             .par_iter()
             .map(|shard| {
                 let drained =
                     std::mem::take(&mut *shard.lock().unwrap_or_else(PoisonError::into_inner));
+                let entries = drained.len() as u64;
                 let (mut changes, mut seeds, mut sent) = (Vec::new(), Vec::new(), 0);
                 for (&slot, pending) in &drained {
                     if pending.last_update == 0 {
@@ -353,17 +404,18 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
                     wire::put_delta(&mut changes, pending.key, &pending.change, width, values);
                     sent += 1;
                 }
-                (changes, seeds, sent)
+                (changes, seeds, sent, entries)
             })
             .collect();
         let mut outgoing = wire::open_first_section();
-        outgoing.reserve(pieces.iter().map(|(changes, _, _)| changes.len()).sum());
+        outgoing.reserve(pieces.iter().map(|(changes, ..)| changes.len()).sum());
         let mut seeds = Vec::new();
-        let mut records_sent = 0;
-        for (changes, shard_seeds, sent) in pieces {
+        let (mut records_sent, mut entries_drained) = (0, 0);
+        for (changes, shard_seeds, sent, entries) in pieces {
             outgoing.extend_from_slice(&changes);
             seeds.extend_from_slice(&shard_seeds);
             records_sent += sent;
+            entries_drained += entries;
         }
         wire::close_first_section(&mut outgoing);
         wire::push_section(&mut outgoing, &seeds);
@@ -378,6 +430,8 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         Ok(SyncStats {
             records_sent,
             drain_seconds,
+            entries_drained,
+            held_entries: self.deferred(),
             ..stats
         })
     }

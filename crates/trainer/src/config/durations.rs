@@ -4,7 +4,6 @@ use std::time::Duration;
 
 use thiserror::Error;
 
-/// Parses `90s`, `45m`, `2h`, `1h30m` or `1d`.
 /// A duration that does not parse, with how to write one.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 #[error("'{text}' is not a duration: {hint}")]
@@ -13,6 +12,7 @@ pub struct DurationError {
     pub hint: &'static str,
 }
 
+/// Parses `90s`, `45m`, `2h`, `1h30m` or `1d`.
 pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
     const UNITS: &str = "use a number with s, m, h or d, like 90s, 45m or 2h";
     let invalid = |hint| DurationError {

@@ -14,6 +14,7 @@ mod options;
 mod profile;
 mod resolve;
 mod session;
+mod sizes;
 mod solver;
 mod sync;
 mod writeback;
@@ -22,6 +23,7 @@ pub use bids::{BiddingStage, Bids, BidsName, DEFAULT_BIDDING_STAGE_ITERATIONS};
 pub use options::{ClusterOptions, CurveOptions, RunOptions, SessionOptions};
 pub use sync::{DEFAULT_SYNC_EVERY, SyncEvery, SyncReads, SyncSettings, SyncStrategySums};
 pub use writeback::MmapWriteback;
+pub(crate) use writeback::usable_memory;
 
 pub use curve::{CurveSettings, DEFAULT_EVAL_HANDS};
 pub use durations::{DurationError, parse_duration};
@@ -39,6 +41,7 @@ pub use session::{
     MAX_THREADS_PER_CORE, SessionSettings, bound_cores_warning, check_threads, parse_threads,
     worker_threads,
 };
+pub use sizes::{SizeError, parse_size};
 pub use solver::{EncodingName, ScheduleName, SolverSettings, StoreSettings};
 
 #[cfg(test)]

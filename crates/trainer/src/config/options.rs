@@ -218,6 +218,12 @@ pub struct ClusterOptions {
     /// the same digest (reads every record; for tests and for doubt).
     #[arg(long)]
     pub sync_check: bool,
+    /// Under mpirun: the memory each rank may use, like 60G (default: its
+    /// machine's, or its cgroup's limit if lower). A session whose replica
+    /// leaves a rank too little of it is refused before it trains, and
+    /// epochs are kept short enough that every rank's changes fit.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size_flag)]
+    pub rank_memory: Option<u64>,
 }
 
 impl ClusterOptions {
@@ -235,6 +241,7 @@ impl ClusterOptions {
             reads: self.sync_reads.unwrap_or(defaults.reads),
             strategy_sums: self.sync_strategy_sums.unwrap_or(defaults.strategy_sums),
             check: self.sync_check,
+            rank_memory: self.rank_memory,
         })
     }
 }
@@ -375,6 +382,10 @@ fn duration_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Du
     parse_duration(&text)
         .map(Some)
         .map_err(serde::de::Error::custom)
+}
+
+fn parse_size_flag(text: &str) -> Result<u64, super::SizeError> {
+    super::parse_size(text)
 }
 
 fn parse_duration_flag(text: &str) -> Result<Duration, DurationError> {

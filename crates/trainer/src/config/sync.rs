@@ -66,6 +66,9 @@ pub struct SyncSettings {
     /// After every sync, compare every rank's replica digest (reads every
     /// record: for tests and for doubt, not for speed).
     pub check: bool,
+    /// The memory each rank may use, in bytes; `None`: its machine's, or
+    /// its cgroup's limit if lower.
+    pub rank_memory: Option<u64>,
 }
 
 /// The sync period unless told otherwise: long enough that a sync's cost
@@ -80,6 +83,7 @@ impl Default for SyncSettings {
             reads: SyncReads::Live,
             strategy_sums: SyncStrategySums::AtCheckpoint,
             check: false,
+            rank_memory: None,
         }
     }
 }

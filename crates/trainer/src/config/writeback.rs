@@ -72,7 +72,7 @@ fn choose(file_bytes: u64, memory: u64) -> (Writeback, String) {
 
 /// The memory this process may use: the machine's, or the lowest limit
 /// of its cgroup and the cgroup's ancestors (cgroup v2), when lower.
-fn usable_memory() -> Option<u64> {
+pub(crate) fn usable_memory() -> Option<u64> {
     let machine = std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|text| mem_total(&text))?;

@@ -7,6 +7,7 @@ use store::Table;
 
 use std::time::Instant;
 
+use super::memory::RankMemory;
 use super::orders::sum_counters;
 use super::telemetry::{self, RankEpoch};
 use crate::solver_game::EuchreGame;
@@ -24,13 +25,14 @@ pub(crate) struct EpochDone {
 
 /// Trains this rank's share of `total` iterations from `first`, syncs, and
 /// sums the counts over the ranks; with `check`, compares every rank's
-/// replica digest and fails if any differs.
+/// replica digest and fails if any differs. Every rank reports its room
+/// after the sync by `memory`.
 pub(crate) fn train_epoch<T: Table + ?Sized>(
     group: &dyn Collective,
     solver: &ExternalSampling<'_, EuchreGame<'_>, ReplicatedTable<'_, T>>,
     replica: &ReplicatedTable<'_, T>,
-    first: u64,
-    total: u64,
+    memory: &RankMemory,
+    (first, total): (u64, u64),
     check: bool,
 ) -> Result<EpochDone, TrainingError> {
     let last = first + total.max(1) - 1;
@@ -47,6 +49,7 @@ pub(crate) fn train_epoch<T: Table + ?Sized>(
             trained.as_secs_f64(),
             (started.elapsed() - trained).as_secs_f64(),
             &sync,
+            memory.room(replica.len()),
         ),
     )?;
     let [iterations, regret_updates, strategy_updates, pruned_actions] = sum_counters(

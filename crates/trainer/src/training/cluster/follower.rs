@@ -15,6 +15,7 @@ use euchre_bots::meta::BlueprintSource;
 use store::{DurableTable, MemoryTable, Table};
 
 use super::epoch::{settle, train_epoch};
+use super::memory::{self, RankMemory};
 use super::orders::{self, Begin, Order};
 use super::skeleton;
 use crate::config::worker_threads;
@@ -52,6 +53,7 @@ fn out_of_order(group: &dyn Collective, order: &Order) -> TrainingError {
 struct Prepared {
     table: Replica,
     blueprint: Option<BiddingBlueprint>,
+    memory: RankMemory,
 }
 
 /// Where a follower's replica lives.
@@ -73,6 +75,25 @@ impl Replica {
         match self {
             Replica::Memory(table) => table,
             Replica::Mmap { table, .. } => &**table,
+        }
+    }
+
+    /// This rank's memory plan with the replica made (`None` if its memory
+    /// is unknown): a memory replica has rank 0's `records` still to
+    /// come, an mmap one its files to map.
+    fn plan(&self, group: &dyn Collective, begin: &Begin) -> RankMemory {
+        let (store_files, records_to_come) = match self {
+            Replica::Memory(_) => (0, begin.records),
+            Replica::Mmap { table, .. } => (table.disk_bytes(), 0),
+        };
+        RankMemory {
+            plan: memory::plan_this_rank(
+                begin.sync.rank_memory,
+                store_files,
+                records_to_come,
+                group.rank() == 0,
+            ),
+            records_at_plan: begin.records,
         }
     }
 }
@@ -150,9 +171,15 @@ fn prepare(
             (None, None) => None,
             _ => return Err("rank 0 sent no bids for a run with fixed bids".into()),
         };
+        let table = make_replica(group, begin, dir)?;
+        let memory = table.plan(group, begin);
+        if let Some(plan) = memory.plan {
+            plan.check()?;
+        }
         Ok(Prepared {
-            table: make_replica(group, begin, dir)?,
+            table,
             blueprint,
+            memory,
         })
     }))
 }
@@ -192,9 +219,15 @@ fn follow_session(
         // Rank 0 says why and ends the command.
         return Ok(None);
     }
-    let Ok(Prepared { table, blueprint }) = prepared else {
+    let Ok(Prepared {
+        table,
+        blueprint,
+        memory,
+    }) = prepared
+    else {
         return Ok(None);
     };
+    memory::gather_plans(group, memory.plan)?;
     let table = table.table();
     replicate_from_root(table, group)?;
     let replica = ReplicatedTable::new(
@@ -218,7 +251,14 @@ fn follow_session(
     loop {
         match orders::receive(group)? {
             Order::Epoch { first, total } => {
-                train_epoch(group, &solver, &replica, first, total, begin.sync.check)?;
+                train_epoch(
+                    group,
+                    &solver,
+                    &replica,
+                    &memory,
+                    (first, total),
+                    begin.sync.check,
+                )?;
             }
             Order::Settle { through } => {
                 settle(group, &replica, through)?;

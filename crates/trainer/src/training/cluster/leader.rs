@@ -4,12 +4,13 @@
 use std::time::{Duration, Instant};
 
 use cfr::discount::Discounter;
-use cfr::distributed::{Collective, ReplicatedTable, SyncStats, replicate_from_root};
+use cfr::distributed::{Collective, EntryBytes, ReplicatedTable, SyncStats, replicate_from_root};
 use cfr::mccfr::{BatchStats, ExternalSampling};
 use store::DurableTable;
 use tracing::{debug, info, warn};
 
 use super::epoch::{settle, train_epoch};
+use super::memory::{self, RankMemory};
 use super::orders::{self, Begin, Order};
 use super::telemetry::{self, EpochLog, Event, RankEpoch, Telemetry};
 use super::{SyncEvery, SyncSettings};
@@ -60,6 +61,7 @@ pub(crate) fn lead_session(
             sync,
             blueprint,
             skeleton: skeleton.clone(),
+            records: looping.table.len(),
         })),
     )?;
     let sent = match &skeleton {
@@ -77,11 +79,29 @@ pub(crate) fn lead_session(
         }
         None => Ok(()),
     };
-    if let Err((rank, reason)) = orders::all_ready(group, sent)? {
+    let store_files = match looping.identity.store {
+        store::Backend::Mmap | store::Backend::Lmdb => looping.table.disk_bytes(),
+        store::Backend::Memory => 0,
+    };
+    let plan = memory::plan_this_rank(sync.rank_memory, store_files, 0, true);
+    let ready = sent.and_then(|()| plan.map_or(Ok(()), |plan| plan.check()));
+    if let Err((rank, reason)) = orders::all_ready(group, ready)? {
         return Err(TrainingError::Cluster(format!(
             "rank {rank} cannot train this run: {reason}"
         )));
     }
+    for (rank, plan) in memory::gather_plans(group, plan)?.iter().enumerate() {
+        match plan {
+            Some(plan) => info!("cluster: rank {rank} {}", plan.describe()),
+            None => {
+                warn!("cluster: rank {rank}'s memory is unknown; its epochs are not kept to it");
+            }
+        }
+    }
+    let rank_memory = RankMemory {
+        plan,
+        records_at_plan: looping.table.len(),
+    };
     let copied = replicate_from_root(looping.table, group)?;
     let mut epoch_log = EpochLog::new(looping.run.path());
     epoch_log.append(
@@ -127,6 +147,10 @@ pub(crate) fn lead_session(
         replica: &replica,
         solver: &solver,
         sizing: EpochSizing::new(sync, group.size()),
+        memory: rank_memory,
+        costs_per_entry: replica.entry_bytes(),
+        held_before: vec![0; group.size()],
+        fixed_epochs_warned: false,
         costs: SyncCosts::default(),
         telemetry: Telemetry::default(),
         epoch_log,
@@ -148,6 +172,13 @@ struct Epochs<'a, 't> {
     replica: &'a ReplicatedTable<'t, dyn DurableTable + 't>,
     solver: &'a ExternalSampling<'t, EuchreGame<'t>, ReplicatedTable<'t, dyn DurableTable + 't>>,
     sizing: EpochSizing,
+    /// This rank's memory plan, and what a rank's bookkeeping costs per
+    /// entry: what every epoch is sized to fit.
+    memory: RankMemory,
+    costs_per_entry: EntryBytes,
+    /// Every rank's held strategy sums before the last epoch.
+    held_before: Vec<u64>,
+    fixed_epochs_warned: bool,
     costs: SyncCosts,
     telemetry: Telemetry,
     epoch_log: EpochLog,
@@ -166,6 +197,46 @@ impl Epochs<'_, '_> {
     }
 }
 
+impl Epochs<'_, '_> {
+    /// Keeps the next epoch within every rank's room: settles held sums
+    /// that fill half a rank's room, and shortens epochs sized by time (a
+    /// fixed number of iterations is the user's, so it is only warned of).
+    fn keep_to_memory(&mut self, fit: memory::Fit, through: u64) -> Result<(), TrainingError> {
+        if let Some(rank) = fit.settle {
+            info!(
+                "cluster: rank {rank}'s held strategy sums fill half its memory's room; settling them early"
+            );
+            Steps::settle(self, through)?;
+            self.held_before.iter_mut().for_each(|held| *held = 0);
+        }
+        let Some(largest) = fit.largest_epoch else {
+            return Ok(());
+        };
+        match self.sizing.settings.every {
+            SyncEvery::Time(_) => {
+                if self.sizing.cap(largest) {
+                    debug!(
+                        "cluster: epochs held to {} iterations to fit every rank's memory",
+                        thousands(largest)
+                    );
+                }
+            }
+            SyncEvery::Iterations(iterations) => {
+                if iterations > largest && !self.fixed_epochs_warned {
+                    warn!(
+                        "cluster: epochs of {} iterations may not fit a rank's memory (about {} do): use --sync-iterations {} or fewer, or --sync-every, which keeps epochs to the ranks' memory",
+                        thousands(iterations),
+                        thousands(largest),
+                        largest.max(1)
+                    );
+                    self.fixed_epochs_warned = true;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 impl Steps for Epochs<'_, '_> {
     fn preferred(&self) -> u64 {
         self.sizing.next()
@@ -181,9 +252,19 @@ impl Steps for Epochs<'_, '_> {
             },
         )?;
         let check = self.sizing.settings.check;
-        let done = train_epoch(self.group, self.solver, self.replica, first, count, check)?;
+        let done = train_epoch(
+            self.group,
+            self.solver,
+            self.replica,
+            &self.memory,
+            (first, count),
+            check,
+        )?;
         let took = started.elapsed();
         self.sizing.adapt(count, took);
+        let fit = memory::fit(&done.ranks, &self.held_before, self.costs_per_entry);
+        self.held_before = done.ranks.iter().map(|rank| rank.held_entries).collect();
+        self.keep_to_memory(fit, first + count - 1)?;
         self.costs.add(&done.sync, took);
         self.stamp = first + count - 1;
         self.telemetry.add(&done.ranks);
@@ -259,6 +340,17 @@ struct EpochSizing {
     settings: SyncSettings,
     ranks: u64,
     current: u64,
+}
+
+impl EpochSizing {
+    /// Holds the next epoch to at most `largest` iterations (at least one
+    /// a rank); says whether that shortened it.
+    fn cap(&mut self, largest: u64) -> bool {
+        let largest = largest.max(self.ranks);
+        let shortened = self.current > largest;
+        self.current = self.current.min(largest);
+        shortened
+    }
 }
 
 impl EpochSizing {

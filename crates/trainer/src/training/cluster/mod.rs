@@ -10,6 +10,7 @@ mod epoch;
 pub mod follower;
 pub mod grace;
 pub mod leader;
+mod memory;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 mod orders;

@@ -75,6 +75,9 @@ pub(crate) struct Begin {
     /// files follow the order (`super::skeleton`), and each rank makes its
     /// replica from them.
     pub skeleton: Option<store::Skeleton>,
+    /// Rank 0's trained records, which it copies to every rank after the
+    /// start: what a rank's memory replica will hold.
+    pub records: u64,
 }
 
 pub(crate) fn send(group: &dyn Collective, order: &Order) -> Result<(), CollectiveError> {

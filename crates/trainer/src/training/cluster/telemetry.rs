@@ -44,9 +44,16 @@ pub(crate) struct RankEpoch {
     /// Distinct records any rank changed: what this rank applied.
     pub records_applied: u64,
     pub resident_bytes: u64,
+    /// Records this rank touched in the epoch: its delta buffer's entries.
+    pub entries_drained: u64,
+    /// Records whose strategy sums it holds for a settle, after the sync.
+    pub held_entries: u64,
+    /// Its room for epochs' changes and held sums after the sync
+    /// ([`super::memory`]); `u64::MAX` when its memory is unknown.
+    pub room_bytes: u64,
 }
 
-const FIELDS: usize = 10;
+const FIELDS: usize = 13;
 const ENCODED: usize = FIELDS * 8;
 
 impl RankEpoch {
@@ -57,6 +64,7 @@ impl RankEpoch {
         train_seconds: f64,
         sync_seconds: f64,
         sync: &SyncStats,
+        room_bytes: u64,
     ) -> RankEpoch {
         RankEpoch {
             iterations,
@@ -69,6 +77,9 @@ impl RankEpoch {
             bytes_sent: sync.bytes_sent,
             records_applied: sync.records_applied,
             resident_bytes: resident_bytes(),
+            entries_drained: sync.entries_drained,
+            held_entries: sync.held_entries,
+            room_bytes,
         }
     }
 
@@ -84,6 +95,9 @@ impl RankEpoch {
             self.bytes_sent,
             self.records_applied,
             self.resident_bytes,
+            self.entries_drained,
+            self.held_entries,
+            self.room_bytes,
         ]
     }
 
@@ -116,6 +130,9 @@ impl RankEpoch {
             bytes_sent: field(7),
             records_applied: field(8),
             resident_bytes: field(9),
+            entries_drained: field(10),
+            held_entries: field(11),
+            room_bytes: field(12),
         })
     }
 }
@@ -338,6 +355,9 @@ mod tests {
             bytes_sent: 1 << 33,
             records_applied: 99,
             resident_bytes: 7 << 30,
+            entries_drained: 400,
+            held_entries: 300,
+            room_bytes: u64::MAX,
         };
         assert_eq!(RankEpoch::decode(&epoch.encode()), Some(epoch));
         assert_eq!(RankEpoch::decode(&[1, 2, 3]), None);
