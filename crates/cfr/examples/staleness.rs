@@ -8,6 +8,9 @@
 //! each update and the summed record again at the sync, and a rank sees the
 //! others' updates only at a sync; this measures what that costs.
 //!
+//! With overlapped syncs each epoch trains while the last one's sync runs,
+//! so a rank sees the others' updates one epoch later still.
+//!
 //! One rank with live reads sees all its own updates at once, as one
 //! process does: what it loses against one process is the within-epoch
 //! discounting alone. Four ranks add not seeing each other's updates until
@@ -48,13 +51,20 @@ fn one_process(schedule: Schedule, seed: u64, tree: &Tree) -> f64 {
     exploitability_of(&table, tree)
 }
 
+/// How a rank's syncs meet its training.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Syncs {
+    /// Training waits for each sync.
+    Blocking,
+    /// Each epoch trains while the last one's sync runs.
+    Overlapped,
+}
+
 /// `ranks` ranks with live reads, syncing every `epoch` iterations over all
 /// ranks; rank 0's table after a final settle.
 fn replicated(
     schedule: Schedule,
-    ranks: usize,
-    epoch: u64,
-    sums: StrategySums,
+    (ranks, epoch, sums, syncs): (usize, u64, StrategySums, Syncs),
     seed: u64,
     tree: &Tree,
 ) -> f64 {
@@ -77,10 +87,23 @@ fn replicated(
                     while done < TOTAL {
                         let this = epoch.min(TOTAL - done);
                         let share = EpochShare::of(done + 1, this, group.rank(), ranks);
-                        solver.run_share(share).unwrap();
+                        match syncs {
+                            Syncs::Blocking => {
+                                solver.run_share(share).unwrap();
+                                replica.sync(&group, done + this).unwrap();
+                            }
+                            Syncs::Overlapped => {
+                                thread::scope(|beside| {
+                                    let training = beside.spawn(|| solver.run_share(share));
+                                    replica.finish_sync(&group).unwrap();
+                                    training.join().unwrap().unwrap();
+                                });
+                                replica.close_epoch(done + this).unwrap();
+                            }
+                        }
                         done += this;
-                        replica.sync(&group, done).unwrap();
                     }
+                    replica.finish_sync(&group).unwrap();
                     replica.settle(&group, done).unwrap();
                     table
                 })
@@ -135,24 +158,33 @@ fn main() {
             "{name:<8} {:<32} {:>7.2} ± {:>5.2} {:>7}",
             "one process", single_mean, single_error, "1.00"
         );
-        for (ranks, epoch, sums) in [
-            (1, 64, StrategySums::Deferred),
-            (1, 1024, StrategySums::Deferred),
-            (4, 16, StrategySums::Deferred),
-            (4, 64, StrategySums::Deferred),
-            (4, 256, StrategySums::Deferred),
-            (4, 1024, StrategySums::Deferred),
-            (4, 64, StrategySums::EachSync),
+        let (blocking, overlapped) = (Syncs::Blocking, Syncs::Overlapped);
+        let deferred = StrategySums::Deferred;
+        for (ranks, epoch, sums, syncs) in [
+            (1, 64, deferred, blocking),
+            (1, 1024, deferred, blocking),
+            (4, 16, deferred, blocking),
+            (4, 64, deferred, blocking),
+            (4, 256, deferred, blocking),
+            (4, 1024, deferred, blocking),
+            (4, 64, StrategySums::EachSync, blocking),
+            (4, 16, deferred, overlapped),
+            (4, 64, deferred, overlapped),
+            (4, 256, deferred, overlapped),
         ] {
+            let plan = (ranks, epoch, sums, syncs);
             let values: Vec<f64> = seeds
                 .iter()
-                .map(|&seed| replicated(schedule, ranks, epoch, sums, seed, &tree))
+                .map(|&seed| replicated(schedule, plan, seed, &tree))
                 .collect();
             let (mean, error) = mean_and_error(&values);
             let margin = 1.96 * (error.powi(2) + single_error.powi(2)).sqrt();
             println!(
                 "{name:<8} {:<32} {:>7.2} ± {:>5.2} {:>7.2} {:>+8.2} ± {:>5.2}",
-                format!("{ranks} ranks, epoch {epoch}, {sums}"),
+                format!(
+                    "{ranks} ranks, epoch {epoch}, {sums}{}",
+                    if syncs == overlapped { ", overlap" } else { "" }
+                ),
                 mean,
                 error,
                 mean / single_mean,

@@ -76,6 +76,26 @@ fn train_rank_counting(
     (done, sent, largest_settle)
 }
 
+/// Trains `share` while the last epoch's sync runs, then puts this epoch
+/// in flight (as of iteration `now`); afterwards the replica holds every
+/// epoch before this one, the same on every rank.
+fn train_beside_the_sync<G: cfr::Game, T: Table + ?Sized>(
+    group: &ThreadGroup,
+    solver: &ExternalSampling<'_, G, ReplicatedTable<'_, T>>,
+    replica: &ReplicatedTable<'_, T>,
+    share: EpochShare,
+    now: u64,
+) -> cfr::mccfr::BatchStats {
+    let trained = thread::scope(|beside| {
+        let training = beside.spawn(|| solver.run_share(share).unwrap());
+        replica.finish_sync(group).unwrap();
+        training.join().unwrap()
+    });
+    assert!(!replica.in_flight());
+    replica.close_epoch(now).unwrap();
+    trained
+}
+
 /// Checks that every rank's replica has this rank's `(digest, records)`.
 fn assert_same_everywhere(group: &ThreadGroup, (digest, records): (u64, u64)) {
     let mine = [digest.to_le_bytes(), records.to_le_bytes()].concat();
@@ -442,11 +462,13 @@ fn a_warm_start_seeds_each_record_once_over_all_ranks() {
         regret: 1.0,
         strategy_weight: WEIGHT,
     };
-    for (ranks, reads, sums) in [
-        (1, Reads::Live, StrategySums::EachSync),
-        (3, Reads::Live, StrategySums::EachSync),
-        (3, Reads::Frozen, StrategySums::EachSync),
-        (3, Reads::Live, StrategySums::Deferred),
+    for (ranks, reads, sums, beside) in [
+        (1, Reads::Live, StrategySums::EachSync, false),
+        (3, Reads::Live, StrategySums::EachSync, false),
+        (3, Reads::Frozen, StrategySums::EachSync, false),
+        (3, Reads::Live, StrategySums::Deferred, false),
+        (3, Reads::Live, StrategySums::EachSync, true),
+        (3, Reads::Live, StrategySums::Deferred, true),
     ] {
         let groups = ThreadGroup::new(ranks);
         let runs: Vec<(MemoryTable, u64)> = thread::scope(|scope| {
@@ -473,11 +495,28 @@ fn a_warm_start_seeds_each_record_once_over_all_ranks() {
                         for _ in 0..8 {
                             let epoch = 30;
                             let share = EpochShare::of(done + 1, epoch, group.rank(), ranks);
-                            updates += solver.run_share(share).unwrap().strategy_updates;
+                            let trained = if beside {
+                                train_beside_the_sync(
+                                    &group,
+                                    &solver,
+                                    &replica,
+                                    share,
+                                    done + epoch,
+                                )
+                            } else {
+                                let trained = solver.run_share(share).unwrap();
+                                replica.sync(&group, done + epoch).unwrap();
+                                trained
+                            };
+                            updates += trained.strategy_updates;
+                            // Beside the syncs, the first epoch's sync runs
+                            // beside the second.
+                            if !beside || done > 0 {
+                                assert_same_everywhere(&group, replica.digest().unwrap());
+                            }
                             done += epoch;
-                            replica.sync(&group, done).unwrap();
-                            assert_same_everywhere(&group, replica.digest().unwrap());
                         }
+                        replica.finish_sync(&group).unwrap();
                         replica.settle(&group, done).unwrap();
                         (table, updates)
                     })
@@ -503,7 +542,7 @@ fn a_warm_start_seeds_each_record_once_over_all_ranks() {
         let expected = updates as f64 + WEIGHT * trained as f64;
         assert!(
             (mass - expected).abs() <= 1e-5 * expected,
-            "{ranks} ranks, {reads:?}, {sums:?}: strategy sums {mass}, expected {updates} updates \
+            "{ranks} ranks, {reads:?}, {sums:?}, beside the syncs {beside}: strategy sums {mass}, expected {updates} updates \
              and {trained} seeds of {WEIGHT} = {expected}"
         );
     }

@@ -71,12 +71,16 @@ fn synced_digests(log: &str) -> Vec<String> {
 #[test]
 fn replicas_are_identical_after_every_sync_on_2_and_3_ranks() {
     let temp = TempDir::new("cluster-digests");
-    for (ranks, reads, sums) in [
-        (2, "live", "each-sync"),
-        (3, "live", "at-checkpoint"),
-        (3, "frozen", "at-checkpoint"),
+    for (ranks, reads, sums, overlap) in [
+        (2, "live", "each-sync", "on"),
+        (3, "live", "at-checkpoint", "on"),
+        (3, "frozen", "at-checkpoint", "on"),
+        (2, "live", "at-checkpoint", "off"),
     ] {
-        let run = temp.path(&format!("{ranks}-{reads}")).display().to_string();
+        let run = temp
+            .path(&format!("{ranks}-{reads}-{overlap}"))
+            .display()
+            .to_string();
         let mut args = bidding_args(&run, "3000");
         args.extend([
             "--sync-iterations",
@@ -86,10 +90,18 @@ fn replicas_are_identical_after_every_sync_on_2_and_3_ranks() {
             reads,
             "--sync-strategy-sums",
             sums,
+            "--sync-overlap",
+            overlap,
         ]);
         let output = run_on(ranks, &args);
         let log = both(&output);
         assert!(output.status.success(), "{ranks} ranks, {reads}:\n{log}");
+        // Frozen reads never train beside a sync.
+        assert_eq!(
+            log.contains("epochs training beside the syncs"),
+            reads == "live" && overlap == "on",
+            "{log}"
+        );
         // Held-back strategy sums are settled before the checkpoint.
         assert_eq!(
             log.contains("settles of the strategy sums"),

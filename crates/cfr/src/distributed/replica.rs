@@ -183,6 +183,13 @@ pub struct ReplicatedTable<'a, T: Table + ?Sized> {
     floor: bool,
     reads: Reads,
     shards: Vec<Mutex<FxHashMap<u64, Pending>>>,
+    /// The last epoch's changes while its sync runs beside the next
+    /// epoch's training ([`ReplicatedTable::close_epoch`]), sharded like
+    /// `shards`: still this rank's to read, each entry leaving as the sync
+    /// applies its record.
+    in_flight: Vec<Mutex<FxHashMap<u64, Pending>>>,
+    /// The last iteration of the epoch in flight; 0 when none is.
+    in_flight_through: AtomicU64,
     strategy_sums: StrategySums,
     /// Strategy sums waiting for a settle, sharded like `shards`.
     deferred: Vec<Mutex<FxHashMap<u64, Deferred>>>,
@@ -207,6 +214,8 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
             discounter,
             reads,
             shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
+            in_flight: (0..SHARDS).map(|_| Mutex::default()).collect(),
+            in_flight_through: AtomicU64::new(0),
             strategy_sums: StrategySums::EachSync,
             deferred: Vec::new(),
             settle_round_bytes: SETTLE_ROUND_BYTES,
@@ -320,6 +329,21 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// The slot's shard of the epoch in flight, if one is. Taken before
+    /// the record and its current shard, always in that order.
+    fn in_flight_shard(&self, slot: SlotId) -> Option<MutexGuard<'_, FxHashMap<u64, Pending>>> {
+        (self.in_flight_through.load(Ordering::Acquire) != 0).then(|| {
+            self.in_flight[slot.index() % SHARDS]
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+        })
+    }
+
+    /// Whether an epoch's sync is in flight.
+    pub fn in_flight(&self) -> bool {
+        self.in_flight_through.load(Ordering::Acquire) != 0
+    }
+
     /// Records with pending changes.
     pub fn pending(&self) -> u64 {
         self.shards
@@ -329,20 +353,25 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
     }
 
     /// The record as this rank's updates see it: the replica, plus this
-    /// rank's pending changes when reads are live, and never fresh again
-    /// once this rank has updated it (so a warm start seeds it once).
-    fn view(&self, base: Record, pending: Option<&Pending>) -> Record {
-        let Some(pending) = pending else {
-            return base;
+    /// rank's changes not yet in it (the epoch in flight's and this
+    /// epoch's) when reads are live, and never fresh again once this rank
+    /// has updated it (so a warm start seeds it once).
+    fn view(&self, base: Record, in_flight: Option<&Pending>, pending: Option<&Pending>) -> Record {
+        let last_update = match (in_flight, pending) {
+            (None, None) => return base,
+            (Some(one), None) | (None, Some(one)) => one.last_update,
+            (Some(earlier), Some(later)) => earlier.last_update.max(later.last_update),
         };
-        // The pending change is in the units of this rank's last update,
+        // The pending changes are in the units of this rank's last update,
         // so the replica's record is caught up to it first: a record last
         // synced epochs ago is discounted as the one process would have.
         let mut view = base;
-        self.discounter.catch_up(&mut view, pending.last_update);
+        self.discounter.catch_up(&mut view, last_update);
         if self.reads == Reads::Live {
-            add_values(&mut view, &pending.change);
-            add_values(&mut view, &pending.seed);
+            for changes in in_flight.into_iter().chain(pending) {
+                add_values(&mut view, &changes.change);
+                add_values(&mut view, &changes.seed);
+            }
         }
         view
     }
@@ -354,6 +383,51 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
     /// [`StrategySums::Deferred`] only the regrets travel; the strategy
     /// sums wait on this rank for [`ReplicatedTable::settle`].
     pub fn sync(&self, group: &dyn Collective, now: u64) -> Result<SyncStats, CfrError> {
+        self.close_epoch(now)?;
+        self.finish(group, false)
+    }
+
+    /// Ends this rank's epoch at iteration `now` without syncing it yet:
+    /// its changes go in flight and the next epoch's go to empty buffers,
+    /// so that the next epoch can train while [`Self::finish_sync`] syncs
+    /// this one. Until a record's sum is applied this rank still reads its
+    /// own changes to it; the other ranks' arrive with the apply, one
+    /// epoch later than with [`Self::sync`]. Every replica still applies
+    /// the same sums in the same order, so the replicas stay identical;
+    /// what the next epoch's training reads of them meanwhile depends on
+    /// timing, as with any reads beside other threads' updates. Not for
+    /// [`Reads::Frozen`], whose epochs must not see the replica move.
+    pub fn close_epoch(&self, now: u64) -> Result<(), CfrError> {
+        if self.in_flight() {
+            return Err(CfrError::Replica(
+                "an epoch was closed while the last one's sync was still in flight".into(),
+            ));
+        }
+        for (in_flight, current) in self.in_flight.iter().zip(&self.shards) {
+            let mut in_flight = in_flight.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut current = current.lock().unwrap_or_else(PoisonError::into_inner);
+            std::mem::swap(&mut *in_flight, &mut *current);
+        }
+        self.in_flight_through.store(now.max(1), Ordering::Release);
+        Ok(())
+    }
+
+    /// Syncs the epoch [`Self::close_epoch`] put in flight, as
+    /// [`Self::sync`] does, while this rank's next epoch may be training:
+    /// each record's changes leave this rank's reads as its sum is applied,
+    /// under the same lock, so a read sees them once, before or after. A
+    /// no-op when nothing is in flight; every rank must call it together.
+    pub fn finish_sync(&self, group: &dyn Collective) -> Result<SyncStats, CfrError> {
+        if !self.in_flight() {
+            return Ok(SyncStats::default());
+        }
+        self.finish(group, true)
+    }
+
+    /// The sync of the epoch in flight; `beside_training`: whether reads
+    /// may come meanwhile, so that entries leave one by one as applied.
+    fn finish(&self, group: &dyn Collective, beside_training: bool) -> Result<SyncStats, CfrError> {
+        let now = self.in_flight_through.load(Ordering::Acquire);
         let width = self.base.max_actions();
         let started = Instant::now();
         let values = match self.strategy_sums {
@@ -366,16 +440,21 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         // shard order. A record's entry sits in one shard and each rank
         // sends a record once, so the order changes no sum. The changes
         // form the first section; the seeds, once per record and few, the
-        // second.
+        // second. Beside training the entries stay readable until applied.
         let pieces: Vec<(Vec<u8>, Vec<u8>, u64, u64)> = self
-            .shards
+            .in_flight
             .par_iter()
             .map(|shard| {
-                let drained =
-                    std::mem::take(&mut *shard.lock().unwrap_or_else(PoisonError::into_inner));
+                let mut shard = shard.lock().unwrap_or_else(PoisonError::into_inner);
+                let drained = if beside_training {
+                    None
+                } else {
+                    Some(std::mem::take(&mut *shard))
+                };
+                let drained = drained.as_ref().unwrap_or(&*shard);
                 let entries = drained.len() as u64;
                 let (mut changes, mut seeds, mut sent) = (Vec::new(), Vec::new(), 0);
-                for (&slot, pending) in &drained {
+                for (&slot, pending) in drained {
                     if pending.last_update == 0 {
                         continue;
                     }
@@ -421,12 +500,26 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         wire::push_section(&mut outgoing, &seeds);
         let drain_seconds = started.elapsed().as_secs_f64();
         let floor = self.floor;
-        let stats = self.exchange_and_apply(group, &outgoing, values, now, |record, change| {
-            add_values(record, change);
-            if floor {
-                floor_regrets(&mut record.regrets[..width]);
-            }
-        })?;
+        let retire = if beside_training {
+            Retire::EachRecord
+        } else {
+            Retire::AtEnd
+        };
+        let stats =
+            self.exchange_and_apply(group, &outgoing, values, (now, retire), |record, change| {
+                add_values(record, change);
+                if floor {
+                    floor_regrets(&mut record.regrets[..width]);
+                }
+            })?;
+        // What is left in flight was not sent (no regret changed, or only
+        // looked up): nothing more of it to read.
+        for shard in &self.in_flight {
+            drop(std::mem::take(
+                &mut *shard.lock().unwrap_or_else(PoisonError::into_inner),
+            ));
+        }
+        self.in_flight_through.store(0, Ordering::Release);
         Ok(SyncStats {
             records_sent,
             drain_seconds,
@@ -453,6 +546,11 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
     /// stay identical bit for bit. With [`StrategySums::EachSync`] there is
     /// nothing to settle and no rank communicates.
     pub fn settle(&self, group: &dyn Collective, now: u64) -> Result<SyncStats, CfrError> {
+        if self.in_flight() {
+            return Err(CfrError::Replica(
+                "a settle while a sync was in flight: finish the sync first".into(),
+            ));
+        }
         if self.strategy_sums == StrategySums::EachSync {
             return Ok(SyncStats::default());
         }
@@ -490,7 +588,7 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
                         &parts,
                         group.rank(),
                         Values::StrategySums,
-                        now,
+                        (now, Retire::AtEnd),
                         add_strategy_sums,
                     )?;
                     let mut touched: Vec<Key> = everyone
@@ -586,13 +684,14 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
     /// All-gathers `sent` (a sync's changes and seeds, in sections), sums
     /// every rank's entries per key in rank order (every rank adds the same
     /// floats in the same order), and applies each sum with `apply`, after
-    /// catching the record up to iteration `now`.
+    /// catching the record up to iteration `now`; `retire` says when this
+    /// rank's own changes in flight leave its reads.
     fn exchange_and_apply(
         &self,
         group: &dyn Collective,
         sent: &[u8],
         values: Values,
-        now: u64,
+        (now, retire): (u64, Retire),
         apply: impl Fn(&mut Record, &Record) + Sync,
     ) -> Result<SyncStats, CfrError> {
         let started = Instant::now();
@@ -614,7 +713,7 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
                     })
             })
             .collect::<Result<Vec<_>, CfrError>>()?;
-        let applied = self.apply_gathered(&parts, group.rank(), values, now, apply)?;
+        let applied = self.apply_gathered(&parts, group.rank(), values, (now, retire), apply)?;
         Ok(SyncStats {
             bytes_sent: sent.len() as u64,
             exchange_seconds: (exchanged - started).as_secs_f64(),
@@ -625,13 +724,15 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
     /// Sums the entries of `everyone` (every rank's, in rank order) per
     /// key in rank order, and applies each sum with `apply` after catching
     /// the record up to iteration `now`. `me` is this rank, whose own bytes
-    /// do not count as received.
+    /// do not count as received; with [`Retire::EachRecord`] its changes in
+    /// flight to a record leave with the record's apply, under the lock
+    /// its reads take first.
     fn apply_gathered(
         &self,
         everyone: &[(&[u8], &[u8])],
         me: usize,
         values: Values,
-        now: u64,
+        (now, retire): (u64, Retire),
         apply: impl Fn(&mut Record, &Record) + Sync,
     ) -> Result<SyncStats, CfrError> {
         let width = self.base.max_actions();
@@ -677,7 +778,11 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         entries
             .par_chunk_by(|a, b| a.0 == b.0)
             .try_for_each(|same_record| {
-                let mut sum = Record::default();
+                // The sum with the first seed, for a record still fresh, and
+                // without: with syncs beside training, a record seeded in
+                // the last sync may be seeded again by a rank that met it
+                // before that sync's apply, and it is seeded once.
+                let (mut sum, mut unseeded) = (Record::default(), Record::default());
                 let mut seeded = false;
                 for (_, tag, change) in same_record {
                     if tag & SEED != 0 {
@@ -685,14 +790,30 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
                             continue;
                         }
                         seeded = true;
+                    } else {
+                        add_values(&mut unseeded, change);
                     }
                     add_values(&mut sum, change);
                 }
                 records_applied.fetch_add(1, Ordering::Relaxed);
-                self.base.update(same_record[0].0, &mut |record| {
+                let slot = same_record[0].0;
+                let in_flight = match retire {
+                    Retire::EachRecord => Some(
+                        self.in_flight[slot.index() % SHARDS]
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner),
+                    ),
+                    Retire::AtEnd => None,
+                };
+                self.base.update(slot, &mut |record| {
+                    let fresh = record.stamp == 0;
                     discounter.catch_up(record, now);
-                    apply(record, &sum);
-                })
+                    apply(record, if fresh { &sum } else { &unseeded });
+                })?;
+                if let Some(mut in_flight) = in_flight {
+                    in_flight.remove(&(slot.index() as u64));
+                }
+                Ok::<(), StoreError>(())
             })?;
         let bytes_received = everyone
             .iter()
@@ -707,6 +828,15 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
             ..SyncStats::default()
         })
     }
+}
+
+/// When a rank's changes in flight leave its reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Retire {
+    /// Each with its record's apply: the next epoch trains meanwhile.
+    EachRecord,
+    /// All at the end of the sync: nothing reads meanwhile.
+    AtEnd,
 }
 
 /// The tag bit of a seed's entry in a sync: below the rank's bits, above
@@ -789,9 +919,15 @@ impl<T: Table + ?Sized> Table for ReplicatedTable<'_, T> {
     }
 
     fn read(&self, slot: SlotId) -> Result<Record, StoreError> {
+        let index = slot.index() as u64;
+        let in_flight = self.in_flight_shard(slot);
         let base = self.base.read(slot)?;
         let shard = self.shard(slot);
-        Ok(self.view(base, shard.get(&(slot.index() as u64))))
+        Ok(self.view(
+            base,
+            in_flight.as_ref().and_then(|shard| shard.get(&index)),
+            shard.get(&index),
+        ))
     }
 
     /// Keeps what the update added beyond catching the record up. A record
@@ -802,9 +938,11 @@ impl<T: Table + ?Sized> Table for ReplicatedTable<'_, T> {
     /// and counted once at the sync. `change` runs last on the record kept,
     /// so what it leaves behind (a strategy it computed) is the real one.
     fn update(&self, slot: SlotId, change: &mut dyn FnMut(&mut Record)) -> Result<(), StoreError> {
+        let index = slot.index() as u64;
+        let in_flight = self.in_flight_shard(slot);
         let base = self.base.read(slot)?;
         let mut shard = self.shard(slot);
-        let Some(pending) = shard.get_mut(&(slot.index() as u64)) else {
+        let Some(pending) = shard.get_mut(&index) else {
             // Slots come from `slot`, which registers them; one that did
             // not is not this table's.
             return Err(StoreError::NoSuchSlot {
@@ -812,7 +950,11 @@ impl<T: Table + ?Sized> Table for ReplicatedTable<'_, T> {
                 records: self.base.len(),
             });
         };
-        let view = self.view(base, Some(pending));
+        let view = self.view(
+            base,
+            in_flight.as_ref().and_then(|shard| shard.get(&index)),
+            Some(pending),
+        );
         let unseeded = if view.stamp == 0 {
             // A stamp no iteration reaches: not fresh, and never
             // discounted (`catch_up` does not move backwards).

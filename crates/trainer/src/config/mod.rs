@@ -21,7 +21,9 @@ mod writeback;
 
 pub use bids::{BiddingStage, Bids, BidsName, DEFAULT_BIDDING_STAGE_ITERATIONS};
 pub use options::{ClusterOptions, CurveOptions, RunOptions, SessionOptions};
-pub use sync::{DEFAULT_SYNC_EVERY, SyncEvery, SyncReads, SyncSettings, SyncStrategySums};
+pub use sync::{
+    DEFAULT_SYNC_EVERY, SyncEvery, SyncOverlap, SyncReads, SyncSettings, SyncStrategySums,
+};
 pub use writeback::MmapWriteback;
 pub(crate) use writeback::usable_memory;
 

@@ -224,6 +224,12 @@ pub struct ClusterOptions {
     /// epochs are kept short enough that every rank's changes fit.
     #[arg(long, value_name = "SIZE", value_parser = parse_size_flag)]
     pub rank_memory: Option<u64>,
+    /// Under mpirun: whether each epoch trains while the last one's sync
+    /// runs (on, the default with live reads), so that a sync costs the
+    /// cores it uses rather than the time it takes; off: training waits for
+    /// every sync. Frozen reads never overlap.
+    #[arg(long, value_enum, value_name = "ON|OFF")]
+    pub sync_overlap: Option<super::SyncOverlap>,
 }
 
 impl ClusterOptions {
@@ -242,6 +248,7 @@ impl ClusterOptions {
             strategy_sums: self.sync_strategy_sums.unwrap_or(defaults.strategy_sums),
             check: self.sync_check,
             rank_memory: self.rank_memory,
+            overlap: self.sync_overlap.unwrap_or(defaults.overlap),
         })
     }
 }

@@ -47,6 +47,19 @@ impl From<SyncStrategySums> for cfr::distributed::StrategySums {
     }
 }
 
+/// Whether an epoch trains while the last one's sync runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum SyncOverlap {
+    /// Each epoch trains beside the last one's sync, which then costs the
+    /// cores it uses, not the wall time it takes; the other ranks' updates
+    /// arrive one epoch later (live reads only).
+    #[default]
+    On,
+    /// Training waits for every sync.
+    Off,
+}
+
 /// How long an epoch between two syncs is.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -69,6 +82,16 @@ pub struct SyncSettings {
     /// The memory each rank may use, in bytes; `None`: its machine's, or
     /// its cgroup's limit if lower.
     pub rank_memory: Option<u64>,
+    /// Whether epochs train beside the syncs; always off with frozen reads,
+    /// whose epochs must not see the replica move.
+    pub overlap: SyncOverlap,
+}
+
+impl SyncSettings {
+    /// Whether epochs train beside the syncs, as they can with these reads.
+    pub fn overlapped(&self) -> bool {
+        self.overlap == SyncOverlap::On && self.reads == SyncReads::Live
+    }
 }
 
 /// The sync period unless told otherwise: long enough that a sync's cost
@@ -84,6 +107,7 @@ impl Default for SyncSettings {
             strategy_sums: SyncStrategySums::AtCheckpoint,
             check: false,
             rank_memory: None,
+            overlap: SyncOverlap::On,
         }
     }
 }
@@ -96,7 +120,7 @@ impl std::fmt::Display for SyncSettings {
         }
         write!(
             f,
-            ", {} reads, strategy sums {}{}",
+            ", {} reads, strategy sums {}{}{}",
             match self.reads {
                 SyncReads::Live => "live",
                 SyncReads::Frozen => "frozen",
@@ -104,6 +128,11 @@ impl std::fmt::Display for SyncSettings {
             match self.strategy_sums {
                 SyncStrategySums::EachSync => "at each sync",
                 SyncStrategySums::AtCheckpoint => "at checkpoints",
+            },
+            if self.overlapped() {
+                ", epochs training beside the syncs"
+            } else {
+                ""
             },
             if self.check {
                 ", replicas compared after each sync"

@@ -19,19 +19,31 @@ pub(crate) struct EpochDone {
     pub sync: SyncStats,
     /// Every rank's share, in rank order.
     pub ranks: Vec<RankEpoch>,
-    /// The replicas' digest and trained records, when asked to compare.
-    pub checked: Option<(u64, u64)>,
+    /// The iteration the replicas were synced through, and their digest
+    /// and trained records, when asked to compare.
+    pub checked: Option<(u64, (u64, u64))>,
 }
 
-/// Trains this rank's share of `total` iterations from `first`, syncs, and
-/// sums the counts over the ranks; with `check`, compares every rank's
+/// How an epoch meets the syncs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EpochSyncs {
+    /// Train, then sync the epoch.
+    After,
+    /// Train while the last epoch's sync runs, then put this epoch's
+    /// changes in flight for the next.
+    Beside,
+}
+
+/// Trains this rank's share of `total` iterations from `first` and syncs
+/// (this epoch, or with [`EpochSyncs::Beside`] the last one, meanwhile),
+/// and sums the counts over the ranks; with `check`, compares every rank's
 /// replica digest and fails if any differs. Every rank reports its room
 /// after the sync by `memory`.
 pub(crate) fn train_epoch<T: Table + ?Sized>(
     group: &dyn Collective,
     solver: &ExternalSampling<'_, EuchreGame<'_>, ReplicatedTable<'_, T>>,
     replica: &ReplicatedTable<'_, T>,
-    memory: &RankMemory,
+    (memory, syncs): (&RankMemory, EpochSyncs),
     (first, total): (u64, u64),
     check: bool,
 ) -> Result<EpochDone, TrainingError> {
@@ -39,15 +51,48 @@ pub(crate) fn train_epoch<T: Table + ?Sized>(
     let now = record_iteration(last)?;
     let share = EpochShare::of(first, total, group.rank(), group.size());
     let started = Instant::now();
-    let mine = solver.run_share(share)?;
-    let trained = started.elapsed();
-    let sync = replica.sync(group, now)?;
+    // The sync's seconds: after the training, all of its time; beside
+    // it, the time this thread spent in it.
+    let synced_before = replica.in_flight();
+    let (mine, trained, sync, sync_seconds) = match syncs {
+        EpochSyncs::After => {
+            let mine = solver.run_share(share)?;
+            let trained = started.elapsed();
+            let sync = replica.sync(group, now)?;
+            (
+                mine,
+                trained,
+                sync,
+                (started.elapsed() - trained).as_secs_f64(),
+            )
+        }
+        EpochSyncs::Beside => {
+            // The transport stays on this thread; the training goes to
+            // another, which runs the solver's own thread pool.
+            let (mine, sync) = std::thread::scope(|beside| {
+                let training = beside.spawn(|| {
+                    let mine = solver.run_share(share);
+                    (mine, started.elapsed())
+                });
+                let sync = replica.finish_sync(group);
+                let synced = started.elapsed();
+                let trained = training
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                (trained, (sync, synced))
+            });
+            let ((mine, trained), (sync, synced)) = (mine, sync);
+            let (mine, sync) = (mine?, sync?);
+            replica.close_epoch(now)?;
+            (mine, trained, sync, synced.as_secs_f64())
+        }
+    };
     let ranks = telemetry::gather(
         group,
         RankEpoch::new(
             mine.iterations,
             trained.as_secs_f64(),
-            (started.elapsed() - trained).as_secs_f64(),
+            sync_seconds,
             &sync,
             memory.room(replica.len()),
         ),
@@ -61,19 +106,18 @@ pub(crate) fn train_epoch<T: Table + ?Sized>(
             mine.pruned_actions,
         ],
     )?;
-    let checked = if check {
-        let (digest, records) = replica.digest()?;
-        let mine = [digest.to_le_bytes(), records.to_le_bytes()].concat();
-        let everyone = group.all_gather(&mine)?;
-        if let Some(rank) = everyone.iter().position(|theirs| theirs != &mine) {
-            return Err(TrainingError::Cluster(format!(
-                "after the sync at iteration {last}, rank {rank}'s replica differs from rank {}'s: the ranks no longer train the same table; resume from the last checkpoint",
-                group.rank()
-            )));
-        }
-        Some((digest, records))
-    } else {
-        None
+    // Beside the syncs, the replicas hold every epoch before this one, if
+    // one was in flight (not at a session's first epoch).
+    let synced_through = match syncs {
+        EpochSyncs::After => Some(last),
+        EpochSyncs::Beside => synced_before.then(|| first - 1),
+    };
+    let checked = match synced_through {
+        Some(through) if check => Some((
+            through,
+            same_everywhere(group, replica, &format!("at iteration {through}"))?,
+        )),
+        _ => None,
     };
     Ok(EpochDone {
         stats: BatchStats {
@@ -88,14 +132,50 @@ pub(crate) fn train_epoch<T: Table + ?Sized>(
     })
 }
 
-/// Exchanges the strategy sums every rank held back, as of iteration
-/// `through` (the last epoch's last); every rank calls it together.
+/// The replicas' digest and trained records, the same on every rank, or
+/// an error naming the rank that differs after the sync `synced`.
+fn same_everywhere<T: Table + ?Sized>(
+    group: &dyn Collective,
+    replica: &ReplicatedTable<'_, T>,
+    synced: &str,
+) -> Result<(u64, u64), TrainingError> {
+    let (digest, records) = replica.digest()?;
+    let mine = [digest.to_le_bytes(), records.to_le_bytes()].concat();
+    let everyone = group.all_gather(&mine)?;
+    if let Some(rank) = everyone.iter().position(|theirs| theirs != &mine) {
+        return Err(TrainingError::Cluster(format!(
+            "after the sync {synced}, rank {rank}'s replica differs from rank {}'s: the ranks no longer train the same table; resume from the last checkpoint",
+            group.rank()
+        )));
+    }
+    Ok((digest, records))
+}
+
+/// Finishes the sync in flight, if any (with `check`, comparing the
+/// replicas after it), then exchanges the strategy sums every rank held
+/// back, as of iteration `through` (the last epoch's last): afterwards
+/// every replica holds every epoch. Every rank calls it together.
 pub(crate) fn settle<T: Table + ?Sized>(
     group: &dyn Collective,
     replica: &ReplicatedTable<'_, T>,
     through: u64,
-) -> Result<SyncStats, TrainingError> {
-    Ok(replica.settle(group, record_iteration(through)?)?)
+    check: bool,
+) -> Result<(SyncStats, SyncStats), TrainingError> {
+    let was_in_flight = replica.in_flight();
+    let finished = replica.finish_sync(group)?;
+    if was_in_flight && check {
+        let (digest, records) =
+            same_everywhere(group, replica, &format!("at iteration {through}"))?;
+        if group.rank() == 0 {
+            tracing::info!(
+                "sync at iteration {}: every replica has digest {digest:016x} over {} trained records",
+                crate::format::thousands(through),
+                crate::format::thousands(records)
+            );
+        }
+    }
+    let settled = replica.settle(group, record_iteration(through)?)?;
+    Ok((finished, settled))
 }
 
 /// `iteration`, refused past the stamps' limit, as the solver refuses it.

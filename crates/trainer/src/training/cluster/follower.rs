@@ -255,13 +255,13 @@ fn follow_session(
                     group,
                     &solver,
                     &replica,
-                    &memory,
+                    (&memory, super::leader::epoch_syncs(&begin.sync)),
                     (first, total),
                     begin.sync.check,
                 )?;
             }
             Order::Settle { through } => {
-                settle(group, &replica, through)?;
+                settle(group, &replica, through, begin.sync.check)?;
             }
             Order::End => return Ok(None),
             Order::Quit { error } => return Ok(Some(error)),

@@ -9,7 +9,7 @@ use cfr::mccfr::{BatchStats, ExternalSampling};
 use store::DurableTable;
 use tracing::{debug, info, warn};
 
-use super::epoch::{settle, train_epoch};
+use super::epoch::{EpochSyncs, settle, train_epoch};
 use super::memory::{self, RankMemory};
 use super::orders::{self, Begin, Order};
 use super::telemetry::{self, EpochLog, Event, RankEpoch, Telemetry};
@@ -148,7 +148,7 @@ pub(crate) fn lead_session(
         solver: &solver,
         sizing: EpochSizing::new(sync, group.size()),
         memory: rank_memory,
-        costs_per_entry: replica.entry_bytes(),
+        costs_per_entry: planned_entry_bytes(&replica, sync),
         held_before: vec![0; group.size()],
         fixed_epochs_warned: false,
         costs: SyncCosts::default(),
@@ -160,7 +160,9 @@ pub(crate) fn lead_session(
     let result = looping.run(budget, watcher, &mut steps, progress, last_checkpoint);
     if result.is_ok() {
         orders::send(group, &Order::End)?;
-        steps.costs.log(group.size());
+        steps
+            .costs
+            .log(group.size(), epoch_syncs(&sync) == EpochSyncs::Beside);
     }
     steps.report_telemetry();
     result
@@ -256,7 +258,7 @@ impl Steps for Epochs<'_, '_> {
             self.group,
             self.solver,
             self.replica,
-            &self.memory,
+            (&self.memory, epoch_syncs(&self.sizing.settings)),
             (first, count),
             check,
         )?;
@@ -286,10 +288,10 @@ impl Steps for Epochs<'_, '_> {
             done.sync.apply_seconds,
             thousands(done.sync.records_applied)
         );
-        if let Some((digest, records)) = done.checked {
+        if let Some((through, (digest, records))) = done.checked {
             info!(
                 "sync at iteration {}: every replica has digest {digest:016x} over {} trained records",
-                thousands(first + count - 1),
+                thousands(through),
                 thousands(records)
             );
         }
@@ -297,12 +299,22 @@ impl Steps for Epochs<'_, '_> {
     }
 
     fn settle(&mut self, through: u64) -> Result<(), TrainingError> {
-        if self.replica.strategy_sums() == cfr::distributed::StrategySums::EachSync {
+        if self.replica.strategy_sums() == cfr::distributed::StrategySums::EachSync
+            && !self.replica.in_flight()
+        {
             return Ok(());
         }
         let started = Instant::now();
         orders::send(self.group, &Order::Settle { through })?;
-        let settled = settle(self.group, self.replica, through)?;
+        let check = self.sizing.settings.check;
+        let (finished, settled) = settle(self.group, self.replica, through, check)?;
+        if finished != SyncStats::default() {
+            // The last epoch's sync, with no epoch beside it to train.
+            self.costs.add(&finished, started.elapsed());
+        }
+        if self.replica.strategy_sums() == cfr::distributed::StrategySums::EachSync {
+            return Ok(());
+        }
         self.epoch_log.append(
             Event::Settle,
             through,
@@ -331,6 +343,31 @@ impl Steps for Epochs<'_, '_> {
         );
         self.costs.add_settle(&settled);
         Ok(())
+    }
+}
+
+/// What a rank's bookkeeping costs per entry: with syncs beside training,
+/// an epoch's delta buffer lives on while the next one fills, so twice.
+fn planned_entry_bytes<T: store::Table + ?Sized>(
+    replica: &ReplicatedTable<'_, T>,
+    settings: SyncSettings,
+) -> EntryBytes {
+    let costs = replica.entry_bytes();
+    match epoch_syncs(&settings) {
+        EpochSyncs::After => costs,
+        EpochSyncs::Beside => EntryBytes {
+            pending: 2 * costs.pending,
+            ..costs
+        },
+    }
+}
+
+/// How the epochs of a session with `settings` meet its syncs.
+pub(crate) fn epoch_syncs(settings: &SyncSettings) -> EpochSyncs {
+    if settings.overlapped() {
+        EpochSyncs::Beside
+    } else {
+        EpochSyncs::After
     }
 }
 
@@ -416,7 +453,9 @@ impl SyncCosts {
         self.settle_seconds += settle.exchange_seconds + settle.apply_seconds;
     }
 
-    fn log(&self, ranks: usize) {
+    /// Logs the session's syncs; `beside`: whether they ran beside the
+    /// training, so that their time was not the epochs' to wait for.
+    fn log(&self, ranks: usize, beside: bool) {
         if self.syncs == 0 {
             return;
         }
@@ -424,7 +463,7 @@ impl SyncCosts {
         let share = 100.0 * (self.drain_seconds + self.exchange_seconds + self.apply_seconds)
             / self.epoch_seconds;
         info!(
-            "cluster: {} syncs over {ranks} ranks; per sync rank 0 sent {} records ({}), received {}, applied {} records; drain {:.3} s, exchange {:.3} s, apply {:.3} s; syncs took {share:.1}% of the epochs' time",
+            "cluster: {} syncs over {ranks} ranks; per sync rank 0 sent {} records ({}), received {}, applied {} records; drain {:.3} s, exchange {:.3} s, apply {:.3} s; syncs {} {share:.1}% of the epochs' time",
             thousands(self.syncs),
             thousands((self.records_sent as f64 / n) as u64),
             bytes((self.bytes_sent as f64 / n) as u64),
@@ -433,6 +472,11 @@ impl SyncCosts {
             self.drain_seconds / n,
             self.exchange_seconds / n,
             self.apply_seconds / n,
+            if beside {
+                "ran beside the training for"
+            } else {
+                "took"
+            },
         );
         if self.settles > 0 {
             info!(

@@ -22,7 +22,7 @@ use std::rc::Rc;
 
 use cfr::distributed::Collective;
 
-pub use crate::config::{SyncEvery, SyncReads, SyncSettings, SyncStrategySums};
+pub use crate::config::{SyncEvery, SyncOverlap, SyncReads, SyncSettings, SyncStrategySums};
 
 /// The ranks a command leads, as their rank 0: passed from `main` to the
 /// sessions that train on them (`None`: this process alone). The transport
