@@ -16,10 +16,11 @@
 //! discounting alone. Four ranks add not seeing each other's updates until
 //! the sync.
 //!
-//! `cargo run --release -p cfr --example staleness [SEEDS]` prints a
-//! table: exploitability (milli-chips a hand, lower is better), its mean
-//! and standard error over seeds (30 unless given), and the difference
-//! from one process with a 95% interval. A run's trajectory parts from one
+//! `cargo run --release -p cfr --example staleness [SEEDS [SCHEDULE]]`
+//! (`linear`, `dcfr` or `cfr+`; all three unless named) prints a table:
+//! exploitability (milli-chips a hand, lower is better), its mean and
+//! standard error over seeds (30 unless given), and the difference from
+//! one process with a 95% interval. A run's trajectory parts from one
 //! process's at its first differing draw, so the seeds are independent
 //! samples, not pairs: six seeds made a noise of 15% look like a cost.
 
@@ -133,6 +134,7 @@ fn main() {
             }
         },
     };
+    let only = std::env::args().nth(2);
     let seeds: Vec<u64> = (FIRST_SEED..FIRST_SEED + seeds).collect();
     let tree = Tree::build(&Leduc::new()).unwrap();
     println!(
@@ -149,6 +151,9 @@ fn main() {
         ("dcfr", Schedule::DCFR),
         ("cfr+", Schedule::CFR_PLUS),
     ] {
+        if only.as_deref().is_some_and(|only| only != name) {
+            continue;
+        }
         let single: Vec<f64> = seeds
             .iter()
             .map(|&seed| one_process(schedule, seed, &tree))
@@ -168,7 +173,9 @@ fn main() {
             (4, 256, deferred, blocking),
             (4, 1024, deferred, blocking),
             (4, 64, StrategySums::EachSync, blocking),
+            (4, 8, deferred, overlapped),
             (4, 16, deferred, overlapped),
+            (4, 32, deferred, overlapped),
             (4, 64, deferred, overlapped),
             (4, 256, deferred, overlapped),
         ] {

@@ -10,6 +10,7 @@ replication) or a figure measured with a command named in the record.
   model.py check --fit RUN_DIR --single IT_PER_S --cores C RUN_DIR...
                                         predicted against measured, per run
   model.py project --fit RUN_DIR ...    machines x cores at a link's rate
+                                        (--overlap: epochs train beside the syncs)
 
 One epoch, as the trainer runs it (crates/trainer/src/training/cluster/):
   rank r trains its share:            train_r   (from its measured rate)
@@ -215,7 +216,16 @@ def project(costs, args):
             arrive = max(train0, train_slow) + drain
             transfer = args.latency + (M - 1) * sent * args.record_bytes / link
             apply = costs.apply * M * sent / args.apply_speedup
-            wall = arrive + transfer + apply + costs.epoch
+            if args.overlap:
+                # The sync runs beside the next epoch's training, whose
+                # cores it takes: its single-core work, spread over the
+                # machine's cores, lengthens the training; the epoch waits
+                # for the sync only if the sync is the longer.
+                stolen = (costs.drain + costs.apply * M) * sent / C
+                sync_wall = drain + (max(train0, train_slow) - train0) + transfer + apply
+                wall = max(max(train0, train_slow) + stolen, sync_wall) + costs.epoch
+            else:
+                wall = arrive + transfer + apply + costs.epoch
             lo, hi = (E, hi) if wall < period else (lo, E)
         wait = max(train0, train_slow) - train0
         share = 1 - train0 / wall
@@ -261,6 +271,8 @@ def main():
     j.add_argument("--link-gbit", type=float, default=10.0)
     j.add_argument("--link-efficiency", type=float, default=0.8)
     j.add_argument("--periods", type=float, nargs="+", default=[10, 30, 60])
+    j.add_argument("--overlap", action="store_true",
+                   help="epochs train beside the last epoch's sync (--sync-overlap on)")
     args = p.parse_args()
 
     costs = fit(args.fit if args.command != "fit" else args.run_dir, args.threads, args.cores,

@@ -225,9 +225,9 @@ pub struct ClusterOptions {
     #[arg(long, value_name = "SIZE", value_parser = parse_size_flag)]
     pub rank_memory: Option<u64>,
     /// Under mpirun: whether each epoch trains while the last one's sync
-    /// runs (on, the default with live reads), so that a sync costs the
-    /// cores it uses rather than the time it takes; off: training waits for
-    /// every sync. Frozen reads never overlap.
+    /// runs (on; live reads only), so that a sync costs the cores it uses
+    /// rather than the time it takes, and the other ranks' updates arrive
+    /// an epoch later; off (the default): training waits for every sync.
     #[arg(long, value_enum, value_name = "ON|OFF")]
     pub sync_overlap: Option<super::SyncOverlap>,
 }

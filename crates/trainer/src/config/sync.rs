@@ -47,16 +47,18 @@ impl From<SyncStrategySums> for cfr::distributed::StrategySums {
     }
 }
 
-/// Whether an epoch trains while the last one's sync runs.
+/// Whether an epoch trains while the last one's sync runs. Off unless
+/// asked: on Leduc under linear CFR the extra epoch of staleness cost more
+/// than the same epochs synced blocking (docs/experiments/cluster-overlap.md).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum SyncOverlap {
     /// Each epoch trains beside the last one's sync, which then costs the
     /// cores it uses, not the wall time it takes; the other ranks' updates
     /// arrive one epoch later (live reads only).
-    #[default]
     On,
     /// Training waits for every sync.
+    #[default]
     Off,
 }
 
@@ -107,7 +109,7 @@ impl Default for SyncSettings {
             strategy_sums: SyncStrategySums::AtCheckpoint,
             check: false,
             rank_memory: None,
-            overlap: SyncOverlap::On,
+            overlap: SyncOverlap::Off,
         }
     }
 }
