@@ -141,14 +141,48 @@ def predict_epoch(costs, rows, threads, cores):
     return arrive + transfer + apply + costs.epoch
 
 
-def check(costs, run_dir, threads, cores, single_rate):
+def predict_epoch_overlap(costs, rows, threads, cores, fit_share):
+    """Rank 0's wall for one measured epoch of a run whose epochs train
+    beside the last one's sync (the rows' sync figures are that sync's).
+    Nothing measured of the epoch's time is an input: each rank trains at
+    the fitted runs' rate, scaled to its share of the cores, and its sync's
+    work (its drain and its apply of every gathered entry, single-core
+    seconds) takes time from the same share; the epoch ends when the
+    slowest rank's training and the sync are both done."""
+    ranks = len(rows)
+    share = cpu_share(ranks, threads, cores)
+    rate = sum(costs.rates) / len(costs.rates) / fit_share
+    gathered = sum(r["records_sent"] for r in rows)
+    moved = sum(r["bytes_sent"] for r in rows) * (ranks - 1) / ranks
+    transfer = costs.latency + moved / costs.bandwidth if ranks > 1 else 0.0
+    trained = max(
+        (r["iterations"] / rate + costs.drain * r["records_sent"] + costs.apply * gathered) / share
+        for r in rows
+    )
+    synced = (max(costs.drain * r["records_sent"] for r in rows) + transfer
+              + costs.apply * gathered / share)
+    return max(trained, synced) + costs.epoch
+
+
+def check(costs, run_dir, threads, cores, single_rate, overlap=None):
+    """Predicted against measured for one run; `overlap`: the fitted run's
+    share of a core, when the run's epochs trained beside its syncs."""
     events = read_events(run_dir)
     epochs = syncs(events)[1:]
     ranks = len(epochs[0])
     iterations = sum(r["iterations"] for rows in epochs for r in rows)
-    train0 = sum(rows[0]["train_seconds"] for rows in epochs)
     measured_wall = sum(rows[0]["wall_seconds"] for rows in epochs)
-    predicted_wall = sum(predict_epoch(costs, rows, threads, cores) for rows in epochs)
+    if overlap is None:
+        train0 = sum(rows[0]["train_seconds"] for rows in epochs)
+        predicted_wall = sum(predict_epoch(costs, rows, threads, cores) for rows in epochs)
+    else:
+        # Beside the syncs the measured training time includes what the
+        # syncs took from it: the share lost is against training alone.
+        rate = sum(costs.rates) / len(costs.rates) / overlap * cpu_share(ranks, threads, cores)
+        train0 = sum(rows[0]["iterations"] for rows in epochs) / rate
+        predicted_wall = sum(
+            predict_epoch_overlap(costs, rows, threads, cores, overlap) for rows in epochs
+        )
     settles = [rows for event, _, rows in events if event == "settle"]
     measured_settle = sum(rows[0]["wall_seconds"] for rows in settles)
     predicted_settle = sum(costs.settle * rows[0]["records_applied"] for rows in settles)
@@ -251,6 +285,8 @@ def main():
     c.add_argument("--fit", required=True)
     c.add_argument("--single", type=float, required=True, help="one process's it/s with every core, measured")
     c.add_argument("runs", nargs="+", help="RUN_DIR, or RUN_DIR@BANDWIDTH[:LATENCY] (bytes/s a rank receives and seconds per exchange, measured on that network)")
+    c.add_argument("--overlap", action="store_true",
+                   help="the runs' epochs trained beside their syncs (--sync-overlap on)")
     common(c)
     j = sub.add_parser("project")
     j.add_argument("--fit", required=True)
@@ -292,7 +328,9 @@ def main():
                 bandwidth, _, latency = network.partition(":")
                 run_costs = Costs(costs.drain, costs.apply, float(bandwidth), float(latency or 0.0),
                                   costs.epoch, costs.settle, costs.rates)
-            r = check(run_costs, run_dir, args.threads, args.cores, args.single)
+            fit_share = cpu_share(len(costs.rates), args.threads, args.cores)
+            r = check(run_costs, run_dir, args.threads, args.cores, args.single,
+                      fit_share if args.overlap else None)
             errors = [
                 r["share_predicted"] / r["share_measured"] - 1,
                 r["epochs_eff_predicted"] / r["epochs_eff_measured"] - 1,
