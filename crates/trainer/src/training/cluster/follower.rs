@@ -84,7 +84,7 @@ impl Replica {
     fn plan(&self, group: &dyn Collective, begin: &Begin) -> RankMemory {
         let (store_files, records_to_come) = match self {
             Replica::Memory(_) => (0, begin.records),
-            Replica::Mmap { table, .. } => (table.disk_bytes(), 0),
+            Replica::Mmap { .. } => (begin.skeleton.as_ref().map_or(0, memory::skeleton_bytes), 0),
         };
         RankMemory {
             plan: memory::plan_this_rank(

@@ -79,10 +79,7 @@ pub(crate) fn lead_session(
         }
         None => Ok(()),
     };
-    let store_files = match looping.identity.store {
-        store::Backend::Mmap | store::Backend::Lmdb => looping.table.disk_bytes(),
-        store::Backend::Memory => 0,
-    };
+    let store_files = skeleton.as_ref().map_or(0, memory::skeleton_bytes);
     let plan = memory::plan_this_rank(sync.rank_memory, store_files, 0, true);
     let ready = sent.and_then(|()| plan.map_or(Ok(()), |plan| plan.check()));
     if let Err((rank, reason)) = orders::all_ready(group, ready)? {

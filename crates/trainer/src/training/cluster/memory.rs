@@ -36,8 +36,7 @@ pub(crate) struct RankPlan {
     /// The process's own memory when planned: its replica's records if in
     /// memory, the solver, the bids.
     pub resident: u64,
-    /// The store's files, which training maps and brings into memory (the
-    /// mmap store's records, keys and hash; LMDB's data).
+    /// The store's files that every lookup reads ([`skeleton_bytes`]).
     pub store_files: u64,
     /// Records still to arrive in an in-memory replica (rank 0's, copied at
     /// the start), at [`store::MemoryTable::bytes_per_record`] each.
@@ -255,6 +254,16 @@ pub(crate) fn plan_this_rank(
         records_to_come,
         root,
     ))
+}
+
+/// The files of an mmap store that a rank maps and reads at every lookup
+/// (its keys and perfect hash), which stay in memory as page cache. Its
+/// records are not among them: changes held to checkpoints keep them in
+/// the process's own memory (counted as resident), and with continuous
+/// writeback the kernel pages them as it likes (the store's way to exceed
+/// memory). An LMDB store's file is paged by the kernel too.
+pub(crate) fn skeleton_bytes(skeleton: &store::Skeleton) -> u64 {
+    skeleton.keys.bytes + skeleton.phf.bytes
 }
 
 /// Every rank's plan, in rank order (`None` where a rank's memory is
