@@ -52,6 +52,18 @@ impl Tallies {
         self.rows.push((copies, values));
     }
 
+    /// Each action's total over the worlds, by their copies.
+    #[cfg(test)]
+    pub(crate) fn totals(&self) -> &[i64] {
+        &self.totals
+    }
+
+    /// Each distinct world's copies and values, in the order added.
+    #[cfg(test)]
+    pub(crate) fn rows(&self) -> &[(i64, Vec<i64>)] {
+        &self.rows
+    }
+
     /// The index of the largest total, the last of equals, as `max_by_key`
     /// picks: every bot that chooses by totals breaks ties the same way.
     pub(crate) fn best_index(&self) -> usize {

@@ -247,6 +247,8 @@ fn playout_values_play_whole_hands_on_a_full_play_table_and_only_there() {
         format!("search:6,blend:{table}"),
         format!("search:100000,playout,ms=1:{table}"),
         format!("search:6,blend,infer-bids:{table}"),
+        format!("search:6,ahead:{table}"),
+        format!("search:2000,blend,trust=50,ahead,ms=1:{table}"),
     ] {
         let bot = from_spec(&spec, rules, Unseen::Heuristic).unwrap();
         for hand in 0..6u64 {
@@ -282,6 +284,11 @@ fn playout_values_play_whole_hands_on_a_full_play_table_and_only_there() {
     let refused = refusal(&format!("search:8,playout:{}", bidding.display()), rules);
     assert!(
         refused.contains("is a bidding policy") && refused.contains("drop ',playout'"),
+        "{refused}"
+    );
+    let refused = refusal(&format!("search:8,ahead:{}", bidding.display()), rules);
+    assert!(
+        refused.contains("is a bidding policy") && refused.contains("drop ',ahead'"),
         "{refused}"
     );
 

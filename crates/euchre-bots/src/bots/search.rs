@@ -40,11 +40,22 @@
 //! one step of policy improvement on the table (a rollout). The search can
 //! use either or both, and can stop at a time budget per decision.
 //!
+//! **Look-ahead** ([`SearchOptions::ahead`]). Even with the table's values
+//! an open-hand solve lets the actor choose its *next* card knowing the
+//! world, so a card that needs a guess later is credited with always
+//! guessing right. With look-ahead each candidate card is played in every
+//! world, the other seats answer with the table's card (players who do not
+//! see the hands either), and at the actor's next turn one card is chosen
+//! per history the actor would have seen, for all the worlds that share it,
+//! before the world's leaves are valued as [`WorldValues`] says: the
+//! perfect-information leaf postponed by one turn (after EPIMC, 2024).
+//!
 //! **Trust.** The other seats are not the blueprint: in a match they may be
 //! PIMC or a person. A world the blueprint calls impossible must stay
 //! possible, so each observed action's probability is mixed with uniform
 //! ([`TRUST_PERCENT`]).
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -60,7 +71,7 @@ use crate::bot::{ActionValue, Bot, Tallies};
 use crate::bots::heuristic::Heuristic;
 use crate::bots::pimc::{card_points, points_after_bidding, replay, sample_hidden};
 use crate::bots::policy::PolicyBot;
-use crate::card_play_table::play_out;
+use crate::card_play_table::{play_out, table_card};
 use crate::meta::CardPlay;
 use crate::phase::Phase;
 use crate::policy_file::{PolicyFile, most_likely};
@@ -163,6 +174,10 @@ pub struct SearchOptions {
     /// own bids: the table holds only the blueprint's most likely bid
     /// (probability 1), so a bid unlike it says nothing graded.
     pub infer_bids: bool,
+    /// Choose the actor's next card once per history it would have seen,
+    /// not once per world (see the module docs); the other seats' cards in
+    /// between come from the full-play table.
+    pub ahead: bool,
 }
 
 impl SearchOptions {
@@ -178,6 +193,7 @@ impl SearchOptions {
             trust_percent: TRUST_PERCENT,
             budget: None,
             infer_bids: false,
+            ahead: false,
         }
     }
 }
@@ -202,6 +218,9 @@ impl fmt::Display for SearchOptions {
         }
         if self.infer_bids {
             write!(f, ",infer-bids")?;
+        }
+        if self.ahead {
+            write!(f, ",ahead")?;
         }
         Ok(())
     }
@@ -247,7 +266,7 @@ struct Counts {
 #[non_exhaustive]
 pub enum SearchError {
     #[error(
-        "{values} values play the rest of each world with a full-play table, but {label} is a {phase} policy; name a full-play run's export (`trainer --phase full-play`, then `trainer export`), or drop ',{values}'"
+        "',{values}' plays cards in each world with a full-play table, but {label} is a {phase} policy; name a full-play run's export (`trainer --phase full-play`, then `trainer export`), or drop ',{values}'"
     )]
     PlayoutNeedsTable {
         values: &'static str,
@@ -271,9 +290,16 @@ impl SearchBot {
         label: String,
     ) -> Result<SearchBot, SearchError> {
         let phase = blueprint.file().meta.recipe.phase;
-        if options.values.needs_table() && phase != Phase::FullPlay {
+        let needs_table = if options.ahead {
+            Some("ahead")
+        } else {
+            options.values.needs_table().then(|| options.values.word())
+        };
+        if let Some(values) = needs_table
+            && phase != Phase::FullPlay
+        {
             return Err(SearchError::PlayoutNeedsTable {
-                values: options.values.word(),
+                values,
                 label,
                 phase,
             });
@@ -495,6 +521,9 @@ impl SearchBot {
         let mut tallies = Tallies::new(legal.len());
         let mut distinct = 0;
         let mut drawn = 0;
+        // With look-ahead, each distinct world's branches and copies, to be
+        // settled once every world is in.
+        let mut looked_ahead: Vec<(i64, Vec<Branch>)> = Vec::new();
         for (world, weight) in &candidates {
             if crate::stop::requested() {
                 break;
@@ -521,6 +550,10 @@ impl SearchBot {
                 continue;
             }
             distinct += 1;
+            if playing && self.options.ahead {
+                looked_ahead.push((copies, self.branches(world, legal.as_slice())));
+                continue;
+            }
             let values = if playing {
                 self.card_values(world, team, legal.as_slice())
             } else {
@@ -536,7 +569,48 @@ impl SearchBot {
                 .distinct_worlds
                 .fetch_add(distinct, Ordering::Relaxed);
         }
+        if !looked_ahead.is_empty() {
+            tallies = choose_next_cards(&looked_ahead, legal.len());
+        }
         Some(tallies)
+    }
+
+    /// One [`Branch`] for each of the actor's `legal` cards in `world`: the
+    /// other seats answer with the table's cards until the actor's next
+    /// turn, whose cards are then valued as [`WorldValues`] says.
+    fn branches(&self, world: &GameState, legal: &[Action]) -> Vec<Branch> {
+        let Some(actor) = world.to_act() else {
+            return Vec::new();
+        };
+        let team = actor.team();
+        let table = self.blueprint.file();
+        legal
+            .iter()
+            .map(|&card| {
+                let mut state = *world;
+                state.apply(card);
+                let mut seen_between = Vec::with_capacity(3);
+                while state.stage() == Stage::Play && state.to_act() != Some(actor) {
+                    let answer = table_card(table, &state);
+                    seen_between.push(answer);
+                    state.apply(answer);
+                }
+                let values = if state.stage() == Stage::Play {
+                    self.card_values(&state, team, state.legal_actions().as_slice())
+                } else {
+                    // The hand ended before the actor's next turn: every
+                    // source of value agrees on its outcome.
+                    let points = state
+                        .outcome()
+                        .map_or(0, |outcome| i64::from(outcome.payoff(team)));
+                    vec![points * self.options.values.sources() as i64]
+                };
+                Branch {
+                    seen_between,
+                    values,
+                }
+            })
+            .collect()
     }
 
     /// A bid or discard: the blueprint's, or searched (see [`BidsBy`]).
@@ -567,6 +641,59 @@ impl SearchBot {
         }
         chosen
     }
+}
+
+/// One candidate card in one world, looked ahead to the actor's next turn.
+struct Branch {
+    /// The other seats' cards after it, all the actor sees before it plays
+    /// again: with the candidate card, the history its next choice may
+    /// depend on.
+    seen_between: Vec<Action>,
+    /// The actor's side's points after each of its legal cards at that
+    /// turn, in their legal order (one value where the hand ended first).
+    values: Vec<i64>,
+}
+
+/// Tallies in which the actor's next card is chosen once for every world
+/// that shares its history (the candidate card and the cards seen after
+/// it): the card with the best total over those worlds, by their copies.
+/// Each world's row then holds what that shared choice scores in it, so
+/// the totals are those of a player who does not see the hidden hands at
+/// its next turn, and a row's spread means what it means without
+/// look-ahead.
+fn choose_next_cards(worlds: &[(i64, Vec<Branch>)], width: usize) -> Tallies {
+    let mut totals: HashMap<(usize, &[Action]), Vec<i64>> = HashMap::new();
+    for (copies, branches) in worlds {
+        for (card, branch) in branches.iter().enumerate() {
+            let sums = totals
+                .entry((card, branch.seen_between.as_slice()))
+                .or_insert_with(|| vec![0; branch.values.len()]);
+            for (sum, value) in sums.iter_mut().zip(&branch.values) {
+                *sum += value * copies;
+            }
+        }
+    }
+    // The last of equals, as `Tallies::best_index` breaks ties.
+    let chosen: HashMap<(usize, &[Action]), usize> = totals
+        .iter()
+        .map(|(&history, sums)| {
+            let best = (0..sums.len()).max_by_key(|&i| sums[i]).unwrap_or(0);
+            (history, best)
+        })
+        .collect();
+    let mut tallies = Tallies::new(width);
+    for (copies, branches) in worlds {
+        let row = branches
+            .iter()
+            .enumerate()
+            .map(|(card, branch)| {
+                let next = chosen[&(card, branch.seen_between.as_slice())];
+                branch.values.get(next).copied().unwrap_or(0)
+            })
+            .collect();
+        tallies.add(row, *copies);
+    }
+    tallies
 }
 
 /// `file`'s probability for each of `decision`'s actions, in its canonical
@@ -649,5 +776,56 @@ impl Bot for SearchBot {
             WorldValues::OpenHand => CardPlay::OpenHandSearch,
             WorldValues::TablePlayout | WorldValues::Blend => CardPlay::Table,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn branch(seen_between: &[Action], values: &[i64]) -> Branch {
+        Branch {
+            seen_between: seen_between.to_vec(),
+            values: values.to_vec(),
+        }
+    }
+
+    /// Two worlds in which the next card must be guessed: open-handed each
+    /// world picks its own winner (a total of 4 for two copies each);
+    /// looked ahead, one card serves both, and the total is what that card
+    /// scores in each.
+    #[test]
+    fn a_next_card_that_needs_a_guess_is_chosen_once_for_the_worlds_that_share_its_history() {
+        let history = [Action::Pass];
+        let worlds = vec![
+            (2, vec![branch(&history, &[2, 0]), branch(&[], &[1])]),
+            (1, vec![branch(&history, &[0, 2]), branch(&[], &[1])]),
+        ];
+        let tallies = choose_next_cards(&worlds, 2);
+        // Card 0: the next card's totals are 4 and 2 over the history, so
+        // the first is chosen: 2 in the first world, 0 in the second.
+        assert_eq!(tallies.totals(), [4, 3]);
+        assert_eq!(tallies.rows(), [(2, vec![2, 1]), (1, vec![0, 1])]);
+        assert_eq!(tallies.best_index(), 0);
+    }
+
+    #[test]
+    fn worlds_the_actor_can_tell_apart_keep_their_own_next_card() {
+        let worlds = vec![
+            (1, vec![branch(&[Action::Pass], &[2, 0])]),
+            (1, vec![branch(&[Action::Order { alone: false }], &[0, 2])]),
+        ];
+        let tallies = choose_next_cards(&worlds, 1);
+        assert_eq!(tallies.totals(), [4]);
+    }
+
+    #[test]
+    fn a_hand_over_before_the_next_turn_counts_its_one_value() {
+        let worlds = vec![(
+            3,
+            vec![branch(&[], &[-2]), branch(&[Action::Pass], &[1, 4])],
+        )];
+        let tallies = choose_next_cards(&worlds, 2);
+        assert_eq!(tallies.totals(), [-6, 12]);
     }
 }
