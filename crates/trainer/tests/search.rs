@@ -247,6 +247,7 @@ fn playout_values_play_whole_hands_on_a_full_play_table_and_only_there() {
         format!("search:6,blend:{table}"),
         format!("search:100000,playout,ms=1:{table}"),
         format!("search:6,blend,infer-bids:{table}"),
+        format!("search-bids:6,blend,infer-bids:{table}"),
         format!("search:6,ahead:{table}"),
         format!("search:2000,blend,trust=50,ahead,ms=1:{table}"),
     ] {
@@ -265,12 +266,14 @@ fn playout_values_play_whole_hands_on_a_full_play_table_and_only_there() {
         let report = bot.report().unwrap();
         assert!(!report.contains(": 0 card plays searched"), "{report}");
         // The table's exported bids are its argmax, sure of every one: only
-        // every-bid searches them.
+        // every-bid searches them, or the bidding blueprint's doubts with
+        // infer-bids (this blueprint is 20,000 iterations young).
         let searched_bids =
             report.contains(" bids searched") && !report.contains("; 0 bids searched");
+        let blueprint_doubts = spec.starts_with("search-bids:") && spec.contains("infer-bids");
         assert_eq!(
             searched_bids,
-            spec.contains("every-bid"),
+            spec.contains("every-bid") || blueprint_doubts,
             "{spec}: {report}"
         );
         assert_eq!(

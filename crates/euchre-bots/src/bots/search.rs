@@ -172,7 +172,11 @@ pub struct SearchOptions {
     /// Read the other seats' bids by the bidding blueprint a full-play
     /// table was trained under (its average strategy), not by the table's
     /// own bids: the table holds only the blueprint's most likely bid
-    /// (probability 1), so a bid unlike it says nothing graded.
+    /// (probability 1), so a bid unlike it says nothing graded. With
+    /// searched bids the same blueprint also says which of the bot's bids
+    /// it is unsure of (those are searched) and how the auction goes on
+    /// after each, so that bids on a table are searched as on a bidding
+    /// blueprint, valued as [`WorldValues`] says.
     pub infer_bids: bool,
     /// Choose the actor's next card once per history it would have seen,
     /// not once per world (see the module docs); the other seats' cards in
@@ -372,12 +376,19 @@ impl SearchBot {
         self.blueprint.rules()
     }
 
-    /// The blueprint's probability for each of `decision`'s actions, in its
-    /// canonical order, and whether the blueprint trained the key. A key it
-    /// never trained reads as uniform, which is what its untrained average
-    /// strategy is.
-    fn strategy(&self, decision: &Decision) -> ([f64; Action::MAX_LEGAL], bool) {
-        strategy_of(self.blueprint.file(), decision)
+    /// The policy whose bids the search starts from: the bidding blueprint
+    /// with [`SearchOptions::infer_bids`] (graded, where a table's exported
+    /// bids are all sure), else the blueprint itself.
+    fn bids_policy(&self) -> &PolicyFile {
+        self.bid_model.as_ref().unwrap_or(self.blueprint.file())
+    }
+
+    /// [`Self::bids_policy`]'s probability for each of `decision`'s
+    /// actions, in its canonical order, and whether it trained the key. A
+    /// key it never trained reads as uniform, which is what its untrained
+    /// average strategy is.
+    fn bid_strategy(&self, decision: &Decision) -> ([f64; Action::MAX_LEGAL], bool) {
+        strategy_of(self.bids_policy(), decision)
     }
 
     /// How likely the blueprint makes `action` in `state`, mixed with
@@ -441,19 +452,18 @@ impl SearchBot {
         worlds
     }
 
-    /// The blueprint's most likely action at `state` (the heuristic's where
-    /// it trained no such key), as every seat is assumed to bid after a
-    /// searched bid.
+    /// [`Self::bids_policy`]'s most likely action at `state` (the
+    /// heuristic's where it trained no such key), as every seat is assumed
+    /// to bid after a searched bid.
     fn continuation(&self, state: &GameState, rng: &mut SmallRng) -> Action {
         let legal = state.legal_actions();
         if legal.len() == 1 {
             return legal[0];
         }
-        self.blueprint
-            .file()
+        self.bids_policy()
             .decision(state)
             .and_then(|decision| {
-                let (probabilities, trained) = self.strategy(&decision);
+                let (probabilities, trained) = self.bid_strategy(&decision);
                 let width = decision.actions.len();
                 trained.then(|| decision.actions[most_likely(&probabilities[..width])])
             })
@@ -618,21 +628,24 @@ impl SearchBot {
         if self.options.bids == BidsBy::Blueprint {
             return self.blueprint.act(seen, rng);
         }
-        // The blueprint's most likely action, where it trained the key.
-        let blueprint_choice = seen
-            .decision_for(self.blueprint.file())
-            .and_then(|decision| {
-                let (probabilities, trained) = self.strategy(&decision);
-                let probabilities = &probabilities[..decision.actions.len()];
-                trained.then(|| {
-                    let best = most_likely(probabilities);
-                    (decision.actions[best], probabilities[best])
-                })
-            });
+        // The bids policy's most likely action, where it trained the key.
+        let blueprint_choice = seen.decision_for(self.bids_policy()).and_then(|decision| {
+            let (probabilities, trained) = self.bid_strategy(&decision);
+            let probabilities = &probabilities[..decision.actions.len()];
+            trained.then(|| {
+                let best = most_likely(probabilities);
+                (decision.actions[best], probabilities[best])
+            })
+        });
         if self.options.bids == BidsBy::Search
-            && blueprint_choice.is_some_and(|(_, probability)| probability >= CONFIDENT)
+            && let Some((sure, probability)) = blueprint_choice
+            && probability >= CONFIDENT
         {
-            return self.blueprint.act(seen, rng);
+            return if self.bid_model.is_some() {
+                sure
+            } else {
+                self.blueprint.act(seen, rng)
+            };
         }
         let chosen = self.search(seen, rng);
         self.counts.bids_searched.fetch_add(1, Ordering::Relaxed);
