@@ -13,7 +13,7 @@ use std::sync::Arc;
 use euchre_game::engine::action::Action;
 use euchre_game::engine::card::{Card, CardSet};
 use euchre_game::engine::error::NotationError;
-use euchre_game::engine::rules::Rules;
+use euchre_game::engine::rules::{LonerLead, Rules};
 use euchre_game::engine::seat::Seat;
 use euchre_game::engine::seat_knowledge::{KnowledgeError, SeatKnowledge};
 use rand::SeedableRng;
@@ -47,6 +47,11 @@ pub struct ActRequest {
     pub lone_defender: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dealer_may_discard_upcard: Option<bool>,
+    /// Who leads a lone hand's first trick. A bot that assumed the other
+    /// rule would give the cards played to the wrong seats, so a request
+    /// that names a rule the bot does not play is refused, like the others.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loner_lead: Option<LonerLead>,
     /// Seeds the bot's random choices, for a reproducible answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
@@ -122,6 +127,7 @@ impl ActRequest {
             self.stick_the_dealer,
             self.lone_defender,
             self.dealer_may_discard_upcard,
+            self.loner_lead,
         );
         if requested != rules {
             return Err(ActError::Rules {

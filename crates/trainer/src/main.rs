@@ -205,7 +205,8 @@ enum Command {
     ///
     /// Each input line: {"dealer":"S","hands":{"N":[..5 cards..],"E":[..],"S":[..],"W":[..]},
     /// "upcard":"Jh","actions":["pass","order","discard 9c","play Ah",...]}, with optional
-    /// "stick_the_dealer", "lone_defender" and "dealer_may_discard_upcard" booleans.
+    /// "stick_the_dealer", "lone_defender" and "dealer_may_discard_upcard" booleans and
+    /// "loner_lead" ("left-of-dealer" or "left-of-loner").
     Replay,
     /// Analyse recorded games (Euchre Game Notation, .egn): every decision
     /// with a choice judged by a bot from the mover's seat, with each legal

@@ -10,7 +10,7 @@ use euchre_bots::api::{ActError, ActRequest, act};
 use euchre_bots::bots::policy::Unseen;
 use euchre_bots::spec::from_spec;
 use euchre_game::engine::action::Action;
-use euchre_game::engine::rules::Rules;
+use euchre_game::engine::rules::{LonerLead, Rules};
 use euchre_game::engine::seat::Seat;
 use euchre_game::engine::state::{Deal, GameState};
 use rand::SeedableRng;
@@ -47,6 +47,7 @@ fn request_for(state: &GameState, history: &[(Seat, Action)], seed: u64) -> ActR
         stick_the_dealer: None,
         lone_defender: None,
         dealer_may_discard_upcard: None,
+        loner_lead: None,
         seed: Some(seed),
     }
 }
@@ -148,6 +149,54 @@ fn a_view_naming_a_card_the_seat_cannot_hold_is_refused() {
     request.discard = None;
     let answer = act(bot.as_ref(), Rules::default(), &request).unwrap();
     assert!(["pass", "order", "order alone"].contains(&answer.action.as_str()));
+}
+
+/// A lone hand's first lead depends on a rule option: a client under the
+/// other rule must be able to say so, or the bot would give each card played
+/// to the wrong seat.
+#[test]
+fn a_lone_hand_under_the_left_of_loner_lead_is_played_when_stated_and_refused_by_a_bot_of_the_other_rule()
+ {
+    let loner_rules = Rules {
+        loner_lead: LonerLead::LeftOfLoner,
+        ..Rules::default()
+    };
+    let bot = from_spec("heuristic", loner_rules, Unseen::Heuristic).unwrap();
+    let other_bot = from_spec("heuristic", Rules::default(), Unseen::Heuristic).unwrap();
+    let mut rng = SmallRng::seed_from_u64(5);
+    for hand in 0..12u64 {
+        let deal = Deal::random(Seat::from_index((hand % 4) as u8), &mut rng);
+        let mut state = GameState::new(deal, loner_rules);
+        // The dealer's left orders alone: it would lead under the default
+        // rule, and the dealer's partner leads under this one.
+        let loner = state.to_act().unwrap();
+        let alone = Action::Order { alone: true };
+        state.apply(alone);
+        let mut history = vec![(loner, alone)];
+        let mut first_card = true;
+        while let Some(seat) = state.to_act() {
+            let mut request = request_for(&state, &history, hand);
+            request.loner_lead = Some(LonerLead::LeftOfLoner);
+            let answer = act(bot.as_ref(), loner_rules, &request)
+                .unwrap_or_else(|error| panic!("a real view was refused: {error}"));
+            assert_eq!(answer.seat, seat.to_string());
+            let action: Action = answer.action.parse().unwrap();
+            assert!(state.legal_actions().contains(action), "{action}");
+            if first_card && matches!(action, Action::Play(_)) {
+                assert_eq!(seat, loner.left(), "the loner's left leads");
+                first_card = false;
+            }
+            let error = act(other_bot.as_ref(), Rules::default(), &request).unwrap_err();
+            assert!(
+                error.to_string().contains("this bot plays under")
+                    && error.to_string().contains("loner_lead=left-of-loner"),
+                "{error}"
+            );
+            state.apply(action);
+            history.push((seat, action));
+        }
+        assert!(!first_card, "hand {hand} was played");
+    }
 }
 
 #[test]

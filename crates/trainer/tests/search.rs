@@ -195,7 +195,7 @@ fn search_specs_name_what_is_wrong() {
 
     let temp = TempDir::new("search-rules");
     let policy = bidding_policy(&temp.0);
-    let other = Rules::default().with_options(Some(false), None, None);
+    let other = Rules::default().with_options(Some(false), None, None, None);
     let refused = refusal(&format!("search:{}", policy.display()), other);
     assert!(refused.contains("trained under"), "{refused}");
 }

@@ -182,34 +182,13 @@ fn rollout(
 
 #[cfg(test)]
 mod tests {
+    use super::super::untrained_policy;
     use super::*;
-    use crate::meta::PolicyMeta;
-    use crate::phase::{Phase, RECORD_WIDTH};
-    use crate::policy_file::export;
-
-    /// A policy that trained nothing: every key unseen, so it bids
-    /// uniformly, alone a third of the time.
-    fn untrained_policy() -> PolicyFile {
-        let path =
-            std::env::temp_dir().join(format!("trainer-lbr-policy-{}.bin", std::process::id()));
-        let meta = PolicyMeta::new(Phase::Bidding, Rules::default(), 0);
-        export(
-            &store::MemoryTable::new(),
-            &meta,
-            RECORD_WIDTH,
-            None,
-            &path,
-            &mut |_, _| {},
-        )
-        .unwrap();
-        let policy = PolicyFile::load(&path).unwrap();
-        let _ = std::fs::remove_file(&path);
-        policy
-    }
+    use crate::phase::Phase;
 
     #[test]
     fn a_random_bidder_is_clearly_exploitable_and_the_estimate_is_reproducible() {
-        let policy = untrained_policy();
+        let policy = untrained_policy(Phase::Bidding);
         let estimate = of_bids(&policy, Rules::default(), LeafValuer::OpenHand, 400, 4, 9);
         assert!(
             estimate.gain - estimate.interval > 0.1,

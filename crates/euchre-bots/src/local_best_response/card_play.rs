@@ -157,36 +157,13 @@ fn rollout(
 
 #[cfg(test)]
 mod tests {
+    use super::super::untrained_policy;
     use super::*;
-    use crate::meta::PolicyMeta;
-    use crate::phase::{Phase, RECORD_WIDTH};
-    use crate::policy_file::export;
-
-    /// A full-play policy that trained nothing: every key unseen, so it
-    /// bids and plays uniformly at random.
-    fn untrained_full_play() -> PolicyFile {
-        let path = std::env::temp_dir().join(format!(
-            "euchre-bots-card-lbr-policy-{}.bin",
-            std::process::id()
-        ));
-        let meta = PolicyMeta::new(Phase::FullPlay, Rules::default(), 0);
-        export(
-            &store::MemoryTable::new(),
-            &meta,
-            RECORD_WIDTH,
-            None,
-            &path,
-            &mut |_, _| {},
-        )
-        .unwrap();
-        let policy = PolicyFile::load(&path).unwrap();
-        let _ = std::fs::remove_file(&path);
-        policy
-    }
+    use crate::phase::Phase;
 
     #[test]
     fn random_card_play_is_clearly_exploitable_and_the_estimate_is_reproducible() {
-        let policy = untrained_full_play();
+        let policy = untrained_policy(Phase::FullPlay);
         let estimate = of_card_play(&policy, Rules::default(), 800, 16, 3);
         assert_eq!(estimate.kind, DecisionKind::CardPlay);
         assert!(

@@ -188,3 +188,32 @@ fn policy_mix_value(
         None => values.iter().sum::<f64>() / values.len() as f64,
     }
 }
+
+/// A policy file of `phase` that trained nothing: every key is unseen, so
+/// it acts uniformly at random, the clearest case a best response must
+/// exploit.
+#[cfg(test)]
+fn untrained_policy(phase: crate::phase::Phase) -> PolicyFile {
+    use crate::meta::PolicyMeta;
+    use crate::phase::RECORD_WIDTH;
+    use crate::policy_file::export;
+    use euchre_game::engine::rules::Rules;
+
+    let path = std::env::temp_dir().join(format!(
+        "euchre-bots-lbr-untrained-{phase:?}-{}.bin",
+        std::process::id()
+    ));
+    let meta = PolicyMeta::new(phase, Rules::default(), 0);
+    export(
+        &store::MemoryTable::new(),
+        &meta,
+        RECORD_WIDTH,
+        None,
+        &path,
+        &mut |_, _| {},
+    )
+    .unwrap();
+    let policy = PolicyFile::load(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    policy
+}

@@ -99,15 +99,12 @@ pub enum ReplayError {
 
 impl HandRecord {
     pub fn rules(&self) -> Rules {
-        let rules = Rules::default().with_options(
+        Rules::default().with_options(
             self.stick_the_dealer,
             self.lone_defender,
             self.dealer_may_discard_upcard,
-        );
-        Rules {
-            loner_lead: self.loner_lead.unwrap_or(rules.loner_lead),
-            ..rules
-        }
+            self.loner_lead,
+        )
     }
 
     pub fn deal(&self) -> Result<Deal, ReplayError> {

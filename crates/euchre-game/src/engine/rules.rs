@@ -88,13 +88,14 @@ impl Rules {
         stick_the_dealer: Option<bool>,
         lone_defender: Option<bool>,
         dealer_may_discard_upcard: Option<bool>,
+        loner_lead: Option<LonerLead>,
     ) -> Rules {
         Rules {
             stick_the_dealer: stick_the_dealer.unwrap_or(self.stick_the_dealer),
             lone_defender: lone_defender.unwrap_or(self.lone_defender),
             dealer_may_discard_upcard: dealer_may_discard_upcard
                 .unwrap_or(self.dealer_may_discard_upcard),
-            ..self
+            loner_lead: loner_lead.unwrap_or(self.loner_lead),
         }
     }
 
