@@ -5,13 +5,21 @@
 //! Deal `i` (dealer rotating) and every bot's random stream are derived
 //! from the seed and `i` alone, so a match gives the same numbers for a
 //! seed whatever the thread count.
+//!
+//! **Where the points come from.** Until a deal's two tables first differ,
+//! they play the same actions from the same states, so whatever the deal
+//! nets is owed to the bots' choices from that decision on (duplicate
+//! bridge's reading of a board). [`Parting`] names that decision and
+//! [`partings`] adds the deals' nets up by it: the rows sum to the match's
+//! points a hand, so they say whether a bot wins its points in the bidding
+//! or in which trick of the play.
 
 use std::sync::Arc;
 
 use euchre_game::engine::action::Action;
 use euchre_game::engine::rules::Rules;
 use euchre_game::engine::seat::{Seat, Team};
-use euchre_game::engine::state::{Deal, GameState, Outcome};
+use euchre_game::engine::state::{Deal, GameState, Outcome, Stage};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use rayon::prelude::*;
@@ -37,7 +45,76 @@ pub struct HandResult {
 }
 
 /// Both tables of one deal: A as north-south, then as east-west.
-pub type DealResult = [HandResult; 2];
+#[derive(Clone, Copy, Debug)]
+pub struct DealResult {
+    pub tables: [HandResult; 2],
+    /// The first decision at which the two tables played differently.
+    pub parted_at: Parting,
+}
+
+/// A kind of decision, as the first one at which a deal's two tables
+/// differed. Ordered as a hand goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Parting {
+    /// Pass or order up (alone or not).
+    RoundOneBid,
+    /// The dealer's discard after picking up.
+    Discard,
+    /// Pass or name a suit (alone or not).
+    RoundTwoBid,
+    /// A defender's choice to defend alone against a lone maker.
+    DefendAlone,
+    /// A card of trick `trick` (1 to 5): its lead, or (`follow`) a later
+    /// card.
+    Play { trick: u8, follow: bool },
+    /// Both tables played the same hand, so the deal nets zero.
+    Never,
+}
+
+impl Parting {
+    /// The kind of decision `state` asks of the seat to act.
+    fn of(state: &GameState) -> Parting {
+        match state.stage() {
+            Stage::BiddingRound1 => Parting::RoundOneBid,
+            Stage::DealerDiscard => Parting::Discard,
+            Stage::BiddingRound2 => Parting::RoundTwoBid,
+            Stage::DefendAlone => Parting::DefendAlone,
+            Stage::Play | Stage::Finished => Parting::Play {
+                trick: state.tricks_played() + 1,
+                follow: state.trick().played_mask != 0,
+            },
+        }
+    }
+
+    /// The first decision at which two tables' histories of one deal differ.
+    fn between(first: &[(Parting, Action)], second: &[(Parting, Action)]) -> Parting {
+        first
+            .iter()
+            .zip(second)
+            .find(|(one, other)| one.1 != other.1)
+            .map_or(Parting::Never, |(one, _)| one.0)
+    }
+}
+
+impl std::fmt::Display for Parting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Parting::RoundOneBid => f.write_str("round-1 bid"),
+            Parting::Discard => f.write_str("dealer's discard"),
+            Parting::RoundTwoBid => f.write_str("round-2 bid"),
+            Parting::DefendAlone => f.write_str("defend alone"),
+            Parting::Play {
+                trick,
+                follow: false,
+            } => write!(f, "trick {trick}, lead"),
+            Parting::Play {
+                trick,
+                follow: true,
+            } => write!(f, "trick {trick}, later cards"),
+            Parting::Never => f.write_str("the same play at both tables"),
+        }
+    }
+}
 
 /// Plays one hand with `bots` by seat; returns the outcome and the history.
 pub fn play_hand(
@@ -126,15 +203,23 @@ pub fn run_deals(
                 let bots = [north_south, east_west, north_south, east_west];
                 let table = 1 + seating as u64;
                 let mut rng = SmallRng::seed_from_u64(mix(seed, index, table));
-                let (state, outcome) = play_hand(deal, rules, bots, &mut rng, |_, _, _| {});
+                let mut decisions = Vec::with_capacity(32);
+                let (state, outcome) =
+                    play_hand(deal, rules, bots, &mut rng, |state, _, action| {
+                        decisions.push((Parting::of(state), action));
+                    });
                 let a_team = match seating {
                     Seating::ANorthSouth => Team::NorthSouth,
                     Seating::AEastWest => Team::EastWest,
                 };
-                hand_result(&state, outcome, a_team)
+                (hand_result(&state, outcome, a_team), decisions)
             });
             on_deal();
-            tables
+            let [(first, first_decisions), (second, second_decisions)] = tables;
+            DealResult {
+                tables: [first, second],
+                parted_at: Parting::between(&first_decisions, &second_decisions),
+            }
         })
         .collect()
 }
@@ -147,6 +232,76 @@ fn mix(seed: u64, index: u64, stream: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
+}
+
+impl DealResult {
+    /// A's points minus B's, a hand, over the deal's two tables.
+    pub fn net_per_hand(&self) -> f64 {
+        self.tables
+            .iter()
+            .map(|hand| f64::from(hand.points[0]) - f64::from(hand.points[1]))
+            .sum::<f64>()
+            / 2.0
+    }
+}
+
+/// The mean of one value a deal and the half-width of its 95% interval
+/// (deals are independent; the duplicate pairing is inside each value).
+fn mean_and_interval(per_deal: &[f64]) -> (f64, f64) {
+    let deals = per_deal.len().max(1) as f64;
+    let mean = per_deal.iter().sum::<f64>() / deals;
+    let variance = if per_deal.len() > 1 {
+        per_deal.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (deals - 1.0)
+    } else {
+        0.0
+    };
+    (mean, 1.96 * (variance / deals).sqrt())
+}
+
+/// The deals whose tables first parted at one kind of decision, and what
+/// they netted.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PartingRow {
+    pub parting: Parting,
+    pub deals: u64,
+    /// These deals' nets summed and divided by *all* the match's hands, so
+    /// the rows add up to the match's A − B a hand; with the half-width of
+    /// its 95% interval over deals.
+    pub net_per_hand: f64,
+    pub net_interval: f64,
+}
+
+/// The match's points a hand split by where each deal's tables parted, in
+/// the order a hand goes; kinds no deal parted at are left out.
+pub fn partings(results: &[DealResult]) -> Vec<PartingRow> {
+    let mut kinds: Vec<Parting> = results.iter().map(|deal| deal.parted_at).collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    kinds
+        .into_iter()
+        .map(|parting| {
+            let credited: Vec<f64> = results
+                .iter()
+                .map(|deal| {
+                    if deal.parted_at == parting {
+                        deal.net_per_hand()
+                    } else {
+                        0.0
+                    }
+                })
+                .collect();
+            let (net_per_hand, net_interval) = mean_and_interval(&credited);
+            PartingRow {
+                parting,
+                deals: results
+                    .iter()
+                    .filter(|deal| deal.parted_at == parting)
+                    .count() as u64,
+                net_per_hand,
+                net_interval,
+            }
+        })
+        .collect()
 }
 
 /// What a match shows, from side A's point of view.
@@ -170,25 +325,11 @@ pub struct MatchSummary {
 pub fn summarise(results: &[DealResult]) -> MatchSummary {
     let deals = results.len().max(1) as f64;
     let hands = 2.0 * deals;
-    let per_deal: Vec<f64> = results
-        .iter()
-        .map(|tables| {
-            tables
-                .iter()
-                .map(|hand| f64::from(hand.points[0]) - f64::from(hand.points[1]))
-                .sum::<f64>()
-                / 2.0
-        })
-        .collect();
-    let mean = per_deal.iter().sum::<f64>() / deals;
-    let variance = if per_deal.len() > 1 {
-        per_deal.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (deals - 1.0)
-    } else {
-        0.0
-    };
+    let per_deal: Vec<f64> = results.iter().map(DealResult::net_per_hand).collect();
+    let (mean, interval) = mean_and_interval(&per_deal);
     let mut points = [0.0f64; 2];
     let mut rates = [[0.0f64; 2]; 4];
-    for hand in results.iter().flatten() {
+    for hand in results.iter().flat_map(|deal| &deal.tables) {
         for side in 0..2 {
             points[side] += f64::from(hand.points[side]);
             rates[0][side] += f64::from(u8::from(hand.made_trump[side]));
@@ -200,8 +341,8 @@ pub fn summarise(results: &[DealResult]) -> MatchSummary {
     let mut games_won = [0u64; 2];
     for table in 0..2 {
         let mut score = [0u32; 2];
-        for tables in results {
-            let hand = &tables[table];
+        for deal in results {
+            let hand = &deal.tables[table];
             for (total, &points) in score.iter_mut().zip(&hand.points) {
                 *total += u32::from(points);
             }
@@ -215,7 +356,7 @@ pub fn summarise(results: &[DealResult]) -> MatchSummary {
     MatchSummary {
         hands: 2 * results.len() as u64,
         net_per_hand: mean,
-        net_interval: 1.96 * (variance / deals).sqrt(),
+        net_interval: interval,
         points_per_hand: per_hand(points),
         point_share: if points[0] + points[1] > 0.0 {
             points[0] / (points[0] + points[1])
@@ -246,6 +387,87 @@ mod tests {
         assert_eq!(summary.net_per_hand, 0.0);
         assert_eq!(summary.net_interval, 0.0);
         assert!((summary.point_share - 0.5).abs() < 1e-12);
+        // And the two tables never part.
+        let rows = partings(&results);
+        assert_eq!(rows.len(), 1, "{rows:?}");
+        assert_eq!((rows[0].parting, rows[0].deals), (Parting::Never, 200));
+    }
+
+    #[test]
+    fn the_partings_add_up_to_the_match_and_identical_tables_net_nothing() {
+        let a: Arc<dyn Bot> = Arc::new(Heuristic);
+        let b: Arc<dyn Bot> = Arc::new(RandomBot);
+        let results = run_match(&a, &b, Rules::default(), 400, 5, &|| {});
+        let summary = summarise(&results);
+        let rows = partings(&results);
+        let total: f64 = rows.iter().map(|row| row.net_per_hand).sum();
+        assert!((total - summary.net_per_hand).abs() < 1e-12, "{rows:?}");
+        assert_eq!(rows.iter().map(|row| row.deals).sum::<u64>(), 400);
+        // A random bidder parts from the heuristic in the bidding on most
+        // deals, and the heuristic wins its points there.
+        let first = &rows[0];
+        assert_eq!(first.parting, Parting::RoundOneBid, "{rows:?}");
+        assert!(first.deals > 200, "{rows:?}");
+        assert!(first.net_per_hand - first.net_interval > 0.0, "{rows:?}");
+        assert!(
+            rows.windows(2)
+                .all(|pair| pair[0].parting < pair[1].parting)
+        );
+        for deal in &results {
+            if deal.parted_at == Parting::Never {
+                assert_eq!(deal.net_per_hand(), 0.0);
+            }
+        }
+    }
+
+    #[test]
+    fn a_parting_is_the_kind_of_the_first_decision_the_tables_played_differently() {
+        let mut rng = SmallRng::seed_from_u64(2);
+        let mut state = GameState::new(Deal::random(Seat::North, &mut rng), Rules::default());
+        assert_eq!(Parting::of(&state), Parting::RoundOneBid);
+        state.apply(Action::Order { alone: false });
+        assert_eq!(Parting::of(&state), Parting::Discard);
+        let discard = state.legal_actions()[0];
+        state.apply(discard);
+        assert_eq!(
+            Parting::of(&state),
+            Parting::Play {
+                trick: 1,
+                follow: false
+            }
+        );
+        let lead = state.legal_actions()[0];
+        state.apply(lead);
+        assert_eq!(
+            Parting::of(&state),
+            Parting::Play {
+                trick: 1,
+                follow: true
+            }
+        );
+
+        let history = [
+            (Parting::RoundOneBid, Action::Pass),
+            (Parting::RoundOneBid, Action::Order { alone: false }),
+            (Parting::Discard, discard),
+        ];
+        let mut other = history;
+        assert_eq!(Parting::between(&history, &other), Parting::Never);
+        other[1].1 = Action::Pass;
+        assert_eq!(Parting::between(&history, &other), Parting::RoundOneBid);
+        other[1] = history[1];
+        other[2].1 = lead;
+        assert_eq!(Parting::between(&history, &other), Parting::Discard);
+        let third = |follow| Parting::Play { trick: 3, follow };
+        assert_eq!(third(true).to_string(), "trick 3, later cards");
+        assert!(
+            third(false) < third(true)
+                && third(true)
+                    < Parting::Play {
+                        trick: 4,
+                        follow: false
+                    }
+        );
     }
 
     #[test]

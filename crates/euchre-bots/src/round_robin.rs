@@ -21,7 +21,7 @@ pub type DealPoints = [[u8; 2]; 2];
 
 /// What a deal's full result keeps for the round robin.
 pub fn deal_points(result: &DealResult) -> DealPoints {
-    [result[0].points, result[1].points]
+    [result.tables[0].points, result.tables[1].points]
 }
 
 /// The deals one pair has played, in deal order from deal 0.

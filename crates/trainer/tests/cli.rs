@@ -195,6 +195,10 @@ fn eval_prints_an_interval_and_is_deterministic() {
     assert!(stdout.contains("95% interval"), "{stdout}");
     assert!(stdout.contains("point share"), "{stdout}");
     assert!(stdout.contains("games to 10"), "{stdout}");
+    // The split by first differing decision: random parts from the
+    // heuristic in the bidding on most deals.
+    assert!(stdout.contains("where the points come from"), "{stdout}");
+    assert!(stdout.contains("\nround-1 bid "), "{stdout}");
     let again = trainer(&[&args[..], &["--threads", "1"]].concat(), "");
     let numbers = |out: &str| -> String {
         out.lines()

@@ -8,7 +8,7 @@ use euchre_game::engine::rules::Rules;
 use indicatif::ProgressBar;
 
 use crate::training::terminal::set_template;
-use euchre_bots::arena::{run_match, summarise};
+use euchre_bots::arena::{partings, run_match, summarise};
 use euchre_bots::bot::Bot;
 use euchre_bots::spec::from_spec;
 
@@ -92,6 +92,22 @@ pub fn run(request: &EvalRequest) -> anyhow::Result<()> {
             "{label:<34} {:>7.1}% {:>7.1}%",
             100.0 * rates[0],
             100.0 * rates[1]
+        );
+    }
+    println!();
+    println!("where the points come from: each deal's A − B credited to the first decision");
+    println!("its two tables played differently (the rows add up to A − B a hand)");
+    println!(
+        "{:<30} {:>7} {:>22}",
+        "first differing decision", "deals", "A − B a hand"
+    );
+    for row in partings(&results) {
+        println!(
+            "{:<30} {:>7} {:>+11.4} ± {:.4}",
+            row.parting.to_string(),
+            row.deals,
+            row.net_per_hand,
+            row.net_interval
         );
     }
     for bot in [&a, &b] {
