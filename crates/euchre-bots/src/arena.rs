@@ -429,22 +429,11 @@ mod tests {
         assert_eq!(Parting::of(&state), Parting::Discard);
         let discard = state.legal_actions()[0];
         state.apply(discard);
-        assert_eq!(
-            Parting::of(&state),
-            Parting::Play {
-                trick: 1,
-                follow: false
-            }
-        );
+        let first_trick = |follow| Parting::Play { trick: 1, follow };
+        assert_eq!(Parting::of(&state), first_trick(false));
         let lead = state.legal_actions()[0];
         state.apply(lead);
-        assert_eq!(
-            Parting::of(&state),
-            Parting::Play {
-                trick: 1,
-                follow: true
-            }
-        );
+        assert_eq!(Parting::of(&state), first_trick(true));
 
         let history = [
             (Parting::RoundOneBid, Action::Pass),
