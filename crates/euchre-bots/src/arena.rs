@@ -50,6 +50,9 @@ pub struct DealResult {
     pub tables: [HandResult; 2],
     /// The first decision at which the two tables played differently.
     pub parted_at: Parting,
+    /// What A and B chose there (the same seat, the same state), in that
+    /// order; `None` when the tables never parted.
+    pub choices: Option<[Action; 2]>,
 }
 
 /// A kind of decision, as the first one at which a deal's two tables
@@ -86,13 +89,64 @@ impl Parting {
         }
     }
 
-    /// The first decision at which two tables' histories of one deal differ.
-    fn between(first: &[(Parting, Action)], second: &[(Parting, Action)]) -> Parting {
+    /// The first decision at which two tables' histories of one deal
+    /// differ, and the actions the two tables took there, in their order.
+    fn between(first: &[Decided], second: &[Decided]) -> (Parting, Option<(Seat, [Action; 2])>) {
         first
             .iter()
             .zip(second)
-            .find(|(one, other)| one.1 != other.1)
-            .map_or(Parting::Never, |(one, _)| one.0)
+            .find(|(one, other)| one.action != other.action)
+            .map_or((Parting::Never, None), |(one, other)| {
+                (one.parting, Some((one.seat, [one.action, other.action])))
+            })
+    }
+}
+
+/// One decision of a played hand, as [`Parting::between`] compares them.
+#[derive(Clone, Copy, Debug)]
+struct Decided {
+    parting: Parting,
+    seat: Seat,
+    action: Action,
+}
+
+/// A bid with its suit left out: what a deal's two tables can part on in
+/// the bidding, from the side of the seat that chose.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum BidChoice {
+    Pass,
+    OrderUp,
+    OrderUpAlone,
+    NameSuit,
+    NameSuitAlone,
+    DefendAlone,
+}
+
+impl BidChoice {
+    /// The kind of `action` if it is a bid (not a discard or a card).
+    pub fn of(action: Action) -> Option<BidChoice> {
+        match action {
+            Action::Pass => Some(BidChoice::Pass),
+            Action::Order { alone: false } => Some(BidChoice::OrderUp),
+            Action::Order { alone: true } => Some(BidChoice::OrderUpAlone),
+            Action::Call { alone: false, .. } => Some(BidChoice::NameSuit),
+            Action::Call { alone: true, .. } => Some(BidChoice::NameSuitAlone),
+            Action::DefendAlone => Some(BidChoice::DefendAlone),
+            Action::Discard(_) | Action::Play(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Display for BidChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            BidChoice::Pass => "pass",
+            BidChoice::OrderUp => "order up",
+            BidChoice::OrderUpAlone => "order up alone",
+            BidChoice::NameSuit => "name a suit",
+            BidChoice::NameSuitAlone => "name a suit alone",
+            BidChoice::DefendAlone => "defend alone",
+        })
     }
 }
 
@@ -205,8 +259,12 @@ pub fn run_deals(
                 let mut rng = SmallRng::seed_from_u64(mix(seed, index, table));
                 let mut decisions = Vec::with_capacity(32);
                 let (state, outcome) =
-                    play_hand(deal, rules, bots, &mut rng, |state, _, action| {
-                        decisions.push((Parting::of(state), action));
+                    play_hand(deal, rules, bots, &mut rng, |state, seat, action| {
+                        decisions.push(Decided {
+                            parting: Parting::of(state),
+                            seat,
+                            action,
+                        });
                     });
                 let a_team = match seating {
                     Seating::ANorthSouth => Team::NorthSouth,
@@ -216,9 +274,19 @@ pub fn run_deals(
             });
             on_deal();
             let [(first, first_decisions), (second, second_decisions)] = tables;
+            let (parted_at, actions) = Parting::between(&first_decisions, &second_decisions);
+            // A sits north-south at the first table, east-west at the second.
+            let choices = actions.map(|(seat, [at_first, at_second])| {
+                if seat.team() == Team::NorthSouth {
+                    [at_first, at_second]
+                } else {
+                    [at_second, at_first]
+                }
+            });
             DealResult {
                 tables: [first, second],
-                parted_at: Parting::between(&first_decisions, &second_decisions),
+                parted_at,
+                choices,
             }
         })
         .collect()
@@ -274,32 +342,81 @@ pub struct PartingRow {
 /// The match's points a hand split by where each deal's tables parted, in
 /// the order a hand goes; kinds no deal parted at are left out.
 pub fn partings(results: &[DealResult]) -> Vec<PartingRow> {
-    let mut kinds: Vec<Parting> = results.iter().map(|deal| deal.parted_at).collect();
+    credit_by(results, |deal| Some(deal.parted_at))
+        .into_iter()
+        .map(|(parting, deals, net_per_hand, net_interval)| PartingRow {
+            parting,
+            deals,
+            net_per_hand,
+            net_interval,
+        })
+        .collect()
+}
+
+/// The deals whose tables parted at a bid where A chose one kind and B
+/// another, and what they netted.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BidPartingRow {
+    pub parting: Parting,
+    /// A's bid and B's, from the same seat and state.
+    pub choices: [BidChoice; 2],
+    pub deals: u64,
+    /// As [`PartingRow::net_per_hand`]: over all the match's hands.
+    pub net_per_hand: f64,
+    pub net_interval: f64,
+}
+
+/// The bidding rows of [`partings`] split by what each side bid where the
+/// tables parted: whether a bot wins its points by bidding more or less
+/// than its opponent, and at which bid. In the order a hand goes, then by
+/// A's bid and B's.
+pub fn bid_partings(results: &[DealResult]) -> Vec<BidPartingRow> {
+    let bids = |deal: &DealResult| {
+        let [a, b] = deal.choices?;
+        Some((deal.parted_at, [BidChoice::of(a)?, BidChoice::of(b)?]))
+    };
+    credit_by(results, bids)
+        .into_iter()
+        .map(
+            |((parting, choices), deals, net_per_hand, net_interval)| BidPartingRow {
+                parting,
+                choices,
+                deals,
+                net_per_hand,
+                net_interval,
+            },
+        )
+        .collect()
+}
+
+/// For each value of `key` (in its order), the deals with it, and their
+/// nets summed and divided by all the deals, with its 95% interval: rows
+/// that add up to the match's A − B a hand when every deal has a key.
+fn credit_by<K: Ord + Copy>(
+    results: &[DealResult],
+    key: impl Fn(&DealResult) -> Option<K>,
+) -> Vec<(K, u64, f64, f64)> {
+    let keys: Vec<Option<K>> = results.iter().map(&key).collect();
+    let mut kinds: Vec<K> = keys.iter().flatten().copied().collect();
     kinds.sort_unstable();
     kinds.dedup();
     kinds
         .into_iter()
-        .map(|parting| {
+        .map(|kind| {
             let credited: Vec<f64> = results
                 .iter()
-                .map(|deal| {
-                    if deal.parted_at == parting {
+                .zip(&keys)
+                .map(|(deal, key)| {
+                    if *key == Some(kind) {
                         deal.net_per_hand()
                     } else {
                         0.0
                     }
                 })
                 .collect();
+            let deals = keys.iter().filter(|key| **key == Some(kind)).count() as u64;
             let (net_per_hand, net_interval) = mean_and_interval(&credited);
-            PartingRow {
-                parting,
-                deals: results
-                    .iter()
-                    .filter(|deal| deal.parted_at == parting)
-                    .count() as u64,
-                net_per_hand,
-                net_interval,
-            }
+            (kind, deals, net_per_hand, net_interval)
         })
         .collect()
 }
@@ -435,18 +552,33 @@ mod tests {
         state.apply(lead);
         assert_eq!(Parting::of(&state), first_trick(true));
 
+        let decided = |parting, seat, action| Decided {
+            parting,
+            seat,
+            action,
+        };
         let history = [
-            (Parting::RoundOneBid, Action::Pass),
-            (Parting::RoundOneBid, Action::Order { alone: false }),
-            (Parting::Discard, discard),
+            decided(Parting::RoundOneBid, Seat::East, Action::Pass),
+            decided(
+                Parting::RoundOneBid,
+                Seat::South,
+                Action::Order { alone: false },
+            ),
+            decided(Parting::Discard, Seat::North, discard),
         ];
         let mut other = history;
-        assert_eq!(Parting::between(&history, &other), Parting::Never);
-        other[1].1 = Action::Pass;
-        assert_eq!(Parting::between(&history, &other), Parting::RoundOneBid);
+        assert_eq!(Parting::between(&history, &other), (Parting::Never, None));
+        other[1].action = Action::Pass;
+        assert_eq!(
+            Parting::between(&history, &other),
+            (
+                Parting::RoundOneBid,
+                Some((Seat::South, [Action::Order { alone: false }, Action::Pass]))
+            )
+        );
         other[1] = history[1];
-        other[2].1 = lead;
-        assert_eq!(Parting::between(&history, &other), Parting::Discard);
+        other[2].action = lead;
+        assert_eq!(Parting::between(&history, &other).0, Parting::Discard);
         let third = |follow| Parting::Play { trick: 3, follow };
         assert_eq!(third(true).to_string(), "trick 3, later cards");
         assert!(
@@ -457,6 +589,65 @@ mod tests {
                         follow: false
                     }
         );
+    }
+
+    /// Orders up at its first chance; the heuristic otherwise.
+    struct OrdersUp;
+
+    impl Bot for OrdersUp {
+        fn name(&self) -> String {
+            "orders-up".into()
+        }
+
+        fn act(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Action {
+            let order = Action::Order { alone: false };
+            if seen.legal().contains(order) {
+                order
+            } else {
+                Heuristic.act(seen, rng)
+            }
+        }
+    }
+
+    #[test]
+    fn the_bidding_rows_split_by_what_each_side_bid_where_the_tables_parted() {
+        // A orders up at its first turn, B is the heuristic: wherever the
+        // two part in round 1, A ordered and B passed, from A's side
+        // whichever team A sat as.
+        let a: Arc<dyn Bot> = Arc::new(OrdersUp);
+        let b: Arc<dyn Bot> = Arc::new(Heuristic);
+        let results = run_match(&a, &b, Rules::default(), 400, 9, &|| {});
+        let rows = bid_partings(&results);
+        let round_one: Vec<_> = rows
+            .iter()
+            .filter(|row| row.parting == Parting::RoundOneBid)
+            .collect();
+        assert_eq!(
+            round_one.iter().map(|row| row.choices).collect::<Vec<_>>(),
+            [[BidChoice::OrderUp, BidChoice::Pass]],
+            "{rows:?}"
+        );
+        // An indiscriminate order-up loses points where it parts.
+        assert!(round_one[0].net_per_hand + round_one[0].net_interval < 0.0);
+        // The split adds up to each bidding row of the plain one.
+        for parting in partings(&results) {
+            if matches!(
+                parting.parting,
+                Parting::Discard | Parting::Play { .. } | Parting::Never
+            ) {
+                continue;
+            }
+            let split: Vec<_> = rows
+                .iter()
+                .filter(|row| row.parting == parting.parting)
+                .collect();
+            assert_eq!(
+                split.iter().map(|row| row.deals).sum::<u64>(),
+                parting.deals
+            );
+            let net: f64 = split.iter().map(|row| row.net_per_hand).sum();
+            assert!((net - parting.net_per_hand).abs() < 1e-12, "{rows:?}");
+        }
     }
 
     #[test]

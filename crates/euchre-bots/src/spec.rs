@@ -25,7 +25,7 @@ pub const SPEC_HELP: &str = "random | heuristic | pimc:WORLDS | policy:FILE | po
      what the bids reveal; 200 worlds by default), or search-bids:FILE | search-bids:WORLDS:FILE \
      (the same, with each bid the policy is not sure of searched over those worlds too; \
      after WORLDS, ',playout' or ',blend' values each world by a full-play table's own play of the rest, \
-     alone or with the open-hand solve, ',bids=N' searches bids over N worlds, ',every-bid' searches every bid (a full-play table is sure of all its bids), ',trust=P' trusts the inference P% (90 by default), ',ahead' chooses the next card once per history the bot would see rather than per world (a full-play table answers in between), and ',ms=N' stops at N milliseconds a decision: \
+     alone or with the open-hand solve, ',bids=N' searches bids over N worlds, ',lead=N' the opening lead over N, ',every-bid' searches every bid (a full-play table is sure of all its bids), ',trust=P' trusts the inference P% (90 by default), ',ahead' chooses the next card once per history the bot would see rather than per world (a full-play table answers in between), and ',ms=N' stops at N milliseconds a decision: \
      search-bids:400,playout,ms=100:FILE), \
      or bids:BOT+BOT (the first bot's bids, the second's card play: bids:pimc:50+policy-argmax:FILE)";
 
@@ -42,7 +42,7 @@ pub enum BotSpecError {
     #[error("bot '{spec}': search needs at least one world")]
     SearchWorlds { spec: String },
     #[error(
-        "bot '{spec}': unknown search option '{option}'; after the number of worlds come ',playout', ',blend', ',open-hand' or ',bids=WORLDS' (worlds per searched bid), ,every-bid' (search every bid, not only those the blueprint is unsure of), ',infer-bids' (read the other seats' bids by the table's bidding blueprint), ',trust=PERCENT' (how far the inference trusts the blueprint; 90 by default, 0 is PIMC's uniform worlds), ',ahead' (the next card chosen per history seen, not per world) or ',ms=MILLISECONDS', as in search-bids:400,playout,ms=100:FILE"
+        "bot '{spec}': unknown search option '{option}'; after the number of worlds come ',playout', ',blend', ',open-hand' or ',bids=WORLDS' (worlds per searched bid), ',lead=WORLDS' (worlds for the opening lead), ',every-bid' (search every bid, not only those the blueprint is unsure of), ',infer-bids' (read the other seats' bids by the table's bidding blueprint), ',trust=PERCENT' (how far the inference trusts the blueprint; 90 by default, 0 is PIMC's uniform worlds), ',ahead' (the next card chosen per history seen, not per world) or ',ms=MILLISECONDS', as in search-bids:400,playout,ms=100:FILE"
     )]
     SearchOption { spec: String, option: String },
     #[error("bot '{spec}': {source}")]
@@ -220,6 +220,12 @@ fn search_options(spec: &str, head: &str, bids: BidsBy) -> Result<SearchOptions,
                 .ok()
                 .filter(|&w| w > 0)
                 .ok_or_else(unknown)?;
+        } else if let Some(worlds) = part.strip_prefix("lead=") {
+            options.lead_worlds = worlds
+                .parse::<usize>()
+                .ok()
+                .filter(|&w| w > 0)
+                .ok_or_else(unknown)?;
         } else if let Some(percent) = part.strip_prefix("trust=") {
             options.trust_percent = percent
                 .parse::<u8>()
@@ -330,13 +336,14 @@ mod tests {
             }
         );
         assert_eq!(
-            parse("search:400,blend,bids=900,every-bid,trust=50,ms=25,infer-bids,ahead:runs/a:b/policy.bin")
+            parse("search:400,blend,bids=900,lead=1600,every-bid,trust=50,ms=25,infer-bids,ahead:runs/a:b/policy.bin")
                 .unwrap(),
             Spec::Search {
-                text: "search:400,blend,bids=900,every-bid,trust=50,ms=25,infer-bids,ahead:runs/a:b/policy.bin"
+                text: "search:400,blend,bids=900,lead=1600,every-bid,trust=50,ms=25,infer-bids,ahead:runs/a:b/policy.bin"
                     .to_owned(),
                 options: SearchOptions {
                     worlds: 400,
+                    lead_worlds: 1600,
                     bid_worlds: 900,
                     bids: BidsBy::SearchEvery,
                     values: WorldValues::Blend,
@@ -363,6 +370,7 @@ mod tests {
             ("search:50,ms=0:f.bin", "unknown search option 'ms=0'"),
             ("search:50,ms=x:f.bin", "unknown search option 'ms=x'"),
             ("search:50,bids=0:f.bin", "unknown search option 'bids=0'"),
+            ("search:50,lead=0:f.bin", "unknown search option 'lead=0'"),
             (
                 "search:50,trust=101:f.bin",
                 "unknown search option 'trust=101'",

@@ -199,6 +199,14 @@ fn eval_prints_an_interval_and_is_deterministic() {
     // heuristic in the bidding on most deals.
     assert!(stdout.contains("where the points come from"), "{stdout}");
     assert!(stdout.contains("\nround-1 bid "), "{stdout}");
+    // ... and the bidding rows by what each side bid there.
+    assert!(stdout.contains("split by what each bid"), "{stdout}");
+    assert!(
+        stdout
+            .lines()
+            .any(|line| line.starts_with("round-1 bid") && line.contains("pass")),
+        "{stdout}"
+    );
     let again = trainer(&[&args[..], &["--threads", "1"]].concat(), "");
     let numbers = |out: &str| -> String {
         out.lines()

@@ -156,6 +156,11 @@ impl WorldValues {
 pub struct SearchOptions {
     /// Worlds drawn (after weighting) and valued per card play.
     pub worlds: usize,
+    /// Worlds for the opening lead, the first card of the hand: the one
+    /// card play that wins the strongest bot a steady share of its margin
+    /// (`docs/experiments/where-the-points-come-from.md`), made once a
+    /// hand, when the most cards are hidden.
+    pub lead_worlds: usize,
     /// Worlds per searched bid or discard: a hand has one or two of them
     /// against a dozen card plays, and they decide more of its points.
     pub bid_worlds: usize,
@@ -191,6 +196,7 @@ impl SearchOptions {
     pub fn new(worlds: usize, bids: BidsBy) -> SearchOptions {
         SearchOptions {
             worlds,
+            lead_worlds: worlds,
             bid_worlds: worlds,
             bids,
             values: WorldValues::OpenHand,
@@ -200,11 +206,23 @@ impl SearchOptions {
             ahead: false,
         }
     }
+
+    /// How many worlds the decision `seen` shows is searched over.
+    fn worlds_for(&self, seen: &Seen<'_>) -> usize {
+        match seen.stage() {
+            Stage::Play if seen.played().is_empty() => self.lead_worlds,
+            Stage::Play => self.worlds,
+            _ => self.bid_worlds,
+        }
+    }
 }
 
 impl fmt::Display for SearchOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.worlds)?;
+        if self.lead_worlds != self.worlds {
+            write!(f, ",lead={}", self.lead_worlds)?;
+        }
         if self.bid_worlds != self.worlds {
             write!(f, ",bids={}", self.bid_worlds)?;
         }
@@ -498,11 +516,7 @@ impl SearchBot {
     fn search_tallies(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Option<Tallies> {
         let started = Instant::now();
         let playing = seen.stage() == Stage::Play;
-        let worlds = if playing {
-            self.options.worlds
-        } else {
-            self.options.bid_worlds
-        };
+        let worlds = self.options.worlds_for(seen);
         let legal = seen.legal();
         let actor = seen.actor();
         let candidates = self.weighted_worlds(seen, worlds * CANDIDATES_PER_WORLD, rng);
@@ -830,6 +844,50 @@ mod tests {
         ];
         let tallies = choose_next_cards(&worlds, 1);
         assert_eq!(tallies.totals(), [4]);
+    }
+
+    #[test]
+    fn the_opening_lead_alone_is_searched_over_the_lead_worlds() {
+        use euchre_game::engine::rules::Rules;
+        use euchre_game::engine::seat::Seat;
+        use euchre_game::engine::state::Deal;
+        use rand::SeedableRng;
+        let options = SearchOptions {
+            lead_worlds: 1600,
+            bid_worlds: 300,
+            ..SearchOptions::new(400, BidsBy::Search)
+        };
+        let deal = Deal::random(Seat::North, &mut SmallRng::seed_from_u64(7));
+        let mut state = GameState::new(deal, Rules::default());
+        let mut history = Vec::new();
+        let mut asked = Vec::new();
+        while let Some(actor) = state.to_act() {
+            let worlds = options.worlds_for(&Seen::new(&state, &history));
+            asked.push((state.stage(), state.played().len(), worlds));
+            // Order the upcard up at once, so the hand reaches its cards.
+            let legal = state.legal_actions();
+            let action = legal
+                .iter()
+                .copied()
+                .find(|action| matches!(action, Action::Order { alone: false }))
+                .unwrap_or(legal[0]);
+            history.push((actor, action));
+            state.apply(action);
+        }
+        let lead = asked
+            .iter()
+            .filter(|(stage, _, worlds)| *stage == Stage::Play && *worlds == 1600);
+        assert_eq!(lead.count(), 1, "one opening lead a hand: {asked:?}");
+        assert!(
+            asked
+                .iter()
+                .any(|(stage, _, worlds)| *stage != Stage::Play && *worlds == 300)
+        );
+        for (stage, played, worlds) in &asked {
+            if *stage == Stage::Play && *played > 0 {
+                assert_eq!(*worlds, 400, "a later card: {asked:?}");
+            }
+        }
     }
 
     #[test]

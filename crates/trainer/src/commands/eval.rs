@@ -8,7 +8,7 @@ use euchre_game::engine::rules::Rules;
 use indicatif::ProgressBar;
 
 use crate::training::terminal::set_template;
-use euchre_bots::arena::{partings, run_match, summarise};
+use euchre_bots::arena::{bid_partings, partings, run_match, summarise};
 use euchre_bots::bot::Bot;
 use euchre_bots::spec::from_spec;
 
@@ -109,6 +109,28 @@ pub fn run(request: &EvalRequest) -> anyhow::Result<()> {
             row.net_per_hand,
             row.net_interval
         );
+    }
+    let bids = bid_partings(&results);
+    if !bids.is_empty() {
+        println!();
+        println!(
+            "the bidding rows split by what each bid where the tables parted (same seat, same state)"
+        );
+        println!(
+            "{:<14} {:<18} {:<18} {:>7} {:>22}",
+            "decision", "A bid", "B bid", "deals", "A − B a hand"
+        );
+        for row in bids {
+            println!(
+                "{:<14} {:<18} {:<18} {:>7} {:>+11.4} ± {:.4}",
+                row.parting.to_string(),
+                row.choices[0].to_string(),
+                row.choices[1].to_string(),
+                row.deals,
+                row.net_per_hand,
+                row.net_interval
+            );
+        }
     }
     for bot in [&a, &b] {
         if let Some(report) = bot.report() {
