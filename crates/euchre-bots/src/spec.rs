@@ -193,10 +193,10 @@ fn starts_with_worlds(head: &str) -> bool {
 /// Reads `WORLDS[,OPTION]*` (see [`SPEC_HELP`]).
 fn search_options(spec: &str, head: &str, bids: BidsBy) -> Result<SearchOptions, BotSpecError> {
     let mut parts = head.split(',');
+    let positive = |count: &str| count.parse::<usize>().ok().filter(|&count| count > 0);
     let worlds = parts
         .next()
-        .and_then(|worlds| worlds.parse::<usize>().ok())
-        .filter(|&worlds| worlds > 0)
+        .and_then(positive)
         .ok_or_else(|| BotSpecError::SearchWorlds {
             spec: spec.to_owned(),
         })?;
@@ -215,17 +215,9 @@ fn search_options(spec: &str, head: &str, bids: BidsBy) -> Result<SearchOptions,
         } else if part == "ahead" {
             options.ahead = true;
         } else if let Some(worlds) = part.strip_prefix("bids=") {
-            options.bid_worlds = worlds
-                .parse::<usize>()
-                .ok()
-                .filter(|&w| w > 0)
-                .ok_or_else(unknown)?;
+            options.bid_worlds = positive(worlds).ok_or_else(unknown)?;
         } else if let Some(worlds) = part.strip_prefix("lead=") {
-            options.lead_worlds = worlds
-                .parse::<usize>()
-                .ok()
-                .filter(|&w| w > 0)
-                .ok_or_else(unknown)?;
+            options.lead_worlds = positive(worlds).ok_or_else(unknown)?;
         } else if let Some(percent) = part.strip_prefix("trust=") {
             options.trust_percent = percent
                 .parse::<u8>()
