@@ -250,6 +250,7 @@ fn playout_values_play_whole_hands_on_a_full_play_table_and_only_there() {
         format!("search-bids:6,blend,infer-bids:{table}"),
         format!("search:6,ahead:{table}"),
         format!("search:2000,blend,trust=50,ahead,ms=1:{table}"),
+        format!("search:6,blend,lead=table:{table}"),
     ] {
         let bot = from_spec(&spec, rules, Unseen::Heuristic).unwrap();
         for hand in 0..6u64 {
@@ -294,6 +295,38 @@ fn playout_values_play_whole_hands_on_a_full_play_table_and_only_there() {
         refused.contains("is a bidding policy") && refused.contains("drop ',ahead'"),
         "{refused}"
     );
+    let refused = refusal(&format!("search:8,lead=table:{}", bidding.display()), rules);
+    assert!(
+        refused.contains("is a bidding policy") && refused.contains("drop ',lead=table'"),
+        "{refused}"
+    );
+
+    // `lead=table`: the opening lead is the table's own most likely card.
+    let by_table = from_spec(
+        &format!("search:6,blend,lead=table:{table}"),
+        rules,
+        Unseen::Heuristic,
+    )
+    .unwrap();
+    let argmax = from_spec(&format!("policy-argmax:{table}"), rules, Unseen::Heuristic).unwrap();
+    let mut leads = 0;
+    for hand in 0..12u64 {
+        let deal = Deal::random(Seat::from_index((hand % 4) as u8), &mut rng);
+        let mut state = GameState::new(deal, rules);
+        let mut history = Vec::new();
+        while let Some(seat) = state.to_act() {
+            let seen = Seen::new(&state, &history);
+            let action = by_table.act(&seen, &mut rng);
+            if state.stage() == Stage::Play && state.played().is_empty() {
+                let table_card = argmax.act(&seen, &mut rng);
+                assert_eq!(action, table_card, "hand {hand}");
+                leads += 1;
+            }
+            state.apply(action);
+            history.push((seat, action));
+        }
+    }
+    assert!(leads >= 6, "{leads} opening leads in 12 hands");
 
     // `infer-bids` reads the bids by the run's bidding blueprint (graded),
     // not by the table's fixed bids (all or nothing): after a pass, the

@@ -150,17 +150,28 @@ impl WorldValues {
     }
 }
 
+/// Who plays the opening lead.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lead {
+    /// Searched over this many worlds.
+    Searched(usize),
+    /// The full-play table's most likely card, unsearched: the table alone
+    /// wins more from `pimc:200` at the opening lead than the search does
+    /// (`docs/experiments/opening-lead-worlds.md`).
+    ByTable,
+}
+
 /// Everything a search is told besides its blueprint; written as a spec
 /// writes it (`200`, `200,playout`, `400,blend,ms=50`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SearchOptions {
     /// Worlds drawn (after weighting) and valued per card play.
     pub worlds: usize,
-    /// Worlds for the opening lead, the first card of the hand: the one
+    /// Who plays the opening lead, the first card of the hand: the one
     /// card play that wins the strongest bot a steady share of its margin
     /// (`docs/experiments/where-the-points-come-from.md`), made once a
     /// hand, when the most cards are hidden.
-    pub lead_worlds: usize,
+    pub lead: Lead,
     /// Worlds per searched bid or discard: a hand has one or two of them
     /// against a dozen card plays, and they decide more of its points.
     pub bid_worlds: usize,
@@ -196,7 +207,7 @@ impl SearchOptions {
     pub fn new(worlds: usize, bids: BidsBy) -> SearchOptions {
         SearchOptions {
             worlds,
-            lead_worlds: worlds,
+            lead: Lead::Searched(worlds),
             bid_worlds: worlds,
             bids,
             values: WorldValues::OpenHand,
@@ -210,7 +221,11 @@ impl SearchOptions {
     /// How many worlds the decision `seen` shows is searched over.
     fn worlds_for(&self, seen: &Seen<'_>) -> usize {
         match seen.stage() {
-            Stage::Play if seen.played().is_empty() => self.lead_worlds,
+            Stage::Play if seen.played().is_empty() => match self.lead {
+                Lead::Searched(worlds) => worlds,
+                // Asked for values, the lead is searched as any card.
+                Lead::ByTable => self.worlds,
+            },
             Stage::Play => self.worlds,
             _ => self.bid_worlds,
         }
@@ -220,8 +235,10 @@ impl SearchOptions {
 impl fmt::Display for SearchOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.worlds)?;
-        if self.lead_worlds != self.worlds {
-            write!(f, ",lead={}", self.lead_worlds)?;
+        match self.lead {
+            Lead::Searched(worlds) if worlds == self.worlds => {}
+            Lead::Searched(worlds) => write!(f, ",lead={worlds}")?,
+            Lead::ByTable => write!(f, ",lead=table")?,
         }
         if self.bid_worlds != self.worlds {
             write!(f, ",bids={}", self.bid_worlds)?;
@@ -288,7 +305,7 @@ struct Counts {
 #[non_exhaustive]
 pub enum SearchError {
     #[error(
-        "',{values}' plays cards in each world with a full-play table, but {label} is a {phase} policy; name a full-play run's export (`trainer --phase full-play`, then `trainer export`), or drop ',{values}'"
+        "',{values}' plays cards with a full-play table, but {label} is a {phase} policy; name a full-play run's export (`trainer --phase full-play`, then `trainer export`), or drop ',{values}'"
     )]
     PlayoutNeedsTable {
         values: &'static str,
@@ -314,6 +331,8 @@ impl SearchBot {
         let phase = blueprint.file().meta.recipe.phase;
         let needs_table = if options.ahead {
             Some("ahead")
+        } else if options.lead == Lead::ByTable {
+            Some("lead=table")
         } else {
             options.values.needs_table().then(|| options.values.word())
         };
@@ -748,6 +767,9 @@ impl Bot for SearchBot {
             return legal[0];
         }
         if seen.stage() == Stage::Play {
+            if self.options.lead == Lead::ByTable && seen.played().is_empty() {
+                return self.blueprint.act(seen, rng);
+            }
             self.search(seen, rng)
         } else {
             self.bid(seen, rng)
@@ -853,7 +875,7 @@ mod tests {
         use euchre_game::engine::state::Deal;
         use rand::SeedableRng;
         let options = SearchOptions {
-            lead_worlds: 1600,
+            lead: Lead::Searched(1600),
             bid_worlds: 300,
             ..SearchOptions::new(400, BidsBy::Search)
         };
