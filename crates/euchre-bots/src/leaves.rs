@@ -203,13 +203,7 @@ mod tests {
         let mut state = GameState::new(Deal::random(Seat::North, &mut rng), Rules::default());
         // Order the upcard up from the first seat, discard the first card.
         while state.stage() != Stage::Play {
-            let legal = state.legal_actions();
-            let action = legal
-                .iter()
-                .copied()
-                .find(|action| matches!(action, Action::Order { alone: false }))
-                .unwrap_or(legal[0]);
-            state.apply(action);
+            state.apply(crate::test_hands::order_up_at_once(&state));
         }
         state.contract().map(|_| state)
     }

@@ -41,3 +41,5 @@ pub mod round_robin;
 pub mod seen;
 pub mod spec;
 pub mod stop;
+#[cfg(test)]
+mod test_hands;

@@ -886,13 +886,7 @@ mod tests {
         while let Some(actor) = state.to_act() {
             let worlds = options.worlds_for(&Seen::new(&state, &history));
             asked.push((state.stage(), state.played().len(), worlds));
-            // Order the upcard up at once, so the hand reaches its cards.
-            let legal = state.legal_actions();
-            let action = legal
-                .iter()
-                .copied()
-                .find(|action| matches!(action, Action::Order { alone: false }))
-                .unwrap_or(legal[0]);
+            let action = crate::test_hands::order_up_at_once(&state);
             history.push((actor, action));
             state.apply(action);
         }
