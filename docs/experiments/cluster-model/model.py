@@ -227,10 +227,14 @@ def project(costs, args):
     M, C = args.machines, args.cores_machine
     link = args.link_gbit * 1e9 / 8 * args.link_efficiency
     machine_rate = args.thread_rate * C * args.thread_scaling
-    follower_rate = machine_rate * args.follower_ratio
+    # A rank trains through its replica's bookkeeping, slower than one
+    # process on the same cores; efficiency is against one process.
+    rank_rate = machine_rate * args.rank_ratio
+    follower_rate = rank_rate * args.follower_ratio
     print(
         f"{M} machines x {C} cores, {args.link_gbit:g} Gb/s at {args.link_efficiency:.0%}; one machine alone "
-        f"{machine_rate:,.0f} it/s; the slowest follower at {args.follower_ratio:.2f} of rank 0; on a machine's "
+        f"{machine_rate:,.0f} it/s, as a rank {args.rank_ratio:.2f} of that; the slowest follower at "
+        f"{args.follower_ratio:.2f} of rank 0; on a machine's "
         f"cores the drain runs {args.drain_speedup:g}x, the apply {args.apply_speedup:g}x and the settle "
         f"{args.settle_speedup:g}x faster than on one; a settle of {args.settle_records:,.0f} records every "
         f"{args.settle_every:g} s; D past the measured points with slope {args.slope_beyond}"
@@ -246,7 +250,7 @@ def project(costs, args):
             E = (lo + hi) / 2
             sent = d(E, args.slope_beyond)
             drain = costs.drain * sent / args.drain_speedup
-            train0, train_slow = E / machine_rate, E / follower_rate
+            train0, train_slow = E / rank_rate, E / follower_rate
             arrive = max(train0, train_slow) + drain
             transfer = args.latency + (M - 1) * sent * args.record_bytes / link
             apply = costs.apply * M * sent / args.apply_speedup
@@ -263,7 +267,7 @@ def project(costs, args):
             lo, hi = (E, hi) if wall < period else (lo, E)
         wait = max(train0, train_slow) - train0
         share = 1 - train0 / wall
-        eff = (1 - share) * args.settle_every / (args.settle_every + settle)
+        eff = E / machine_rate / wall * args.settle_every / (args.settle_every + settle)
         print(f"{period:>9g}s {E:>10,.0f} {sent * args.record_bytes / 1e6:>6,.0f}MB {drain:>8.2f} {wait:>7.2f} "
               f"{transfer:>10.2f} {apply:>8.2f} {settle / (args.settle_every + settle):>6.1%} {share:>6.1%} {eff:>9.2f}N")
 
@@ -295,6 +299,8 @@ def main():
     j.add_argument("--cores-of-machine", dest="cores_machine", type=int, default=16)
     j.add_argument("--thread-rate", type=float, required=True, help="it/s of one thread alone, measured")
     j.add_argument("--thread-scaling", type=float, default=1.0, help="a machine's rate over cores x one thread's")
+    j.add_argument("--rank-ratio", type=float, default=1.0,
+                   help="a rank's training rate over one process's on the same cores, measured")
     j.add_argument("--follower-ratio", type=float, default=1.0, help="the slowest follower's rate over rank 0's, measured")
     j.add_argument("--drain-speedup", type=float, default=1.0, help="the drain on a machine's cores against one, measured or assumed")
     j.add_argument("--apply-speedup", type=float, default=1.0, help="the apply on a machine's cores against one")

@@ -86,18 +86,37 @@ struct Deferred {
 }
 
 /// One slot's updates since the last sync.
-#[derive(Clone, Copy, Debug, Default)]
+///
+/// Every lookup of an epoch writes one of these into a map far larger
+/// than the caches, so its size is paid in cache lines on every lookup:
+/// the key is kept in halves (a `u128` would align the entry to 16 bytes
+/// and pad it) and the rare seed is boxed, which brings the map's entry
+/// from 176 to 112 bytes.
+#[derive(Clone, Debug, Default)]
 struct Pending {
-    key: Key,
+    key: [u64; 2],
     /// The additive change: regrets and strategy sums added by this rank.
     change: Record,
+    /// The iteration of this rank's last update of the slot; 0 if none.
+    last_update: u64,
     /// What a warm start added when this rank met the record fresh: kept
     /// apart from `change` because every rank that meets it fresh in an
     /// epoch seeds it, and the sync must count one seed, as one process
-    /// would.
-    seed: Record,
-    /// The iteration of this rank's last update of the slot; 0 if none.
-    last_update: u64,
+    /// would. Only records fresh to the whole run have one.
+    seed: Option<Box<Record>>,
+}
+
+impl Pending {
+    fn new(key: Key) -> Pending {
+        Pending {
+            key: [key as u64, (key >> 64) as u64],
+            ..Pending::default()
+        }
+    }
+
+    fn key(&self) -> Key {
+        Key::from(self.key[0]) | Key::from(self.key[1]) << 64
+    }
 }
 
 /// What one sync moved and how long it took.
@@ -255,11 +274,17 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
     }
 
     /// Adds one slot's strategy-sum change of the epoch ending at `now` to
-    /// what waits for the settle, discounting what waited to `now` first.
-    fn defer(&self, slot: u64, key: Key, change: &Record, now: u64, width: usize) {
-        let mut shard = self.deferred[slot as usize % SHARDS]
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+    /// what waits for the settle in the slot's shard of held sums,
+    /// discounting what waited to `now` first.
+    fn defer(
+        &self,
+        shard: &mut FxHashMap<u64, Deferred>,
+        slot: u64,
+        key: Key,
+        change: &Record,
+        now: u64,
+        width: usize,
+    ) {
         let held = shard.entry(slot).or_insert(Deferred {
             key,
             sums: [0.0; store::MAX_ACTIONS],
@@ -300,8 +325,11 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         };
         let wire = wire::delta_bytes(width, values) as u64;
         let decoded = (size_of::<(Key, u64, Record)>() + size_of::<(SlotId, u64, Record)>()) as u64;
+        // A seed's box, with the allocator's header, where every record is
+        // fresh (a new run's first epochs).
+        let boxed_seed = (size_of::<Record>() + 16).next_multiple_of(16);
         EntryBytes {
-            pending: map_entry_bytes(size_of::<(u64, Pending)>()),
+            pending: map_entry_bytes(size_of::<(u64, Pending)>()) + boxed_seed as u64,
             held: map_entry_bytes(size_of::<(u64, Deferred)>()),
             sent: 2 * wire,
             gathered: wire + decoded,
@@ -317,10 +345,7 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
     fn remember(&self, slot: SlotId, key: Key) {
         self.shard(slot)
             .entry(slot.index() as u64)
-            .or_insert_with(|| Pending {
-                key,
-                ..Pending::default()
-            });
+            .or_insert_with(|| Pending::new(key));
     }
 
     fn shard(&self, slot: SlotId) -> MutexGuard<'_, FxHashMap<u64, Pending>> {
@@ -370,7 +395,9 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         if self.reads == Reads::Live {
             for changes in in_flight.into_iter().chain(pending) {
                 add_values(&mut view, &changes.change);
-                add_values(&mut view, &changes.seed);
+                if let Some(seed) = &changes.seed {
+                    add_values(&mut view, seed);
+                }
             }
         }
         view
@@ -407,6 +434,10 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
             let mut in_flight = in_flight.lock().unwrap_or_else(PoisonError::into_inner);
             let mut current = current.lock().unwrap_or_else(PoisonError::into_inner);
             std::mem::swap(&mut *in_flight, &mut *current);
+            // The emptied buffer keeps its capacity for the next epoch, but
+            // no more than the epoch just closed needed: a shrinking epoch
+            // (as the held sums fill a rank's room) must free its memory.
+            current.shrink_to(in_flight.len());
         }
         self.in_flight_through.store(now.max(1), Ordering::Release);
         Ok(())
@@ -441,47 +472,53 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         // sends a record once, so the order changes no sum. The changes
         // form the first section; the seeds, once per record and few, the
         // second. Beside training the entries stay readable until applied.
+        // Not beside training, a shard is emptied as it is drained, keeping
+        // its capacity: the next epoch touches about as many records, and a
+        // map grown again from nothing every epoch spent the rank's
+        // training time rehashing and faulting fresh pages in.
         let pieces: Vec<(Vec<u8>, Vec<u8>, u64, u64)> = self
             .in_flight
             .par_iter()
-            .map(|shard| {
+            .enumerate()
+            .map(|(index, shard)| {
                 let mut shard = shard.lock().unwrap_or_else(PoisonError::into_inner);
-                let drained = if beside_training {
-                    None
-                } else {
-                    Some(std::mem::take(&mut *shard))
-                };
-                let drained = drained.as_ref().unwrap_or(&*shard);
-                let entries = drained.len() as u64;
+                // The held sums are sharded by the same slot modulus: one
+                // lock for the whole shard, not one per entry.
+                let mut held = (values == Values::Regrets).then(|| {
+                    self.deferred[index]
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                });
+                let entries = shard.len() as u64;
                 let (mut changes, mut seeds, mut sent) = (Vec::new(), Vec::new(), 0);
-                for (&slot, pending) in drained {
+                for (&slot, pending) in shard.iter() {
                     if pending.last_update == 0 {
                         continue;
                     }
-                    if !is_zero(&pending.seed, width) {
+                    let key = pending.key();
+                    if let Some(seed) = pending.seed.as_deref()
+                        && !is_zero(seed, width)
+                    {
                         // Regrets and sums alike, whatever `values`: a seed
                         // is once per record and small.
-                        wire::put_delta(
-                            &mut seeds,
-                            pending.key,
-                            &pending.seed,
-                            width,
-                            Values::Both,
-                        );
+                        wire::put_delta(&mut seeds, key, seed, width, Values::Both);
                     }
-                    if values == Values::Regrets {
+                    if let Some(held) = held.as_deref_mut() {
                         if pending.change.strategy_sum[..width]
                             .iter()
                             .any(|&d| d != 0.0)
                         {
-                            self.defer(slot, pending.key, &pending.change, now, width);
+                            self.defer(held, slot, key, &pending.change, now, width);
                         }
                         if pending.change.regrets[..width].iter().all(|&d| d == 0.0) {
                             continue;
                         }
                     }
-                    wire::put_delta(&mut changes, pending.key, &pending.change, width, values);
+                    wire::put_delta(&mut changes, key, &pending.change, width, values);
                     sent += 1;
+                }
+                if !beside_training {
+                    shard.clear();
                 }
                 (changes, seeds, sent, entries)
             })
@@ -513,11 +550,22 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
                 }
             })?;
         // What is left in flight was not sent (no regret changed, or only
-        // looked up): nothing more of it to read.
-        for shard in &self.in_flight {
-            drop(std::mem::take(
-                &mut *shard.lock().unwrap_or_else(PoisonError::into_inner),
-            ));
+        // looked up): nothing more of it to read. Emptied, not dropped: the
+        // capacity serves a later epoch. Not beside training, nothing
+        // touched the current buffer during the sync, so the emptied one
+        // takes its place at once, and the spare holds no capacity while
+        // the next epoch trains (kept idle, it cost each rank 0.8 GiB in
+        // full play).
+        for (in_flight, current) in self.in_flight.iter().zip(&self.shards) {
+            let mut in_flight = in_flight.lock().unwrap_or_else(PoisonError::into_inner);
+            in_flight.clear();
+            if !beside_training {
+                let mut current = current.lock().unwrap_or_else(PoisonError::into_inner);
+                if current.is_empty() {
+                    std::mem::swap(&mut *in_flight, &mut *current);
+                    in_flight.shrink_to(0);
+                }
+            }
         }
         self.in_flight_through.store(0, Ordering::Release);
         Ok(SyncStats {
@@ -973,7 +1021,7 @@ impl<T: Table + ?Sized> Table for ReplicatedTable<'_, T> {
             .catch_up(&mut before, store::stamp::decode(after.stamp));
         let updated = match unseeded {
             Some(unseeded) => {
-                add_difference(&mut pending.seed, &after, &unseeded);
+                add_difference(pending.seed.get_or_insert_default(), &after, &unseeded);
                 unseeded
             }
             None => after,
@@ -992,5 +1040,32 @@ impl<T: Table + ?Sized> Table for ReplicatedTable<'_, T> {
 
     fn for_each(&self, visit: &mut dyn FnMut(Key, &Record)) -> Result<(), StoreError> {
         self.base.for_each(visit)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every lookup of an epoch writes one pending entry into a map far
+    /// larger than the caches; an entry grown back past 112 bytes (a
+    /// 16-byte-aligned key, the seed unboxed) costs every rank's training
+    /// speed, which this keeps from happening unnoticed.
+    #[test]
+    fn a_pending_entry_takes_112_bytes_of_its_map() {
+        assert_eq!(size_of::<(u64, Pending)>(), 112);
+    }
+
+    #[test]
+    fn a_pending_key_comes_back_whole() {
+        for key in [
+            0,
+            1,
+            u128::from(u64::MAX),
+            u128::MAX,
+            0x0123_4567_89ab_cdef_u128 << 60,
+        ] {
+            assert_eq!(Pending::new(key).key(), key);
+        }
     }
 }
