@@ -201,6 +201,16 @@ pub struct ReplicatedTable<'a, T: Table + ?Sized> {
     discounter: Discounter,
     floor: bool,
     reads: Reads,
+    /// This epoch's changes: the delta buffer, sharded by slot.
+    ///
+    /// The buffers keep their capacity across epochs: an epoch touches
+    /// about as many records as the last, and maps grown again from
+    /// nothing every epoch spent a rank's training time rehashing and
+    /// faulting fresh pages in. Only the capacity a live buffer needs is
+    /// kept: [`Self::close_epoch`] trims the next epoch's buffer to the
+    /// closed epoch's size, and a sync between epochs frees the spare
+    /// (kept idle through the epoch, it cost each rank 0.8 GiB in full
+    /// play).
     shards: Vec<Mutex<FxHashMap<u64, Pending>>>,
     /// The last epoch's changes while its sync runs beside the next
     /// epoch's training ([`ReplicatedTable::close_epoch`]), sharded like
@@ -434,9 +444,9 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
             let mut in_flight = in_flight.lock().unwrap_or_else(PoisonError::into_inner);
             let mut current = current.lock().unwrap_or_else(PoisonError::into_inner);
             std::mem::swap(&mut *in_flight, &mut *current);
-            // The emptied buffer keeps its capacity for the next epoch, but
-            // no more than the epoch just closed needed: a shrinking epoch
-            // (as the held sums fill a rank's room) must free its memory.
+            // No more capacity than the epoch just closed needed: a
+            // shrinking epoch (as the held sums fill a rank's room) frees
+            // its memory.
             current.shrink_to(in_flight.len());
         }
         self.in_flight_through.store(now.max(1), Ordering::Release);
@@ -472,10 +482,7 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         // sends a record once, so the order changes no sum. The changes
         // form the first section; the seeds, once per record and few, the
         // second. Beside training the entries stay readable until applied.
-        // Not beside training, a shard is emptied as it is drained, keeping
-        // its capacity: the next epoch touches about as many records, and a
-        // map grown again from nothing every epoch spent the rank's
-        // training time rehashing and faulting fresh pages in.
+        // Not beside training, a shard is emptied as it is drained.
         let pieces: Vec<(Vec<u8>, Vec<u8>, u64, u64)> = self
             .in_flight
             .par_iter()
@@ -550,12 +557,10 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
                 }
             })?;
         // What is left in flight was not sent (no regret changed, or only
-        // looked up): nothing more of it to read. Emptied, not dropped: the
-        // capacity serves a later epoch. Not beside training, nothing
-        // touched the current buffer during the sync, so the emptied one
-        // takes its place at once, and the spare holds no capacity while
-        // the next epoch trains (kept idle, it cost each rank 0.8 GiB in
-        // full play).
+        // looked up): nothing more of it to read. Not beside training,
+        // nothing touched the current buffer during the sync, so the
+        // emptied one, with its capacity, takes its place and the spare is
+        // freed (see `shards`).
         for (in_flight, current) in self.in_flight.iter().zip(&self.shards) {
             let mut in_flight = in_flight.lock().unwrap_or_else(PoisonError::into_inner);
             in_flight.clear();
