@@ -9,7 +9,11 @@
 //! others' updates only at a sync; this measures what that costs.
 //!
 //! With overlapped syncs each epoch trains while the last one's sync runs,
-//! so a rank sees the others' updates one epoch later still.
+//! so a rank sees the others' updates one epoch later still. Training in
+//! place, a rank updates its replica itself, as one process does (its own
+//! increments discounted against each other, DCFR's halving and CFR+'s
+//! floor at every update), and the sync finds the epoch's change from each
+//! record as it is and as it was.
 //!
 //! One rank with live reads sees all its own updates at once, as one
 //! process does: what it loses against one process is the within-epoch
@@ -59,6 +63,8 @@ enum Syncs {
     Blocking,
     /// Each epoch trains while the last one's sync runs.
     Overlapped,
+    /// Training waits for each sync, and trains on the replica in place.
+    InPlace,
 }
 
 /// `ranks` ranks with live reads, syncing every `epoch` iterations over all
@@ -76,12 +82,15 @@ fn replicated(
             .map(|group| {
                 scope.spawn(move || {
                     let table = MemoryTable::new();
-                    let replica = ReplicatedTable::new(
+                    let mut replica = ReplicatedTable::new(
                         &table,
                         Discounter::new(schedule).unwrap(),
                         Reads::Live,
                     )
                     .with_strategy_sums(sums);
+                    if syncs == Syncs::InPlace {
+                        replica = replica.training_in_place().unwrap();
+                    }
                     let solver =
                         ExternalSampling::new(Leduc::new(), &replica, schedule, seed, 1).unwrap();
                     let mut done = 0;
@@ -89,7 +98,7 @@ fn replicated(
                         let this = epoch.min(TOTAL - done);
                         let share = EpochShare::of(done + 1, this, group.rank(), ranks);
                         match syncs {
-                            Syncs::Blocking => {
+                            Syncs::Blocking | Syncs::InPlace => {
                                 solver.run_share(share).unwrap();
                                 replica.sync(&group, done + this).unwrap();
                             }
@@ -163,7 +172,7 @@ fn main() {
             "{name:<8} {:<32} {:>7.2} ± {:>5.2} {:>7}",
             "one process", single_mean, single_error, "1.00"
         );
-        let (blocking, overlapped) = (Syncs::Blocking, Syncs::Overlapped);
+        let (blocking, overlapped, in_place) = (Syncs::Blocking, Syncs::Overlapped, Syncs::InPlace);
         let deferred = StrategySums::Deferred;
         for (ranks, epoch, sums, syncs) in [
             (1, 64, deferred, blocking),
@@ -178,6 +187,10 @@ fn main() {
             (4, 32, deferred, overlapped),
             (4, 64, deferred, overlapped),
             (4, 256, deferred, overlapped),
+            (1, 1024, deferred, in_place),
+            (4, 16, deferred, in_place),
+            (4, 64, deferred, in_place),
+            (4, 256, deferred, in_place),
         ] {
             let plan = (ranks, epoch, sums, syncs);
             let values: Vec<f64> = seeds
@@ -190,7 +203,11 @@ fn main() {
                 "{name:<8} {:<32} {:>7.2} ± {:>5.2} {:>7.2} {:>+8.2} ± {:>5.2}",
                 format!(
                     "{ranks} ranks, epoch {epoch}, {sums}{}",
-                    if syncs == overlapped { ", overlap" } else { "" }
+                    match syncs {
+                        Syncs::Blocking => "",
+                        Syncs::Overlapped => ", overlap",
+                        Syncs::InPlace => ", in place",
+                    }
                 ),
                 mean,
                 error,

@@ -57,6 +57,14 @@ pub trait Game: Clone + Send + Sync {
         true
     }
 
+    /// Whether the average strategy is kept at this decision: where not,
+    /// another player's visit reads its current strategy without adding
+    /// to its strategy sums (only what the current strategy plays is
+    /// then exported from there).
+    fn keeps_average(&self) -> bool {
+        true
+    }
+
     /// An action a trusted player (a rule-based bot, say) would take here,
     /// for a [`crate::WarmStart`] to seed a fresh infostate with. It may
     /// read the whole state, but should depend only on what the actor

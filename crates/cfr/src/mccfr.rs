@@ -574,7 +574,8 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
     }
 
     /// Another player's decision: its current strategy joins the strategy
-    /// sum, and one action is sampled from it.
+    /// sum (where the game keeps one, [`Game::keeps_average`]), and one
+    /// action is sampled from it.
     fn sample<G: Game>(&mut self, state: &G, slot: SlotId, width: usize) -> Result<f64, CfrError> {
         let choice = self.sample_action(state, slot, width)?;
         let mut next = state.clone();
@@ -584,7 +585,9 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
 
     /// The strategy is computed inside the record's one update, from the
     /// record as it was, so the record is read once, not once to read and
-    /// again to update.
+    /// again to update. Where the game keeps no average the record is only
+    /// read, unless it is fresh and a warm start must seed it: the same
+    /// draw from the same regrets, and nothing added to the sums.
     fn sample_action<G: Game>(
         &mut self,
         state: &G,
@@ -593,15 +596,28 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
     ) -> Result<usize, CfrError> {
         let (discounter, now, warm_start) = (self.discounter, self.now, self.warm_start);
         let mut strategy = [0.0; MAX_ACTIONS];
+        let keeps_average = state.keeps_average();
+        if !keeps_average {
+            let record = self.table.read(slot)?;
+            // A fresh record is seeded by its first update, as below.
+            if record.stamp != 0 || warm_start.is_none() {
+                let mut regrets = [0.0; MAX_ACTIONS];
+                discounter.current_regrets(&record, now, &mut regrets[..width]);
+                regret_matching(&regrets[..width], &mut strategy[..width]);
+                return Ok(draw(&strategy[..width], self.rng.random::<f64>()));
+            }
+        }
         self.table.update(slot, &mut |record| {
             seed_if_fresh(warm_start, state, record);
             let mut regrets = [0.0; MAX_ACTIONS];
             discounter.current_regrets(record, now, &mut regrets[..width]);
             regret_matching(&regrets[..width], &mut strategy[..width]);
             discounter.catch_up(record, now);
-            for (action, probability) in strategy[..width].iter().enumerate() {
-                record.strategy_sum[action] =
-                    (f64::from(record.strategy_sum[action]) + probability) as f32;
+            if keeps_average {
+                for (action, probability) in strategy[..width].iter().enumerate() {
+                    record.strategy_sum[action] =
+                        (f64::from(record.strategy_sum[action]) + probability) as f32;
+                }
             }
         })?;
         Ok(draw(&strategy[..width], self.rng.random::<f64>()))

@@ -30,6 +30,14 @@ struct Plan {
     seed: u64,
     sums: StrategySums,
     settle_round_bytes: u64,
+    /// Whether each rank trains in place on its replica
+    /// ([`ReplicatedTable::training_in_place`]) instead of into a delta
+    /// buffer.
+    in_place: bool,
+    /// Whether every rank's table starts with the same keys at the same
+    /// slots, said to the replica ([`ReplicatedTable::with_shared_layout`]),
+    /// so that syncs in place name records by slot.
+    shared_layout: bool,
 }
 
 /// Trains `table` (this rank's replica) for `plan.epochs` epochs starting
@@ -48,9 +56,16 @@ fn train_rank_counting(
     plan: Plan,
     done: u64,
 ) -> (u64, u64, SyncStats) {
-    let replica = ReplicatedTable::new(table, Discounter::new(plan.schedule).unwrap(), plan.reads)
-        .with_strategy_sums(plan.sums)
-        .with_settle_round_bytes(plan.settle_round_bytes);
+    let mut replica =
+        ReplicatedTable::new(table, Discounter::new(plan.schedule).unwrap(), plan.reads)
+            .with_strategy_sums(plan.sums)
+            .with_settle_round_bytes(plan.settle_round_bytes);
+    if plan.in_place {
+        replica = replica.training_in_place().unwrap();
+    }
+    if plan.shared_layout {
+        replica = replica.with_shared_layout();
+    }
     let solver =
         ExternalSampling::new(Leduc::new(), &replica, plan.schedule, plan.seed, 1).unwrap();
     let mut done = done;
@@ -120,6 +135,11 @@ fn replicated_run(plan: Plan) -> MemoryTable {
             .map(|group| {
                 scope.spawn(move || {
                     let table = MemoryTable::new();
+                    if plan.shared_layout {
+                        for &key in &leduc_keys() {
+                            table.slot(key).unwrap();
+                        }
+                    }
                     train_rank(&group, &table, plan, 0);
                     table
                 })
@@ -158,6 +178,8 @@ fn replicas_stay_identical_through_discounting_and_live_reads() {
             seed: 5,
             sums: StrategySums::EachSync,
             settle_round_bytes: SETTLE_ROUND_BYTES,
+            in_place: false,
+            shared_layout: false,
         });
     }
 }
@@ -226,6 +248,8 @@ fn deferred_strategy_sums_settle_to_what_each_sync_would_have_held() {
             seed: 5,
             sums: StrategySums::EachSync,
             settle_round_bytes: SETTLE_ROUND_BYTES,
+            in_place: false,
+            shared_layout: false,
         };
         let (each_sync, sent_each_sync) = replicated_run_counting(plan);
         let (deferred, sent_deferred) = replicated_run_counting(Plan {
@@ -291,6 +315,8 @@ fn frozen_epochs_reach_one_process_exploitability_at_equal_iterations() {
             seed,
             sums: StrategySums::EachSync,
             settle_round_bytes: SETTLE_ROUND_BYTES,
+            in_place: false,
+            shared_layout: false,
         }))
     };
     let one_rank: Vec<f64> = seeds.iter().map(|&seed| frozen(1, seed)).collect();
@@ -328,6 +354,8 @@ fn one_live_rank_is_plain_mccfr() {
             seed,
             sums: StrategySums::EachSync,
             settle_round_bytes: SETTLE_ROUND_BYTES,
+            in_place: false,
+            shared_layout: false,
         });
         let replicated = leduc_exploitability(&table);
         let single = single_process(20_000, seed);
@@ -349,6 +377,8 @@ fn a_run_resumes_on_another_number_of_ranks() {
         seed: 9,
         sums: StrategySums::Deferred,
         settle_round_bytes: SETTLE_ROUND_BYTES,
+        in_place: false,
+        shared_layout: false,
     };
     let checkpoint = replicated_run(plan);
     let done = plan.per_rank * plan.ranks as u64 * plan.epochs;
@@ -407,6 +437,8 @@ fn the_settle_gathers_onto_rank_0_in_rounds_of_bounded_size() {
             seed: 3,
             sums: StrategySums::Deferred,
             settle_round_bytes: SETTLE_ROUND_BYTES,
+            in_place: false,
+            shared_layout: false,
         };
         let one_round = replicated_run_ranks(plan);
         let in_rounds = replicated_run_ranks(Plan {
@@ -449,6 +481,17 @@ fn the_settle_gathers_onto_rank_0_in_rounds_of_bounded_size() {
     }
 }
 
+/// How a test's ranks train and sync.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Syncs {
+    /// Into a delta buffer, synced after each epoch.
+    After,
+    /// Into a delta buffer, each epoch beside the last one's sync.
+    Beside,
+    /// In place on the replica, synced after each epoch.
+    InPlace,
+}
+
 /// A warm start seeds a record the first time it is trained, once, as in
 /// one process, however many ranks meet it fresh in the same epoch. Under
 /// vanilla CFR nothing is discounted, so the strategy sums over the whole
@@ -462,14 +505,18 @@ fn a_warm_start_seeds_each_record_once_over_all_ranks() {
         regret: 1.0,
         strategy_weight: WEIGHT,
     };
-    for (ranks, reads, sums, beside) in [
-        (1, Reads::Live, StrategySums::EachSync, false),
-        (3, Reads::Live, StrategySums::EachSync, false),
-        (3, Reads::Frozen, StrategySums::EachSync, false),
-        (3, Reads::Live, StrategySums::Deferred, false),
-        (3, Reads::Live, StrategySums::EachSync, true),
-        (3, Reads::Live, StrategySums::Deferred, true),
+    for (ranks, reads, sums, syncs) in [
+        (1, Reads::Live, StrategySums::EachSync, Syncs::After),
+        (3, Reads::Live, StrategySums::EachSync, Syncs::After),
+        (3, Reads::Frozen, StrategySums::EachSync, Syncs::After),
+        (3, Reads::Live, StrategySums::Deferred, Syncs::After),
+        (3, Reads::Live, StrategySums::EachSync, Syncs::Beside),
+        (3, Reads::Live, StrategySums::Deferred, Syncs::Beside),
+        (1, Reads::Live, StrategySums::EachSync, Syncs::InPlace),
+        (3, Reads::Live, StrategySums::EachSync, Syncs::InPlace),
+        (3, Reads::Live, StrategySums::Deferred, Syncs::InPlace),
     ] {
+        let beside = syncs == Syncs::Beside;
         let groups = ThreadGroup::new(ranks);
         let runs: Vec<(MemoryTable, u64)> = thread::scope(|scope| {
             let handles: Vec<_> = groups
@@ -477,12 +524,15 @@ fn a_warm_start_seeds_each_record_once_over_all_ranks() {
                 .map(|group| {
                     scope.spawn(move || {
                         let table = MemoryTable::new();
-                        let replica = ReplicatedTable::new(
+                        let mut replica = ReplicatedTable::new(
                             &table,
                             Discounter::new(Schedule::VANILLA).unwrap(),
                             reads,
                         )
                         .with_strategy_sums(sums);
+                        if syncs == Syncs::InPlace {
+                            replica = replica.training_in_place().unwrap();
+                        }
                         let game = Hooked {
                             suggested: |_| Some(0),
                             ..Hooked::new(Leduc::new())
@@ -542,7 +592,7 @@ fn a_warm_start_seeds_each_record_once_over_all_ranks() {
         let expected = updates as f64 + WEIGHT * trained as f64;
         assert!(
             (mass - expected).abs() <= 1e-5 * expected,
-            "{ranks} ranks, {reads:?}, {sums:?}, beside the syncs {beside}: strategy sums {mass}, expected {updates} updates \
+            "{ranks} ranks, {reads:?}, {sums:?}, {syncs:?}: strategy sums {mass}, expected {updates} updates \
              and {trained} seeds of {WEIGHT} = {expected}"
         );
     }
@@ -553,17 +603,26 @@ fn a_warm_start_seeds_each_record_once_over_all_ranks() {
 /// planned cost covers its structures.
 #[test]
 fn a_sync_counts_the_entries_it_drains_and_the_sums_it_holds() {
+    for in_place in [false, true] {
+        a_sync_counts_what_it_drains(in_place);
+    }
+}
+
+fn a_sync_counts_what_it_drains(in_place: bool) {
     let groups = ThreadGroup::new(2);
     thread::scope(|scope| {
         for group in groups {
             scope.spawn(move || {
                 let table = MemoryTable::new();
-                let replica = ReplicatedTable::new(
+                let mut replica = ReplicatedTable::new(
                     &table,
                     Discounter::new(Schedule::LINEAR).unwrap(),
                     Reads::Live,
                 )
                 .with_strategy_sums(StrategySums::Deferred);
+                if in_place {
+                    replica = replica.training_in_place().unwrap();
+                }
                 let solver =
                     ExternalSampling::new(Leduc::new(), &replica, Schedule::LINEAR, 4, 1).unwrap();
                 let mut done = 0;
@@ -583,11 +642,137 @@ fn a_sync_counts_the_entries_it_drains_and_the_sums_it_holds() {
                 }
                 let costs = replica.entry_bytes();
                 // A delta-buffer entry holds a key, two records and a stamp;
-                // a held one a key, the sums and a stamp.
+                // a held one its slot, the sums and a stamp.
                 assert!(costs.pending >= 16 + 2 * 68 + 8, "{costs:?}");
-                assert!(costs.held >= 16 + 32 + 8, "{costs:?}");
+                assert!(costs.held >= 8 + 32 + 8, "{costs:?}");
                 assert!(costs.gathered > costs.sent / 2, "{costs:?}");
             });
         }
     });
+}
+
+/// Training in place keeps the replicas identical bit for bit after every
+/// sync and settle (`train_rank_counting` compares their digests), under
+/// every discounting and both ways of sending the strategy sums.
+#[test]
+fn replicas_trained_in_place_stay_identical() {
+    for (ranks, schedule, sums) in [
+        (3, Schedule::LINEAR, StrategySums::EachSync),
+        (2, Schedule::CFR_PLUS, StrategySums::EachSync),
+        (3, Schedule::DCFR, StrategySums::Deferred),
+        (2, Schedule::VANILLA, StrategySums::Deferred),
+    ] {
+        replicated_run(Plan {
+            ranks,
+            per_rank: 40,
+            epochs: 12,
+            reads: Reads::Live,
+            schedule,
+            seed: 5,
+            sums,
+            settle_round_bytes: SETTLE_ROUND_BYTES,
+            in_place: true,
+            shared_layout: false,
+        });
+    }
+}
+
+/// Every Leduc infostate's key, sorted: what a store built from one
+/// skeleton holds at the same slots on every rank.
+fn leduc_keys() -> Vec<store::Key> {
+    let table = MemoryTable::new();
+    let solver = ExternalSampling::new(Leduc::new(), &table, Schedule::VANILLA, 3, 1).unwrap();
+    solver.run(1, 5_000).unwrap();
+    sorted_records(&table)
+        .into_iter()
+        .map(|(key, _)| key)
+        .collect()
+}
+
+/// Ranks whose tables share one layout name the records a sync in place
+/// sends by slot: the replicas stay identical, and rank 0's ends bit for
+/// bit as when the same ranks name them by key.
+#[test]
+fn a_sync_in_place_on_a_shared_layout_names_records_by_slot() {
+    for (schedule, sums) in [
+        (Schedule::LINEAR, StrategySums::EachSync),
+        (Schedule::DCFR, StrategySums::Deferred),
+    ] {
+        let plan = Plan {
+            ranks: 3,
+            per_rank: 40,
+            epochs: 12,
+            reads: Reads::Live,
+            schedule,
+            seed: 9,
+            sums,
+            settle_round_bytes: SETTLE_ROUND_BYTES,
+            in_place: true,
+            shared_layout: true,
+        };
+        let by_slot = replicated_run(plan);
+        let by_key = replicated_run(Plan {
+            shared_layout: false,
+            ..plan
+        });
+        assert_eq!(
+            by_slot.len(),
+            leduc_keys().len() as u64,
+            "no key outside the layout"
+        );
+        assert_eq!(sorted_records(&by_slot), sorted_records(&by_key));
+    }
+}
+
+/// One rank training in place is one process with a sync now and then:
+/// the sync puts each record back and adds its change, which in floats
+/// is the record again up to rounding.
+#[test]
+fn one_rank_training_in_place_is_plain_mccfr() {
+    for seed in [11, 12] {
+        let table = replicated_run(Plan {
+            ranks: 1,
+            per_rank: 16,
+            epochs: 20_000 / 16,
+            reads: Reads::Live,
+            schedule: Schedule::VANILLA,
+            seed,
+            sums: StrategySums::EachSync,
+            settle_round_bytes: SETTLE_ROUND_BYTES,
+            in_place: true,
+            shared_layout: false,
+        });
+        let replicated = leduc_exploitability(&table);
+        let single = single_process(20_000, seed);
+        assert!(
+            (replicated - single).abs() <= 1e-3 * single,
+            "seed {seed}: {replicated} against {single}"
+        );
+    }
+}
+
+/// Frozen reads must not see an epoch's own changes, and a sync beside
+/// training would apply sums to records the next epoch is changing in
+/// place: a replica training in place refuses both, with a reason.
+#[test]
+fn training_in_place_refuses_frozen_reads_and_syncs_beside_training() {
+    let table = MemoryTable::new();
+    let discounter = || Discounter::new(Schedule::LINEAR).unwrap();
+    let frozen = ReplicatedTable::new(&table, discounter(), Reads::Frozen).training_in_place();
+    assert!(
+        frozen
+            .unwrap_err()
+            .to_string()
+            .contains("frozen reads cannot train in place")
+    );
+    let live = ReplicatedTable::new(&table, discounter(), Reads::Live)
+        .training_in_place()
+        .unwrap();
+    assert!(live.trains_in_place());
+    assert!(
+        live.close_epoch(10)
+            .unwrap_err()
+            .to_string()
+            .contains("syncs between epochs, not beside them")
+    );
 }

@@ -177,6 +177,33 @@ pub enum Strategy {
     /// the last iterate, which moves first and may play better or worse.
     #[serde(rename = "current")]
     Current,
+    /// The bids' average strategy and card play's current one: what a run
+    /// that keeps no average in card play holds (its trainer's
+    /// `card_play_strategy = "current"`).
+    #[serde(rename = "current-card-play")]
+    CurrentCardPlay,
+}
+
+impl Strategy {
+    /// Whether a decision is read from its current strategy rather than its
+    /// average.
+    pub fn is_current_at(self, bidding: bool) -> bool {
+        match self {
+            Strategy::Average => false,
+            Strategy::Current => true,
+            Strategy::CurrentCardPlay => !bidding,
+        }
+    }
+}
+
+impl fmt::Display for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Strategy::Average => "average",
+            Strategy::Current => "current",
+            Strategy::CurrentCardPlay => "bids' average and card play's current",
+        })
+    }
 }
 
 /// The leaf evaluator of a run.

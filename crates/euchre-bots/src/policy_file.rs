@@ -22,7 +22,7 @@ use euchre_game::keys::{Decision, InfoKey, decision_with};
 use store::{Key, Record, StoreError, Table};
 use thiserror::Error;
 
-use crate::meta::{BlueprintSource, PolicyMeta, Strategy};
+use crate::meta::{BlueprintSource, PolicyMeta};
 
 const MAGIC: &[u8; 12] = b"EUCHREPOLICY";
 const VERSION: u32 = 1;
@@ -141,9 +141,10 @@ pub fn export(
         if fixed_bids.is_some() && is_bidding_key(key) {
             return;
         }
-        let trained = match meta.strategy {
-            Strategy::Average => record.strategy_sum[..actions].iter().any(|&s| s > 0.0),
-            Strategy::Current => record.regrets[..actions].iter().any(|&r| r != 0.0),
+        let trained = if meta.strategy.is_current_at(is_bidding_key(key)) {
+            record.regrets[..actions].iter().any(|&r| r != 0.0)
+        } else {
+            record.strategy_sum[..actions].iter().any(|&s| s > 0.0)
         };
         if trained {
             rows.push((key, Row::Trained(*record)));
@@ -177,18 +178,17 @@ pub fn export(
             }
             Row::Trained(record) => record,
         };
-        match meta.strategy {
-            Strategy::Average => cfr::policy::average_strategy(record, &mut probabilities),
+        if meta.strategy.is_current_at(is_bidding_key(*key)) {
             // Padding actions hold zero regret, so they get no weight unless
             // no action has positive regret; a reader then renormalises the
             // uniform row over the legal actions.
-            Strategy::Current => {
-                let mut regrets = [0.0; store::MAX_ACTIONS];
-                for (wide, &regret) in regrets.iter_mut().zip(&record.regrets[..actions]) {
-                    *wide = f64::from(regret);
-                }
-                cfr::regret::regret_matching(&regrets[..actions], &mut probabilities);
+            let mut regrets = [0.0; store::MAX_ACTIONS];
+            for (wide, &regret) in regrets.iter_mut().zip(&record.regrets[..actions]) {
+                *wide = f64::from(regret);
             }
+            cfr::regret::regret_matching(&regrets[..actions], &mut probabilities);
+        } else {
+            cfr::policy::average_strategy(record, &mut probabilities);
         }
         for &p in &probabilities {
             bytes.extend_from_slice(&((p * SCALE).round() as u16).to_le_bytes());
@@ -567,10 +567,12 @@ impl PolicyFile {
 #[cfg(test)]
 mod tests {
     use euchre_game::engine::rules::Rules;
+    use euchre_game::keys::bidding::BiddingDecision;
     use store::MemoryTable;
 
     use super::*;
     use crate::meta::Leaves;
+    use crate::meta::Strategy;
     use crate::phase::Phase;
 
     fn sample_table() -> MemoryTable {
@@ -653,6 +655,47 @@ mod tests {
         assert!(policy.probabilities(2, &mut out));
         for got in out {
             assert!((got - 1.0 / 3.0).abs() < 1e-4, "{out:?}");
+        }
+    }
+
+    /// A run that keeps no average in card play exports its bids' average
+    /// and its card play's current strategy, each row from the values its
+    /// kind keeps.
+    #[test]
+    fn a_current_card_play_export_reads_bids_from_the_average_and_card_play_from_the_regrets() {
+        let bid = (u128::from(BiddingDecision::Round1 as u8) << 120) | 5;
+        let card_play = 9u128;
+        assert!(is_bidding_key(bid) && !is_bidding_key(card_play));
+        let table = MemoryTable::new();
+        for (key, regrets, sums) in [
+            (bid, [3.0, -1.0], [1.0, 3.0]),
+            (card_play, [1.0, 3.0], [0.0, 0.0]),
+        ] {
+            let slot = table.slot(key).unwrap();
+            table
+                .update(slot, &mut |record| {
+                    record.regrets[..2].copy_from_slice(&regrets);
+                    record.strategy_sum[..2].copy_from_slice(&sums);
+                })
+                .unwrap();
+        }
+        let path = temp("current-card-play.bin");
+        let meta = PolicyMeta {
+            strategy: Strategy::CurrentCardPlay,
+            ..meta()
+        };
+        assert_eq!(
+            export(&table, &meta, 2, None, &path, &mut |_, _| {}).unwrap(),
+            2
+        );
+        let policy = PolicyFile::load(&path).unwrap();
+        assert_eq!(policy.meta.strategy, Strategy::CurrentCardPlay);
+        let mut out = [0.0; 2];
+        for (key, expected) in [(bid, [0.25, 0.75]), (card_play, [0.25, 0.75])] {
+            assert!(policy.probabilities(key, &mut out));
+            for (got, expected) in out.iter().zip(expected) {
+                assert!((got - expected).abs() < 1e-4, "{key}: {out:?}");
+            }
         }
     }
 

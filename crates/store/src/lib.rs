@@ -67,5 +67,5 @@ pub use mmap::{KEYS_FILE, KeyUniverse, MmapTable, PHF_FILE, RECORDS_FILE, Skelet
 pub use record::{MAX_ACTIONS, Record};
 pub use regular_file::{RegularFileError, kind_of, open_regular, read_bounded, read_text_bounded};
 pub use snapshot::SnapshotTable;
-pub use table::{Key, SlotId, Table};
+pub use table::{ExactRecords, Key, SlotId, StoredRecord, Table};
 pub use verify::{Checksum, Verification, Verify};

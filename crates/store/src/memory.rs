@@ -12,7 +12,7 @@ use crate::error::StoreError;
 use crate::index::{ChunkedArena, KeyIndex, MAX_SLOTS};
 use crate::layout::RecordLayout;
 use crate::record::{MAX_ACTIONS, Record};
-use crate::table::{Key, SlotId, Table};
+use crate::table::{ExactRecords, Key, SlotId, StoredRecord, Table};
 
 #[derive(Debug, Default)]
 struct Entry {
@@ -100,6 +100,14 @@ impl Table for MemoryTable {
         Ok(self.entry(slot).record)
     }
 
+    fn key(&self, slot: SlotId) -> Result<Key, StoreError> {
+        Ok(self.entry(slot).key)
+    }
+
+    fn exact_records(&self) -> Option<&dyn ExactRecords> {
+        Some(self)
+    }
+
     fn update(&self, slot: SlotId, change: &mut dyn FnMut(&mut Record)) -> Result<(), StoreError> {
         let mut entry = self.entry(slot);
         change(&mut entry.record);
@@ -121,6 +129,40 @@ impl Table for MemoryTable {
             visit(entry.key, &entry.record);
         }
         Ok(())
+    }
+}
+
+/// The record itself is what is stored: its values' bits, and the stamp.
+impl ExactRecords for MemoryTable {
+    fn stored(&self, slot: SlotId) -> Result<StoredRecord, StoreError> {
+        let record = self.entry(slot).record;
+        let mut stored = StoredRecord::default();
+        let values = record.regrets.iter().chain(&record.strategy_sum);
+        for (chunk, value) in stored.bytes.chunks_exact_mut(4).zip(values) {
+            chunk.copy_from_slice(&value.to_bits().to_le_bytes());
+        }
+        stored.bytes[8 * MAX_ACTIONS..][..4].copy_from_slice(&record.stamp.to_le_bytes());
+        Ok(stored)
+    }
+
+    fn put_back(&self, slot: SlotId, stored: &StoredRecord) -> Result<(), StoreError> {
+        self.entry(slot).record = self.decode(stored);
+        Ok(())
+    }
+
+    fn decode(&self, stored: &StoredRecord) -> Record {
+        let word = |at: usize| {
+            let mut word = [0u8; 4];
+            word.copy_from_slice(&stored.bytes[at..at + 4]);
+            u32::from_le_bytes(word)
+        };
+        let mut record = Record::default();
+        for action in 0..MAX_ACTIONS {
+            record.regrets[action] = f32::from_bits(word(4 * action));
+            record.strategy_sum[action] = f32::from_bits(word(4 * (MAX_ACTIONS + action)));
+        }
+        record.stamp = word(8 * MAX_ACTIONS);
+        record
     }
 }
 

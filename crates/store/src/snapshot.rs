@@ -11,7 +11,7 @@ use crate::error::StoreError;
 use crate::layout::RecordLayout;
 use crate::memory::MemoryTable;
 use crate::record::Record;
-use crate::table::{Key, SlotId, Table};
+use crate::table::{ExactRecords, Key, SlotId, Table};
 use crate::verify::{Timer, Verification};
 
 /// The snapshot of checkpoint `checkpoint`. Each checkpoint writes a new
@@ -162,6 +162,14 @@ impl Table for SnapshotTable {
 
     fn read(&self, slot: SlotId) -> Result<Record, StoreError> {
         self.table.read(slot)
+    }
+
+    fn key(&self, slot: SlotId) -> Result<Key, StoreError> {
+        self.table.key(slot)
+    }
+
+    fn exact_records(&self) -> Option<&dyn ExactRecords> {
+        self.table.exact_records()
     }
 
     fn update(&self, slot: SlotId, change: &mut dyn FnMut(&mut Record)) -> Result<(), StoreError> {

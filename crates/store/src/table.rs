@@ -21,6 +21,15 @@ impl SlotId {
         SlotId(index)
     }
 
+    /// The slot at `index` of a table laid out as another replica's: a
+    /// cluster rank names a record to the others by its slot when every
+    /// rank's store was built from one skeleton. The caller checks `index`
+    /// against the table's length.
+    #[inline]
+    pub const fn at(index: u64) -> SlotId {
+        SlotId(index)
+    }
+
     #[inline]
     pub fn index(self) -> usize {
         self.0 as usize
@@ -75,8 +84,23 @@ pub trait Table: Send + Sync {
     /// until it is reopened at its last checkpoint.
     fn update(&self, slot: SlotId, change: &mut dyn FnMut(&mut Record)) -> Result<(), StoreError>;
 
+    /// The key `slot` was made for: what a cluster rank that trains in
+    /// place sends for each record it changed, at the sync, instead of
+    /// keeping every looked-up key on the way (which cost it a seventh
+    /// of its training, docs/experiments/cluster-replica-overhead.md).
+    /// Not on any training path: a backend may read it from disk.
+    fn key(&self, slot: SlotId) -> Result<Key, StoreError>;
+
     /// How many slots are in use.
     fn len(&self) -> u64;
+
+    /// This backend's records as stored, to copy out and put back bit for
+    /// bit, if it can: an update re-encodes a record, and a record put
+    /// back by an update could come out a rounding apart from its copies
+    /// elsewhere. Needed by a cluster rank that trains in place.
+    fn exact_records(&self) -> Option<&dyn ExactRecords> {
+        None
+    }
 
     fn is_empty(&self) -> bool {
         self.len() == 0
@@ -85,4 +109,33 @@ pub trait Table: Send + Sync {
     /// Calls `visit` with every key and its record, in slot order. Fails,
     /// rather than visiting fewer records, when the keys cannot be read.
     fn for_each(&self, visit: &mut dyn FnMut(Key, &Record)) -> Result<(), StoreError>;
+}
+
+/// A record exactly as a backend stores it (see [`ExactRecords`]); opaque
+/// to everyone else.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StoredRecord {
+    pub(crate) bytes: [u8; crate::layout::RecordLayout::MAX_BYTES],
+}
+
+impl Default for StoredRecord {
+    fn default() -> Self {
+        StoredRecord {
+            bytes: [0; crate::layout::RecordLayout::MAX_BYTES],
+        }
+    }
+}
+
+/// Records that can be copied out and put back unchanged, bit for bit.
+pub trait ExactRecords: Send + Sync {
+    /// A copy of the record at `slot`, as stored.
+    fn stored(&self, slot: SlotId) -> Result<StoredRecord, StoreError>;
+
+    /// Writes back what [`Self::stored`] copied from the same slot of this
+    /// table: afterwards the record is what it was, byte for byte.
+    fn put_back(&self, slot: SlotId, stored: &StoredRecord) -> Result<(), StoreError>;
+
+    /// The record [`Table::read`] would give for `stored`, without reading
+    /// the table.
+    fn decode(&self, stored: &StoredRecord) -> Record;
 }

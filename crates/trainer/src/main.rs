@@ -82,10 +82,13 @@ enum Command {
         /// Where to write it (default RUN_DIR/policy.bin).
         #[arg(long)]
         out: Option<PathBuf>,
-        /// average (CFR's guarantees are about it) or current (regret
-        /// matching on the regrets as they stand, the last iterate).
-        #[arg(long, value_enum, default_value = "average")]
-        strategy: euchre_bots::meta::Strategy,
+        /// average (CFR's guarantees are about it), current (regret
+        /// matching on the regrets as they stand, the last iterate) or
+        /// current-card-play (the bids' average, card play's current).
+        /// Default: what the run keeps (the average, or current-card-play
+        /// for a run started with --card-play-strategy current).
+        #[arg(long, value_enum)]
+        strategy: Option<euchre_bots::meta::Strategy>,
         /// Check only the store files' lengths, not their checksums.
         #[arg(long)]
         skip_checksums: bool,

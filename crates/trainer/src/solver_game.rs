@@ -70,6 +70,8 @@ pub struct EuchreGame<'b> {
     abstraction: PlayAbstraction,
     /// Whether the heuristic's bids model the opponents' bids.
     modelled_bids: bool,
+    /// Whether card-play decisions keep their average strategy.
+    card_play_average: bool,
 }
 
 impl<'b> EuchreGame<'b> {
@@ -84,6 +86,7 @@ impl<'b> EuchreGame<'b> {
             payoffs: None,
             abstraction: PlayAbstraction::Plain,
             modelled_bids: false,
+            card_play_average: true,
         }
     }
 
@@ -108,6 +111,16 @@ impl<'b> EuchreGame<'b> {
     pub fn with_modelled_bids(self) -> EuchreGame<'b> {
         EuchreGame {
             modelled_bids: true,
+            ..self
+        }
+    }
+
+    /// Keeps no average strategy in card play ([`Game::keeps_average`]):
+    /// only the bids' average is exported; card play's current strategy
+    /// stands for it.
+    pub fn without_card_play_average(self) -> EuchreGame<'b> {
+        EuchreGame {
+            card_play_average: false,
             ..self
         }
     }
@@ -234,6 +247,12 @@ impl Game for EuchreGame<'_> {
         self.state.is_none_or(|state| {
             state.stage() != Stage::Play || state.tricks_played() < PRUNING_STOPS_AT_TRICK
         })
+    }
+
+    /// Bids always do; card play unless the run keeps none
+    /// ([`EuchreGame::without_card_play_average`]).
+    fn keeps_average(&self) -> bool {
+        self.card_play_average || self.state.is_none_or(|state| state.stage() != Stage::Play)
     }
 
     /// The heuristic's move: a warm start seeds a fresh infostate with it.

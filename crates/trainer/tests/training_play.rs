@@ -554,3 +554,132 @@ fn a_full_play_curve_point_carries_the_card_play_local_best_response() {
     let status = ok(&trainer(&["status", "--run-dir", &run]));
     assert!(status.contains("card-play local best response"), "{status}");
 }
+
+/// A run that keeps no average in card play trains the same regrets (the
+/// same draws from the same current strategies, nothing written where the
+/// sums were), so its export is the average run's bids beside the average
+/// run's current card play, row for row; it says so in its settings and
+/// its policy, refuses an average it never kept, and the bidding phase,
+/// which has no card play, refuses the setting.
+#[test]
+fn card_play_without_an_average_exports_the_bids_average_and_card_plays_current_strategy() {
+    use euchre_bots::meta::Strategy;
+    use euchre_bots::policy_file::{PolicyFile, is_bidding_key};
+
+    let temp = TempDir::new("card-play-current");
+    std::fs::create_dir_all(&temp.0).unwrap();
+    // Vanilla CFR: no discount to catch up, so the regrets of the two runs
+    // are the same floats whether or not an opponent's visit writes.
+    let profile = |name: &str, card_play: &str| {
+        let path = temp.run(name);
+        std::fs::write(
+            &path,
+            format!("[solver]\nschedule = \"vanilla\"\n{card_play}"),
+        )
+        .unwrap();
+        path
+    };
+    let kept = profile("average.toml", "");
+    let not_kept = profile("current.toml", "card_play_strategy = \"current\"\n");
+    let train = |name: &str, config: &str| {
+        let dir = temp.run(name);
+        ok(&trainer(&[
+            "train",
+            "--config",
+            config,
+            "--phase",
+            "play-1",
+            "--threads",
+            "1",
+            "--seed",
+            "3",
+            "--run-dir",
+            &dir,
+            "--iterations",
+            "400",
+        ]));
+        dir
+    };
+    let average = train("average", &kept);
+    let current = train("current", &not_kept);
+    let settings = std::fs::read_to_string(format!("{current}/settings.toml")).unwrap();
+    assert!(
+        settings.contains("card_play_strategy = \"current\""),
+        "{settings}"
+    );
+    let settings = std::fs::read_to_string(format!("{average}/settings.toml")).unwrap();
+    assert!(!settings.contains("card_play_strategy"), "{settings}");
+
+    let export = |dir: &str, name: &str, strategy: Option<&str>| {
+        let out = temp.run(name);
+        let mut args = vec!["export", "--run-dir", dir, "--out", &out];
+        if let Some(strategy) = strategy {
+            args.extend(["--strategy", strategy]);
+        }
+        ok(&trainer(&args));
+        PolicyFile::load(Path::new(&out)).expect("the policy loads")
+    };
+    let mixed = export(&current, "mixed.bin", None);
+    assert_eq!(mixed.meta.strategy, Strategy::CurrentCardPlay);
+    let (bids, card_play): (Vec<_>, Vec<_>) = mixed
+        .entries()
+        .map(|(key, row)| (key, row.to_vec()))
+        .partition(|(key, _)| is_bidding_key(*key));
+    assert!(!bids.is_empty() && !card_play.is_empty());
+    let rows = |policy: &PolicyFile, bidding: bool| -> Vec<(u128, Vec<u16>)> {
+        policy
+            .entries()
+            .filter(|(key, _)| is_bidding_key(*key) == bidding)
+            .map(|(key, row)| (key, row.to_vec()))
+            .collect()
+    };
+    assert_eq!(bids, rows(&export(&average, "average.bin", None), true));
+    assert_eq!(
+        card_play,
+        rows(
+            &export(&average, "average-current.bin", Some("current")),
+            false
+        )
+    );
+
+    let error = refused(&trainer(&[
+        "export",
+        "--run-dir",
+        &current,
+        "--strategy",
+        "average",
+    ]));
+    assert!(error.contains("keeps no average in card play"), "{error}");
+    let error = refused(&trainer(&[
+        "train",
+        "--config",
+        &kept,
+        "--phase",
+        "play-1",
+        "--seed",
+        "3",
+        "--card-play-strategy",
+        "average",
+        "--run-dir",
+        &current,
+        "--iterations",
+        "10",
+    ]));
+    assert!(
+        error.contains("card play's strategy: the run has current, this command asks for average"),
+        "{error}"
+    );
+    let error = refused(&trainer(&[
+        "train",
+        "--phase",
+        "bidding",
+        "--card-play-strategy",
+        "current",
+        "--run-dir",
+        &temp.run("bidding"),
+    ]));
+    assert!(
+        error.contains("the bidding phase has no card play"),
+        "{error}"
+    );
+}

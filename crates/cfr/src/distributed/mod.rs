@@ -1,10 +1,14 @@
 //! One MCCFR run spread over many processes, each holding a full replica.
 //!
 //! Every process (a *rank*) trains its own share of the iterations on its
-//! own replica of the table. Its updates do not touch the replica at once:
-//! their additive part, the change in regrets and strategy sums, collects
-//! in a delta buffer ([`ReplicatedTable`]). At each sync the ranks exchange
-//! their deltas ([`Collective`]) and every rank applies the same sums, in
+//! own replica of the table. Either it trains on the replica in place, as
+//! one process trains on its table, noting each record as stored before
+//! the epoch first changes it; or its updates collect in a delta buffer,
+//! their additive part only, leaving the replica as it was (for syncs that
+//! run beside training, and for frozen reads). At each sync
+//! ([`ReplicatedTable`]) a rank that trained in place puts every record it
+//! changed back, bit for bit, and finds its change; the ranks exchange
+//! their changes ([`Collective`]) and every rank applies the same sums, in
 //! the same order, after the same discounting, so the replicas stay
 //! identical bit for bit. The strategy sums, which training itself never
 //! reads, may wait on each rank until a settle before a checkpoint
@@ -18,6 +22,7 @@
 
 mod collective;
 mod digest;
+mod in_place;
 mod replica;
 mod replicate;
 mod thread_group;

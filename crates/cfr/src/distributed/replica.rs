@@ -1,4 +1,6 @@
-//! A replica whose updates wait in a delta buffer until the ranks sync.
+//! A rank's replica, and what it keeps of its epoch's changes until the
+//! ranks sync: the records as they were (training in place), or a delta
+//! buffer.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -6,9 +8,10 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
-use store::{Key, Record, SlotId, StoreError, Table};
+use store::{ExactRecords, Key, Record, SlotId, StoreError, Table};
 
 use super::collective::Collective;
+use super::in_place::{Before, ChangedRecords};
 use super::wire::{self, Values};
 use crate::discount::Discounter;
 use crate::error::CfrError;
@@ -80,7 +83,11 @@ impl std::fmt::Display for StrategySums {
 /// `at`.
 #[derive(Clone, Copy, Debug)]
 struct Deferred {
-    key: Key,
+    /// The record's key, in halves (see [`Pending`]); `None` until the
+    /// settle names it, for a record changed in place, whose key the drain
+    /// does not read (most records an epoch changes in place gain sums
+    /// alone, and a key is a read of the store).
+    key: Option<[u64; 2]>,
     sums: [f32; store::MAX_ACTIONS],
     at: u64,
 }
@@ -109,14 +116,24 @@ struct Pending {
 impl Pending {
     fn new(key: Key) -> Pending {
         Pending {
-            key: [key as u64, (key >> 64) as u64],
+            key: halves(key),
             ..Pending::default()
         }
     }
 
     fn key(&self) -> Key {
-        Key::from(self.key[0]) | Key::from(self.key[1]) << 64
+        whole(self.key)
     }
+}
+
+/// A key in two `u64` halves, which align to 8 bytes where a `u128`
+/// aligns its struct to 16.
+fn halves(key: Key) -> [u64; 2] {
+    [key as u64, (key >> 64) as u64]
+}
+
+fn whole(halves: [u64; 2]) -> Key {
+    Key::from(halves[0]) | Key::from(halves[1]) << 64
 }
 
 /// What one sync moved and how long it took.
@@ -179,6 +196,14 @@ fn map_entry_bytes(entry: usize) -> u64 {
 /// Shards of the delta buffer: enough that two threads rarely meet.
 const SHARDS: usize = 1024;
 
+/// Records changed in place that a thread drains at a time: enough to
+/// keep it busy between steals, few enough to spread one list over cores.
+const DRAIN_CHUNK: usize = 4096;
+
+/// Lists of records changed in place: one for each training thread up to
+/// this many (threads past it share), and one for threads of no pool.
+const LOGS: usize = 257;
+
 /// The rank that holds the strategy sums a settle gathers: the one that
 /// checkpoints and exports.
 const ROOT: usize = 0;
@@ -189,13 +214,17 @@ const ROOT: usize = 0;
 /// rank 0 about three times this.
 pub const SETTLE_ROUND_BYTES: u64 = 128 << 20;
 
-/// A [`Table`] over one rank's replica (`base`) that holds back the
-/// replica's changes until [`ReplicatedTable::sync`]. Updates are applied
-/// to a view of the record, and the difference they make, beyond the
-/// discounting to the update's iteration, is what is kept: the additive
-/// part that the ranks can sum. Discounting, CFR+ flooring and the
-/// quantisation of the base's layout happen at the sync, the same on every
-/// rank.
+/// A [`Table`] over one rank's replica (`base`) that keeps what the
+/// epoch changed apart until [`ReplicatedTable::sync`], so that every rank
+/// applies the same sums to the same records. Trained in place
+/// ([`ReplicatedTable::training_in_place`]), updates change the replica
+/// as they would one process's table, and the records as they were are
+/// noted. Otherwise updates are applied to a view of the record, and the
+/// difference they make, beyond the discounting to the update's
+/// iteration, is what is kept in a delta buffer: the additive part that
+/// the ranks can sum. Either way the change sent is additive, and the
+/// discounting, CFR+ flooring and quantisation of the base's layout that
+/// follow happen at the sync, the same on every rank.
 pub struct ReplicatedTable<'a, T: Table + ?Sized> {
     base: &'a T,
     discounter: Discounter,
@@ -211,18 +240,33 @@ pub struct ReplicatedTable<'a, T: Table + ?Sized> {
     /// closed epoch's size, and a sync between epochs frees the spare
     /// (kept idle through the epoch, it cost each rank 0.8 GiB in full
     /// play).
-    shards: Vec<Mutex<FxHashMap<u64, Pending>>>,
+    shards: Vec<Mutex<FxHashMap<SlotId, Pending>>>,
     /// The last epoch's changes while its sync runs beside the next
     /// epoch's training ([`ReplicatedTable::close_epoch`]), sharded like
     /// `shards`: still this rank's to read, each entry leaving as the sync
     /// applies its record.
-    in_flight: Vec<Mutex<FxHashMap<u64, Pending>>>,
+    in_flight: Vec<Mutex<FxHashMap<SlotId, Pending>>>,
     /// The last iteration of the epoch in flight; 0 when none is.
     in_flight_through: AtomicU64,
     strategy_sums: StrategySums,
     /// Strategy sums waiting for a settle, sharded like `shards`.
-    deferred: Vec<Mutex<FxHashMap<u64, Deferred>>>,
+    deferred: Vec<Mutex<FxHashMap<SlotId, Deferred>>>,
     settle_round_bytes: u64,
+    /// With [`Self::training_in_place`]: the records this epoch changed in
+    /// the replica itself, and what each held before; the delta buffers
+    /// then stay empty.
+    in_place: Option<(ChangedRecords, &'a dyn ExactRecords)>,
+    /// Every rank's table puts each key at the same slot
+    /// ([`Self::with_shared_layout`]): a sync in place names records by
+    /// slot, and neither reads keys nor looks them up.
+    shared_layout: bool,
+}
+
+/// How a sync's entries name their records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Address {
+    Key,
+    Slot,
 }
 
 impl<T: Table + ?Sized> std::fmt::Debug for ReplicatedTable<'_, T> {
@@ -248,7 +292,47 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
             strategy_sums: StrategySums::EachSync,
             deferred: Vec::new(),
             settle_round_bytes: SETTLE_ROUND_BYTES,
+            in_place: None,
+            shared_layout: false,
         }
+    }
+
+    /// Says every rank's table puts each key at the same slot (their stores
+    /// were built from one skeleton): syncs in place then send slot numbers
+    /// instead of keys, sparing the sender a read of each key and every
+    /// receiver a lookup. Every rank must say the same.
+    #[must_use]
+    pub fn with_shared_layout(mut self) -> Self {
+        self.shared_layout = true;
+        self
+    }
+
+    /// Trains on the replica itself, as one process trains on its table,
+    /// noting each record's value before the epoch first changes it; the
+    /// sync finds the epoch's change from the record as it is and as it
+    /// was, and puts every changed record back to what every replica
+    /// computes from the one before. What this saves is the delta buffer's
+    /// work on every lookup and update (see [`ChangedRecords`]); what it
+    /// gives up: syncs beside training ([`Self::close_epoch`] refuses) and
+    /// frozen reads, which must not see the epoch's own changes.
+    pub fn training_in_place(mut self) -> Result<Self, CfrError> {
+        if self.reads == Reads::Frozen {
+            return Err(CfrError::Replica(
+                "a replica with frozen reads cannot train in place: its epochs must not see their own changes".into(),
+            ));
+        }
+        let exact = self.base.exact_records().ok_or_else(|| {
+            CfrError::Replica(
+                "this store cannot put records back exactly, which training in place needs; sync through the delta buffer".into(),
+            )
+        })?;
+        self.in_place = Some((ChangedRecords::new(self.base.len(), LOGS), exact));
+        Ok(self)
+    }
+
+    /// Whether this replica trains in place ([`Self::training_in_place`]).
+    pub fn trains_in_place(&self) -> bool {
+        self.in_place.is_some()
     }
 
     /// Settles in rounds of about `bytes` each instead of
@@ -288,18 +372,20 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
     /// discounting what waited to `now` first.
     fn defer(
         &self,
-        shard: &mut FxHashMap<u64, Deferred>,
-        slot: u64,
-        key: Key,
+        shard: &mut FxHashMap<SlotId, Deferred>,
+        (slot, key): (SlotId, Option<Key>),
         change: &Record,
         now: u64,
         width: usize,
     ) {
         let held = shard.entry(slot).or_insert(Deferred {
-            key,
+            key: None,
             sums: [0.0; store::MAX_ACTIONS],
             at: now,
         });
+        if let Some(key) = key {
+            held.key = Some(halves(key));
+        }
         self.discount_held(held, now);
         for (sum, delta) in held.sums[..width].iter_mut().zip(&change.strategy_sum) {
             *sum += delta;
@@ -338,9 +424,16 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         // A seed's box, with the allocator's header, where every record is
         // fresh (a new run's first epochs).
         let boxed_seed = (size_of::<Record>() + 16).next_multiple_of(16);
+        // Training in place, a record changed in the epoch is one noted
+        // value in a vector, at most half full just after it doubled; its
+        // bit is the table's, not the entry's.
+        let pending = match self.in_place {
+            Some(_) => 2 * size_of::<Before>() as u64,
+            None => map_entry_bytes(size_of::<(SlotId, Pending)>()),
+        };
         EntryBytes {
-            pending: map_entry_bytes(size_of::<(u64, Pending)>()) + boxed_seed as u64,
-            held: map_entry_bytes(size_of::<(u64, Deferred)>()),
+            pending: pending + boxed_seed as u64,
+            held: map_entry_bytes(size_of::<(SlotId, Deferred)>()),
             sent: 2 * wire,
             gathered: wire + decoded,
         }
@@ -354,11 +447,11 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
     /// (replicas on different backends number their slots apart).
     fn remember(&self, slot: SlotId, key: Key) {
         self.shard(slot)
-            .entry(slot.index() as u64)
+            .entry(slot)
             .or_insert_with(|| Pending::new(key));
     }
 
-    fn shard(&self, slot: SlotId) -> MutexGuard<'_, FxHashMap<u64, Pending>> {
+    fn shard(&self, slot: SlotId) -> MutexGuard<'_, FxHashMap<SlotId, Pending>> {
         self.shards[slot.index() % SHARDS]
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -366,7 +459,7 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
 
     /// The slot's shard of the epoch in flight, if one is. Taken before
     /// the record and its current shard, always in that order.
-    fn in_flight_shard(&self, slot: SlotId) -> Option<MutexGuard<'_, FxHashMap<u64, Pending>>> {
+    fn in_flight_shard(&self, slot: SlotId) -> Option<MutexGuard<'_, FxHashMap<SlotId, Pending>>> {
         (self.in_flight_through.load(Ordering::Acquire) != 0).then(|| {
             self.in_flight[slot.index() % SHARDS]
                 .lock()
@@ -381,6 +474,9 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
 
     /// Records with pending changes.
     pub fn pending(&self) -> u64 {
+        if let Some((changed, _)) = &self.in_place {
+            return changed.len();
+        }
         self.shards
             .iter()
             .map(|shard| shard.lock().unwrap_or_else(PoisonError::into_inner).len() as u64)
@@ -420,6 +516,9 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
     /// [`StrategySums::Deferred`] only the regrets travel; the strategy
     /// sums wait on this rank for [`ReplicatedTable::settle`].
     pub fn sync(&self, group: &dyn Collective, now: u64) -> Result<SyncStats, CfrError> {
+        if let Some((changed, exact)) = &self.in_place {
+            return self.sync_in_place(group, (changed, *exact), now);
+        }
         self.close_epoch(now)?;
         self.finish(group, false)
     }
@@ -435,6 +534,11 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
     /// timing, as with any reads beside other threads' updates. Not for
     /// [`Reads::Frozen`], whose epochs must not see the replica move.
     pub fn close_epoch(&self, now: u64) -> Result<(), CfrError> {
+        if self.in_place.is_some() {
+            return Err(CfrError::Replica(
+                "a replica training in place syncs between epochs, not beside them".into(),
+            ));
+        }
         if self.in_flight() {
             return Err(CfrError::Replica(
                 "an epoch was closed while the last one's sync was still in flight".into(),
@@ -515,7 +619,7 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
                             .iter()
                             .any(|&d| d != 0.0)
                         {
-                            self.defer(held, slot, key, &pending.change, now, width);
+                            self.defer(held, (slot, Some(key)), &pending.change, now, width);
                         }
                         if pending.change.regrets[..width].iter().all(|&d| d == 0.0) {
                             continue;
@@ -549,13 +653,19 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         } else {
             Retire::AtEnd
         };
-        let stats =
-            self.exchange_and_apply(group, &outgoing, values, (now, retire), |record, change| {
+        let stats = self.exchange_and_apply(
+            group,
+            &outgoing,
+            values,
+            Address::Key,
+            (now, retire),
+            |record, change| {
                 add_values(record, change);
                 if floor {
                     floor_regrets(&mut record.regrets[..width]);
                 }
-            })?;
+            },
+        )?;
         // What is left in flight was not sent (no regret changed, or only
         // looked up): nothing more of it to read. Not beside training,
         // nothing touched the current buffer during the sync, so the
@@ -573,6 +683,122 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
             }
         }
         self.in_flight_through.store(0, Ordering::Release);
+        Ok(SyncStats {
+            records_sent,
+            drain_seconds,
+            entries_drained,
+            held_entries: self.deferred(),
+            ..stats
+        })
+    }
+
+    /// [`Self::sync`] for a replica training in place. Each record the
+    /// epoch changed is put back as stored before the epoch, bit for bit,
+    /// and its change is what the record as it had become, caught up to
+    /// `now`, adds to the record as it was, caught up alike, less a warm
+    /// start's seed, which travels apart (as the buffered changes' does);
+    /// its regrets count only if an update moved them.
+    /// A change goes to the other ranks as the delta buffer's would: all
+    /// of it, or with [`StrategySums::Deferred`] its regrets, when they
+    /// moved, its sums held here for the settle.
+    fn sync_in_place(
+        &self,
+        group: &dyn Collective,
+        (changed, exact): (&ChangedRecords, &dyn ExactRecords),
+        now: u64,
+    ) -> Result<SyncStats, CfrError> {
+        let width = self.base.max_actions();
+        let started = Instant::now();
+        let values = match self.strategy_sums {
+            StrategySums::EachSync => Values::Both,
+            StrategySums::Deferred => Values::Regrets,
+        };
+        let befores = changed.take();
+        let discounter = &self.discounter;
+        let address = if self.shared_layout {
+            Address::Slot
+        } else {
+            Address::Key
+        };
+        let pieces = befores
+            .shards
+            .par_iter()
+            .flat_map(|list| list.par_chunks(DRAIN_CHUNK))
+            .map(|chunk| {
+                let (mut changes, mut seeds, mut sent) = (Vec::new(), Vec::new(), 0);
+                for before in chunk {
+                    let mut after = self.base.read(before.slot)?;
+                    exact.put_back(before.slot, &before.stored)?;
+                    let mut was = exact.decode(&before.stored);
+                    discounter.catch_up(&mut after, now);
+                    discounter.catch_up(&mut was, now);
+                    let mut change = Record::default();
+                    add_difference(&mut change, &after, &was);
+                    let seed = before.seed.as_deref().filter(|seed| !is_zero(seed, width));
+                    if let Some(seed) = seed {
+                        add_difference(&mut change, &Record::default(), seed);
+                    }
+                    if !before.regrets_moved {
+                        // Only rounding apart: the layout's, each time
+                        // the record was written back with its sums.
+                        change.regrets = [0.0; store::MAX_ACTIONS];
+                    }
+                    let send = if values == Values::Regrets {
+                        if change.strategy_sum[..width].iter().any(|&d| d != 0.0) {
+                            let mut held = self.deferred[before.slot.index() % SHARDS]
+                                .lock()
+                                .unwrap_or_else(PoisonError::into_inner);
+                            self.defer(&mut held, (before.slot, None), &change, now, width);
+                        }
+                        before.regrets_moved
+                    } else {
+                        !is_zero(&change, width)
+                    };
+                    if !send && seed.is_none() {
+                        continue;
+                    }
+                    let key = match address {
+                        Address::Slot => before.slot.index() as Key,
+                        Address::Key => self.base.key(before.slot)?,
+                    };
+                    if let Some(seed) = seed {
+                        wire::put_delta(&mut seeds, key, seed, width, Values::Both);
+                    }
+                    if send {
+                        wire::put_delta(&mut changes, key, &change, width, values);
+                        sent += 1;
+                    }
+                }
+                Ok((changes, seeds, sent))
+            })
+            .collect::<Result<Vec<(Vec<u8>, Vec<u8>, u64)>, StoreError>>()?;
+        let mut outgoing = wire::open_first_section();
+        outgoing.reserve(pieces.iter().map(|(changes, ..)| changes.len()).sum());
+        let (mut seeds, mut records_sent) = (Vec::new(), 0);
+        for (changes, piece_seeds, sent) in pieces {
+            outgoing.extend_from_slice(&changes);
+            seeds.extend_from_slice(&piece_seeds);
+            records_sent += sent;
+        }
+        wire::close_first_section(&mut outgoing);
+        wire::push_section(&mut outgoing, &seeds);
+        let drain_seconds = started.elapsed().as_secs_f64();
+        let entries_drained = befores.len() as u64;
+        changed.give_back(befores);
+        let floor = self.floor;
+        let stats = self.exchange_and_apply(
+            group,
+            &outgoing,
+            values,
+            address,
+            (now, Retire::AtEnd),
+            |record, change| {
+                add_values(record, change);
+                if floor {
+                    floor_regrets(&mut record.regrets[..width]);
+                }
+            },
+        )?;
         Ok(SyncStats {
             records_sent,
             drain_seconds,
@@ -609,6 +835,7 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         }
         let width = self.base.max_actions();
         let started = Instant::now();
+        self.name_held()?;
         let held = self.deferred();
         let everyone_held: u64 = group
             .all_gather(&held.to_le_bytes())?
@@ -641,6 +868,7 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
                         &parts,
                         group.rank(),
                         Values::StrategySums,
+                        Address::Key,
                         (now, Retire::AtEnd),
                         add_strategy_sums,
                     )?;
@@ -685,8 +913,23 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         Ok(stats)
     }
 
+    /// Reads the keys of the held sums that have none yet (records changed
+    /// in place), shard by shard on every core.
+    fn name_held(&self) -> Result<(), StoreError> {
+        self.deferred.par_iter().try_for_each(|shard| {
+            let mut shard = shard.lock().unwrap_or_else(PoisonError::into_inner);
+            for (&slot, held) in shard.iter_mut() {
+                if held.key.is_none() {
+                    held.key = Some(halves(self.base.key(slot)?));
+                }
+            }
+            Ok(())
+        })
+    }
+
     /// Removes the held sums of the keys `this_round` picks, discounted to
-    /// `now`, as wire entries.
+    /// `now`, as wire entries. Every held sum must have its key
+    /// ([`Self::name_held`]).
     fn take_held(&self, now: u64, this_round: impl Fn(Key) -> bool) -> Vec<u8> {
         let width = self.base.max_actions();
         let mut outgoing = Vec::new();
@@ -695,7 +938,10 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .retain(|_, held| {
-                    if !this_round(held.key) {
+                    let Some(key) = held.key.map(whole) else {
+                        return true;
+                    };
+                    if !this_round(key) {
                         return true;
                     }
                     self.discount_held(held, now);
@@ -703,13 +949,7 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
                         strategy_sum: held.sums,
                         ..Record::default()
                     };
-                    wire::put_delta(
-                        &mut outgoing,
-                        held.key,
-                        &change,
-                        width,
-                        Values::StrategySums,
-                    );
+                    wire::put_delta(&mut outgoing, key, &change, width, Values::StrategySums);
                     false
                 });
         }
@@ -734,6 +974,20 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         super::digest::digest(self.base, self.strategy_sums == StrategySums::EachSync)
     }
 
+    /// The slot a received entry names: by its key, or by its slot number
+    /// on a shared layout, which must be inside this table.
+    fn slot_named(&self, name: Key, address: Address) -> Result<SlotId, CfrError> {
+        match address {
+            Address::Key => Ok(self.base.slot(name)?),
+            Address::Slot if name < Key::from(self.base.len()) => Ok(SlotId::at(name as u64)),
+            Address::Slot => Err(CfrError::Replica(format!(
+                "a rank named record {name}, past this table's {} records: do all ranks share \
+                 rank 0's store skeleton?",
+                self.base.len()
+            ))),
+        }
+    }
+
     /// All-gathers `sent` (a sync's changes and seeds, in sections), sums
     /// every rank's entries per key in rank order (every rank adds the same
     /// floats in the same order), and applies each sum with `apply`, after
@@ -744,6 +998,7 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         group: &dyn Collective,
         sent: &[u8],
         values: Values,
+        address: Address,
         (now, retire): (u64, Retire),
         apply: impl Fn(&mut Record, &Record) + Sync,
     ) -> Result<SyncStats, CfrError> {
@@ -766,7 +1021,8 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
                     })
             })
             .collect::<Result<Vec<_>, CfrError>>()?;
-        let applied = self.apply_gathered(&parts, group.rank(), values, (now, retire), apply)?;
+        let applied =
+            self.apply_gathered(&parts, group.rank(), values, address, (now, retire), apply)?;
         Ok(SyncStats {
             bytes_sent: sent.len() as u64,
             exchange_seconds: (exchanged - started).as_secs_f64(),
@@ -785,6 +1041,7 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         everyone: &[(&[u8], &[u8])],
         me: usize,
         values: Values,
+        address: Address,
         (now, retire): (u64, Retire),
         apply: impl Fn(&mut Record, &Record) + Sync,
     ) -> Result<SyncStats, CfrError> {
@@ -823,8 +1080,8 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         }
         let mut entries = entries
             .into_par_iter()
-            .map(|(key, tag, change)| Ok((self.base.slot(key)?, tag, change)))
-            .collect::<Result<Vec<(SlotId, u64, Record)>, StoreError>>()?;
+            .map(|(key, tag, change)| Ok((self.slot_named(key, address)?, tag, change)))
+            .collect::<Result<Vec<(SlotId, u64, Record)>, CfrError>>()?;
         entries.par_sort_unstable_by_key(|&(slot, tag, _)| (slot, tag));
         let records_applied = AtomicU64::new(0);
         let discounter = &self.discounter;
@@ -864,7 +1121,7 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
                     apply(record, if fresh { &sum } else { &unseeded });
                 })?;
                 if let Some(mut in_flight) = in_flight {
-                    in_flight.remove(&(slot.index() as u64));
+                    in_flight.remove(&slot);
                 }
                 Ok::<(), StoreError>(())
             })?;
@@ -945,20 +1202,105 @@ fn add_values(record: &mut Record, change: &Record) {
     }
 }
 
+/// One update of a replica training in place: applied to the record
+/// itself, as one process applies it, with a copy of the record as stored
+/// noted first if this is the epoch's first change to it. Which update is
+/// first is settled under the record's own lock; the copy is taken before
+/// that lock (a backend's records are copied under their own), which is
+/// sound because every change goes through here: until the first update
+/// holds the lock, nothing has changed the record since the sync. Until
+/// an update of the epoch has moved the record's regrets, each update is
+/// checked for it (its regrets against the record's caught up). A fresh
+/// record is seeded as [`ReplicatedTable`]'s buffered updates seed it: the
+/// update runs on a twin that is not fresh first, so the seed is told
+/// apart, and `change` runs last on the record kept.
+fn update_in_place<T: Table + ?Sized>(
+    (base, discounter): (&T, &Discounter),
+    (changed, exact): (&ChangedRecords, &dyn ExactRecords),
+    slot: SlotId,
+    change: &mut dyn FnMut(&mut Record),
+) -> Result<(), StoreError> {
+    let moved_before = changed.regrets_moved.is_set(slot);
+    if moved_before {
+        return base.update(slot, change);
+    }
+    let noted_before = changed.bits.is_set(slot);
+    let stored = if noted_before {
+        None
+    } else {
+        Some(exact.stored(slot)?)
+    };
+    let mut first = None;
+    let mut bits = Ok(());
+    let updated = base.update(slot, &mut |record| {
+        let is_first = match changed.bits.set(slot) {
+            Ok(is_first) => is_first,
+            Err(error) => {
+                bits = Err(error);
+                return;
+            }
+        };
+        let before = *record;
+        let unseeded = (is_first && record.stamp == 0).then(|| {
+            let mut twin = *record;
+            twin.stamp = store::stamp::NEVER_DISCOUNTED;
+            change(&mut twin);
+            twin
+        });
+        change(record);
+        // The twin's regrets, unseeded, say what the update itself did.
+        let updated = unseeded.as_ref().unwrap_or(record);
+        let mut caught_up = before;
+        discounter.catch_up(&mut caught_up, store::stamp::decode(record.stamp));
+        if caught_up.regrets != updated.regrets
+            && let Err(error) = changed.regrets_moved.set(slot)
+        {
+            bits = Err(error);
+        }
+        if let (true, Some(stored)) = (is_first, stored) {
+            let seed = unseeded.map(|unseeded| {
+                let mut seed = Box::<Record>::default();
+                add_difference(&mut seed, record, &unseeded);
+                seed
+            });
+            first = Some(Before {
+                slot,
+                stored,
+                regrets_moved: false,
+                seed,
+            });
+        }
+    });
+    // Noted even if the backend failed after the change: the sync then
+    // puts the record back as it was, whatever the backend kept.
+    if let Some(first) = first {
+        changed.push(first);
+    }
+    bits?;
+    updated
+}
+
 impl<T: Table + ?Sized> Table for ReplicatedTable<'_, T> {
     fn max_actions(&self) -> usize {
         self.base.max_actions()
     }
 
-    /// The replica's slot, its key remembered for the sync.
+    /// The replica's slot, its key remembered for the sync (training in
+    /// place, the sync asks the replica for the keys of the records it
+    /// changed instead).
     fn slot(&self, key: Key) -> Result<SlotId, StoreError> {
         let slot = self.base.slot(key)?;
-        self.remember(slot, key);
+        if self.in_place.is_none() {
+            self.remember(slot, key);
+        }
         Ok(slot)
     }
 
     fn slots(&self, keys: &[Key], slots: &mut [Option<SlotId>]) -> Result<(), StoreError> {
         self.base.slots(keys, slots)?;
+        if self.in_place.is_some() {
+            return Ok(());
+        }
         for (&key, slot) in keys.iter().zip(slots.iter()) {
             if let Some(slot) = *slot {
                 self.remember(slot, key);
@@ -972,14 +1314,16 @@ impl<T: Table + ?Sized> Table for ReplicatedTable<'_, T> {
     }
 
     fn read(&self, slot: SlotId) -> Result<Record, StoreError> {
-        let index = slot.index() as u64;
+        if self.in_place.is_some() {
+            return self.base.read(slot);
+        }
         let in_flight = self.in_flight_shard(slot);
         let base = self.base.read(slot)?;
         let shard = self.shard(slot);
         Ok(self.view(
             base,
-            in_flight.as_ref().and_then(|shard| shard.get(&index)),
-            shard.get(&index),
+            in_flight.as_ref().and_then(|shard| shard.get(&slot)),
+            shard.get(&slot),
         ))
     }
 
@@ -991,11 +1335,18 @@ impl<T: Table + ?Sized> Table for ReplicatedTable<'_, T> {
     /// and counted once at the sync. `change` runs last on the record kept,
     /// so what it leaves behind (a strategy it computed) is the real one.
     fn update(&self, slot: SlotId, change: &mut dyn FnMut(&mut Record)) -> Result<(), StoreError> {
-        let index = slot.index() as u64;
+        if let Some((changed, exact)) = &self.in_place {
+            return update_in_place(
+                (self.base, &self.discounter),
+                (changed, *exact),
+                slot,
+                change,
+            );
+        }
         let in_flight = self.in_flight_shard(slot);
         let base = self.base.read(slot)?;
         let mut shard = self.shard(slot);
-        let Some(pending) = shard.get_mut(&index) else {
+        let Some(pending) = shard.get_mut(&slot) else {
             // Slots come from `slot`, which registers them; one that did
             // not is not this table's.
             return Err(StoreError::NoSuchSlot {
@@ -1005,7 +1356,7 @@ impl<T: Table + ?Sized> Table for ReplicatedTable<'_, T> {
         };
         let view = self.view(
             base,
-            in_flight.as_ref().and_then(|shard| shard.get(&index)),
+            in_flight.as_ref().and_then(|shard| shard.get(&slot)),
             Some(pending),
         );
         let unseeded = if view.stamp == 0 {
@@ -1038,6 +1389,10 @@ impl<T: Table + ?Sized> Table for ReplicatedTable<'_, T> {
         Ok(())
     }
 
+    fn key(&self, slot: SlotId) -> Result<Key, StoreError> {
+        self.base.key(slot)
+    }
+
     /// The replica as of the last sync: pending changes are not records yet.
     fn len(&self) -> u64 {
         self.base.len()
@@ -1058,7 +1413,7 @@ mod tests {
     /// speed, which this keeps from happening unnoticed.
     #[test]
     fn a_pending_entry_takes_112_bytes_of_its_map() {
-        assert_eq!(size_of::<(u64, Pending)>(), 112);
+        assert_eq!(size_of::<(SlotId, Pending)>(), 112);
     }
 
     #[test]

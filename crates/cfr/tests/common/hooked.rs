@@ -5,25 +5,28 @@
 use cfr::{Game, Node};
 use rand::Rng;
 
-/// `G`, answering [`Game::suggested_action`], [`Game::modelled_action`]
-/// and [`Game::same_side`] with the given functions and everything else
-/// as `G` does.
+/// `G`, answering [`Game::suggested_action`], [`Game::modelled_action`],
+/// [`Game::same_side`] and [`Game::keeps_average`] with the given
+/// functions and everything else as `G` does.
 #[derive(Clone)]
 pub(crate) struct Hooked<G> {
     pub game: G,
     pub suggested: fn(&G) -> Option<usize>,
     pub modelled: fn(&G) -> Option<usize>,
     pub same_side: fn(usize, usize) -> bool,
+    pub keeps_average: fn(&G) -> bool,
 }
 
 impl<G: Game> Hooked<G> {
-    /// `game` with no suggestion, no model, and every player on its own.
+    /// `game` with no suggestion, no model, every player on its own, and
+    /// the average kept everywhere.
     pub(crate) fn new(game: G) -> Hooked<G> {
         Hooked {
             game,
             suggested: |_| None,
             modelled: |_| None,
             same_side: |a, b| a == b,
+            keeps_average: |_| true,
         }
     }
 }
@@ -64,5 +67,8 @@ impl<G: Game> Game for Hooked<G> {
     }
     fn same_side(&self, a: usize, b: usize) -> bool {
         (self.same_side)(a, b)
+    }
+    fn keeps_average(&self) -> bool {
+        (self.keeps_average)(&self.game)
     }
 }

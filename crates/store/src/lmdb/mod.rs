@@ -943,6 +943,16 @@ impl Table for LmdbTable {
         self.stored(slot)
     }
 
+    fn key(&self, slot: SlotId) -> Result<Key, StoreError> {
+        (slot.get() < self.len())
+            .then(|| self.keys.get(slot).get().copied())
+            .flatten()
+            .ok_or(StoreError::NoSuchSlot {
+                slot: slot.get(),
+                records: self.len(),
+            })
+    }
+
     /// A failed flush keeps its records cached (none is lost) and returns
     /// the error; the caller stops, and a later checkpoint retries them.
     fn update(&self, slot: SlotId, change: &mut dyn FnMut(&mut Record)) -> Result<(), StoreError> {

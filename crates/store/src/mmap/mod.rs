@@ -30,9 +30,9 @@ use crate::dir::{Committed, StoreDir};
 use crate::durable::DurableTable;
 use crate::error::StoreError;
 use crate::held_pages::HeldPages;
-use crate::layout::RecordLayout;
+use crate::layout::{KEY_BYTES, RecordLayout};
 use crate::record::Record;
-use crate::table::{Key, SlotId, Table};
+use crate::table::{ExactRecords, Key, SlotId, StoredRecord, Table};
 use crate::undo::{PAGE, UndoJournal};
 use crate::verify::Verification;
 
@@ -72,6 +72,9 @@ pub struct MmapTable {
     /// shared map.
     held: Option<HeldPages>,
     verification: Verification,
+    /// The keys file, opened on the first [`Table::key`]: only a cluster
+    /// rank that trains in place asks, at its syncs.
+    keys_file: std::sync::OnceLock<File>,
 }
 
 impl std::fmt::Debug for MmapTable {
@@ -147,6 +150,24 @@ impl MmapTable {
     }
 
     #[inline]
+    /// What every write of the bytes at `offset` does first: the page's
+    /// old bytes go to the journal, or the page is marked held. When the
+    /// journal cannot take them (a full disk) the write is refused, and
+    /// every later checkpoint fails, so the store reopens at its last
+    /// checkpoint instead of committing a run with holes in it.
+    fn before_writing(&self, offset: u64, length: u64) -> Result<(), StoreError> {
+        let undo = self.undo.as_ref().ok_or_else(|| StoreError::ReadOnly {
+            path: self.dir.path().to_path_buf(),
+        })?;
+        match &self.held {
+            Some(held) => held.mark(offset, length),
+            None => undo.protect(offset, length, &|page, out| {
+                self.read_page(page, out);
+            })?,
+        }
+        Ok(())
+    }
+
     fn stripe(&self, slot: SlotId) -> StripeGuard<'_> {
         self.stripes[slot.index() % STRIPES]
             .lock()
@@ -259,25 +280,49 @@ impl Table for MmapTable {
         Ok(record)
     }
 
+    /// Read from the keys file (page cache, not this process's resident
+    /// memory), and checked against the record's key check, so a keys
+    /// file from another store is an error, never a wrong key.
+    fn key(&self, slot: SlotId) -> Result<Key, StoreError> {
+        use std::os::unix::fs::FileExt;
+        self.check_bounds(slot)?;
+        let path = self.dir.file(KEYS_FILE);
+        let file = match self.keys_file.get() {
+            Some(file) => file,
+            None => {
+                let file = File::open(&path).map_err(StoreError::missing_or_io(
+                    &path,
+                    "the keys file names the records a cluster rank sends; restore it or start a new store directory",
+                ))?;
+                self.keys_file.get_or_init(|| file)
+            }
+        };
+        let mut bytes = [0u8; 16];
+        file.read_exact_at(&mut bytes, slot.get() * KEY_BYTES)
+            .map_err(|source| StoreError::Corrupt {
+                path: path.clone(),
+                reason: format!("it has no key for record {} ({source})", slot.get()),
+            })?;
+        let key = Key::from_le_bytes(bytes);
+        if !self.holds(slot, key) {
+            return Err(StoreError::Corrupt {
+                path,
+                reason: format!(
+                    "its key for record {} does not match the record's key check: the keys file is another store's",
+                    slot.get()
+                ),
+            });
+        }
+        Ok(key)
+    }
+
     fn update(&self, slot: SlotId, change: &mut dyn FnMut(&mut Record)) -> Result<(), StoreError> {
         self.check_bounds(slot)?;
         let mut bytes = [0u8; RecordLayout::MAX_BYTES];
         let length = self.layout.bytes();
         let record_bytes = &mut bytes[..length as usize];
         let offset = HEADER_BYTES + slot.get() * length;
-        // The page's old bytes go to the journal before it changes. When the
-        // journal cannot take them (a full disk) the change is refused, and
-        // every later checkpoint fails, so the store reopens at its last
-        // checkpoint instead of committing a run with holes in it.
-        let undo = self.undo.as_ref().ok_or_else(|| StoreError::ReadOnly {
-            path: self.dir.path().to_path_buf(),
-        })?;
-        match &self.held {
-            Some(held) => held.mark(offset, length),
-            None => undo.protect(offset, length, &|page, out| {
-                self.read_page(page, out);
-            })?,
-        }
+        self.before_writing(offset, length)?;
         let stripe = self.stripe(slot);
         self.load_body(&stripe, slot, &mut record_bytes[KEY_CHECK_BYTES..]);
         let mut record = Record::default();
@@ -291,6 +336,10 @@ impl Table for MmapTable {
 
     fn len(&self) -> u64 {
         self.records
+    }
+
+    fn exact_records(&self) -> Option<&dyn ExactRecords> {
+        Some(self)
     }
 
     /// Streams the keys file in blocks, so that exporting never holds the
@@ -314,6 +363,36 @@ impl Table for MmapTable {
             visit(Key::from_le_bytes(entry), &self.read(SlotId::new(slot))?);
         }
         Ok(())
+    }
+}
+
+/// A record's bytes after its key check, which never changes.
+impl ExactRecords for MmapTable {
+    fn stored(&self, slot: SlotId) -> Result<StoredRecord, StoreError> {
+        self.check_bounds(slot)?;
+        let mut stored = StoredRecord::default();
+        let body = &mut stored.bytes[..self.layout.bytes() as usize - KEY_CHECK_BYTES];
+        self.load_body(&self.stripe(slot), slot, body);
+        Ok(stored)
+    }
+
+    fn put_back(&self, slot: SlotId, stored: &StoredRecord) -> Result<(), StoreError> {
+        self.check_bounds(slot)?;
+        let length = self.layout.bytes();
+        self.before_writing(HEADER_BYTES + slot.get() * length, length)?;
+        let body = &stored.bytes[..length as usize - KEY_CHECK_BYTES];
+        self.store_body(&self.stripe(slot), slot, body);
+        Ok(())
+    }
+
+    fn decode(&self, stored: &StoredRecord) -> Record {
+        // The layout reads the key check first, which the copy leaves out.
+        let length = self.layout.bytes() as usize;
+        let mut bytes = [0u8; RecordLayout::MAX_BYTES];
+        bytes[KEY_CHECK_BYTES..length].copy_from_slice(&stored.bytes[..length - KEY_CHECK_BYTES]);
+        let mut record = Record::default();
+        self.layout.decode(&bytes[..length], &mut record);
+        record
     }
 }
 

@@ -156,6 +156,7 @@ impl MmapTable {
             undo: Some(undo),
             held: None,
             verification: Verification::default(),
+            keys_file: std::sync::OnceLock::new(),
         })
     }
 
@@ -229,6 +230,7 @@ impl MmapTable {
             undo,
             held: None,
             verification,
+            keys_file: std::sync::OnceLock::new(),
         })
     }
 

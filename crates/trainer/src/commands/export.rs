@@ -12,7 +12,7 @@ use crate::training::export::{ExportReport, export};
 pub fn run(
     dir: &Path,
     out: Option<PathBuf>,
-    strategy: Strategy,
+    strategy: Option<Strategy>,
     verify: store::Verify,
 ) -> anyhow::Result<()> {
     print_report(&export(dir, out, strategy, verify)?);
@@ -22,10 +22,7 @@ pub fn run(
 pub(crate) fn print_report(report: &ExportReport) {
     println!(
         "exported the {} strategy of {} infostates (iteration {}) to {} ({})",
-        match report.strategy {
-            Strategy::Average => "average",
-            Strategy::Current => "current",
-        },
+        report.strategy,
         thousands(report.infostates),
         thousands(report.iterations),
         report.path.display(),
@@ -45,10 +42,10 @@ pub(crate) fn print_report(report: &ExportReport) {
     println!(
         "Averages over the same random deals for every run, each hand counted as often as it is dealt."
     );
-    report.exported_bids.print(match report.strategy {
-        Strategy::Average => "\nThe exported policy (average strategy):",
-        Strategy::Current => "\nThe exported policy (current strategy):",
-    });
+    report.exported_bids.print(&format!(
+        "\nThe exported policy ({} strategy):",
+        report.strategy
+    ));
     match (&report.fixed_bids, &report.current_bids) {
         // The run never trained its bids: its own records are all untouched.
         (Some(source), _) => println!("\nThe bids come from the blueprint {source}, held fixed."),

@@ -63,6 +63,10 @@ pub enum ConfigError {
         "--opponent-bids says what trained bids assume of the opponents' bids, but --bidding-from fixes every bid; drop one of the two (a staged or bidding run trains bids against the model)"
     )]
     OpponentBidsWithFixedBids,
+    #[error(
+        "--card-play-strategy current (or [solver] card_play_strategy) says what card play keeps, but the bidding phase has no card play in its table; drop it, or train --phase full-play or play-N"
+    )]
+    CurrentCardPlayInBidding,
     #[error("[solver] opponent_bids")]
     OpponentBids(#[from] UnknownOpponentBids),
     #[error("opening the card-play table of --card-play-from")]

@@ -98,6 +98,15 @@ impl Identity {
         }
     }
 
+    /// The strategy this run's exports hold: the average, unless card play
+    /// keeps none ([`CardPlayStrategy::Current`]).
+    pub fn exported_strategy(&self) -> Strategy {
+        match self.solver.card_play_strategy {
+            CardPlayStrategy::Average => Strategy::Average,
+            CardPlayStrategy::Current => Strategy::CurrentCardPlay,
+        }
+    }
+
     /// What a policy exported from this run after `iterations` records.
     pub fn policy_meta(&self, iterations: u64, strategy: Strategy) -> PolicyMeta {
         PolicyMeta {
@@ -130,6 +139,11 @@ impl Identity {
             "play key",
             self.solver.abstraction.to_string(),
             saved.solver.abstraction.to_string(),
+        );
+        check(
+            "card play's strategy",
+            self.solver.card_play_strategy.to_string(),
+            saved.solver.card_play_strategy.to_string(),
         );
         check(
             "opponents' bids",

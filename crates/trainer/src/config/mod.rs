@@ -44,7 +44,7 @@ pub use session::{
     worker_threads,
 };
 pub use sizes::{SizeError, parse_size};
-pub use solver::{EncodingName, ScheduleName, SolverSettings, StoreSettings};
+pub use solver::{CardPlayStrategy, EncodingName, ScheduleName, SolverSettings, StoreSettings};
 
 #[cfg(test)]
 mod tests;

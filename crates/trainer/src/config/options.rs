@@ -63,6 +63,13 @@ pub struct RunOptions {
     #[arg(long, value_name = "MODEL", value_parser = parse_opponent_bids)]
     #[serde(skip)]
     pub opponent_bids: Option<OpponentBids>,
+    /// What card play keeps and exports: average (its strategy sums, the
+    /// default) or current (no sums: fewer writes, and a cluster rank
+    /// sends less; the export plays card play's current strategy, the
+    /// bids' average). Fixed when a run starts.
+    #[arg(long, value_enum)]
+    #[serde(skip)]
+    pub card_play_strategy: Option<super::CardPlayStrategy>,
     /// Record encoding: i16 (one scale per infostate, half the disk and
     /// page cache; the default for full play) or f32 (the default for
     /// bidding and play-N). Fixed when a run starts.
@@ -289,6 +296,7 @@ impl RunOptions {
             leaves: self.leaves.or(base.leaves),
             abstraction: self.abstraction.or(base.abstraction),
             opponent_bids: self.opponent_bids.or(base.opponent_bids),
+            card_play_strategy: self.card_play_strategy.or(base.card_play_strategy),
             encoding: self.encoding.or(base.encoding),
             seed: self.seed.or(base.seed),
             bidding_from: self.bidding_from.or(base.bidding_from),

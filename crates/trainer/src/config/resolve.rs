@@ -85,6 +85,9 @@ fn identity_of(
         leaves: options.leaves.unwrap_or(solver.leaves),
         abstraction: options.abstraction.unwrap_or(solver.abstraction),
         opponent_bids: options.opponent_bids.unwrap_or_default(),
+        card_play_strategy: options
+            .card_play_strategy
+            .unwrap_or(solver.card_play_strategy),
         ..solver
     };
     solver
@@ -96,6 +99,9 @@ fn identity_of(
     }
     if solver.leaves == Leaves::TablePlay && phase == Phase::FullPlay {
         return Err(ConfigError::TablePlayPhase);
+    }
+    if !solver.card_play_strategy.is_average() && phase == Phase::Bidding {
+        return Err(ConfigError::CurrentCardPlayInBidding);
     }
     if !solver.opponent_bids.is_equilibrium() && options.bidding_from.is_some() {
         return Err(ConfigError::OpponentBidsWithFixedBids);

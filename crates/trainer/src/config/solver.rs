@@ -38,6 +38,42 @@ pub struct SolverSettings {
     /// equilibrium.
     #[serde(skip_serializing_if = "OpponentBids::is_equilibrium")]
     pub opponent_bids: OpponentBids,
+    /// What card play keeps and exports: `average` (its strategy sums, as
+    /// every decision keeps them) or `current` (no sums; its current
+    /// strategy is exported). Runs saved before the setting existed kept
+    /// the average.
+    #[serde(skip_serializing_if = "CardPlayStrategy::is_average")]
+    pub card_play_strategy: CardPlayStrategy,
+}
+
+/// What a run keeps of card play's strategy. Without sums, another
+/// player's visit to a card-play decision reads its record and writes
+/// nothing: a sampled run changes about a tenth as many records an
+/// iteration, which is what a cluster rank pays for at each sync
+/// (docs/experiments/cluster-in-place.md), and full play's current strategy
+/// played as well as its average (docs/experiments/full-play-current-strategy.md).
+/// The bids keep their average either way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum CardPlayStrategy {
+    #[default]
+    Average,
+    Current,
+}
+
+impl CardPlayStrategy {
+    pub fn is_average(&self) -> bool {
+        *self == CardPlayStrategy::Average
+    }
+}
+
+impl fmt::Display for CardPlayStrategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            CardPlayStrategy::Average => "average",
+            CardPlayStrategy::Current => "current",
+        })
+    }
 }
 
 /// Linear CFR by default: under sampling a key waits thousands of
@@ -57,6 +93,7 @@ impl Default for SolverSettings {
             leaves: Leaves::OpenHand,
             abstraction: PlayAbstraction::Plain,
             opponent_bids: OpponentBids::Equilibrium,
+            card_play_strategy: CardPlayStrategy::Average,
         }
     }
 }

@@ -10,7 +10,9 @@
 //! The user still runs one command, and the same command resumes whichever
 //! stage it was stopped in.
 
-use crate::config::{BiddingStage, Bids, EncodingName, Identity, SessionSettings, SolverSettings};
+use crate::config::{
+    BiddingStage, Bids, CardPlayStrategy, EncodingName, Identity, SessionSettings, SolverSettings,
+};
 use crate::format::thousands;
 use crate::training::cluster::Group;
 use crate::training::error::TrainingError;
@@ -21,7 +23,6 @@ use crate::training::session::{Session, SessionSummary};
 use euchre_bots::blueprint::BiddingBlueprint;
 use euchre_bots::meta::BlueprintSource;
 use euchre_bots::meta::Leaves;
-use euchre_bots::meta::Strategy;
 use euchre_bots::phase::Phase;
 use euchre_game::keys::play::PlayAbstraction;
 
@@ -72,6 +73,8 @@ pub fn stage_identity(run: &Identity) -> Identity {
             // Bidding keys are the same under every play key, so a run
             // keyed otherwise stages the very same bids.
             abstraction: PlayAbstraction::Plain,
+            // The stage has no card play; its bids keep their average.
+            card_play_strategy: CardPlayStrategy::Average,
             ..run.solver
         },
         encoding: EncodingName::default_for(Phase::Bidding),
@@ -144,13 +147,7 @@ pub fn ensure_bids(
     let stage_saved = stage_run.saved()?.ok_or_else(|| TrainingError::NoRun {
         dir: stage_dir.clone(),
     })?;
-    let export = export_locked(
-        &stage_run,
-        &stage_saved,
-        None,
-        Strategy::Average,
-        session.verify,
-    )?;
+    let export = export_locked(&stage_run, &stage_saved, None, None, session.verify)?;
     drop(stage_run);
     let blueprint =
         BiddingBlueprint::load(&stage_dir.join(POLICY_FILE), identity.rules, stage.choice)

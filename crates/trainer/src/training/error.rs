@@ -42,6 +42,11 @@ pub enum TrainingError {
     )]
     NoCheckpoint { dir: PathBuf },
     #[error(
+        "{} keeps no average in card play (it was started with --card-play-strategy current), so it has no average strategy to export; export without --strategy (its bids' average and card play's current strategy) or with --strategy current",
+        dir.display()
+    )]
+    NoCardPlayAverage { dir: PathBuf },
+    #[error(
         "{} has not started card play: its bids are still training in {} (export that run for the bids alone, or train on until card play has a checkpoint)",
         dir.display(),
         stage_dir.display()

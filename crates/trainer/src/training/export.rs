@@ -62,11 +62,12 @@ pub struct TimedResponse {
 }
 
 /// Writes the strategy of the run in `dir` to `out` (by default the run's
-/// `policy.bin`), reads it back, and measures it.
+/// `policy.bin`), reads it back, and measures it. `strategy` by default:
+/// what the run keeps ([`crate::config::Identity::exported_strategy`]).
 pub fn export(
     dir: &Path,
     out: Option<PathBuf>,
-    strategy: Strategy,
+    strategy: Option<Strategy>,
     verify: Verify,
 ) -> Result<ExportReport, TrainingError> {
     let saved = read_settings(dir)?.ok_or_else(|| TrainingError::NoRun {
@@ -89,10 +90,17 @@ pub fn export_locked(
     run: &RunDir,
     saved: &SavedSettings,
     out: Option<PathBuf>,
-    strategy: Strategy,
+    strategy: Option<Strategy>,
     verify: Verify,
 ) -> Result<ExportReport, TrainingError> {
     let dir = run.path();
+    let kept = saved.identity.exported_strategy();
+    let strategy = strategy.unwrap_or(kept);
+    if strategy == Strategy::Average && kept != Strategy::Average {
+        return Err(TrainingError::NoCardPlayAverage {
+            dir: dir.to_path_buf(),
+        });
+    }
     if out.is_none() && !store::is_writable(dir) {
         return Err(TrainingError::ReadOnlyRunDir {
             dir: dir.to_path_buf(),

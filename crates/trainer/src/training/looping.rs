@@ -12,7 +12,7 @@ use cfr::mccfr::{BatchStats, ExternalSampling};
 use store::DurableTable;
 use tracing::info;
 
-use crate::config::{Identity, SessionSettings};
+use crate::config::{CardPlayStrategy, Identity, SessionSettings};
 use crate::format::thousands;
 use crate::solver_game::EuchreGame;
 use crate::training::curve::{self, CurvePoint};
@@ -266,6 +266,10 @@ pub(crate) fn solver<'t, T: store::Table + ?Sized>(
     if let Some(blueprint) = fixed_bids {
         root = root.with_fixed_bids(blueprint);
     }
+    if identity.solver.card_play_strategy == CardPlayStrategy::Current {
+        root = root.without_card_play_average();
+        info!("card play keeps no average: its current strategy is exported");
+    }
     let opponent_model = identity.solver.opponent_bids.solver();
     if opponent_model.is_some() {
         root = root.with_modelled_bids();
@@ -298,7 +302,7 @@ pub(crate) fn solver<'t, T: store::Table + ?Sized>(
     Ok(solver)
 }
 
-/// Exports the average strategy as it stands and plays it against the
+/// Exports the run's strategy as it stands and plays it against the
 /// curve's opponent; the point is recorded in the run directory.
 fn curve_point(
     identity: &Identity,
@@ -309,7 +313,7 @@ fn curve_point(
     threads: usize,
     run_dir: &Path,
 ) -> Result<CurvePoint, TrainingError> {
-    let meta = identity.policy_meta(progress.iterations, euchre_bots::meta::Strategy::Average);
+    let meta = identity.policy_meta(progress.iterations, identity.exported_strategy());
     let point = curve::measure(
         table,
         &meta,

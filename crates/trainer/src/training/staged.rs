@@ -14,7 +14,7 @@ use crate::training::export::{ExportReport, export_locked};
 use crate::training::looping::{Budget, Watcher};
 use crate::training::run_dir::RunDir;
 use crate::training::session::{Session, SessionSummary};
-use euchre_bots::meta::{BlueprintSource, Strategy};
+use euchre_bots::meta::BlueprintSource;
 
 /// How a run's session ended.
 #[derive(Debug)]
@@ -82,7 +82,7 @@ pub fn run(
             &run,
             &saved,
             None,
-            Strategy::Average,
+            None,
             session.verify,
         )?)),
         _ => None,

@@ -131,6 +131,8 @@ pub(crate) fn lead_session(
         sync.reads.into(),
     )
     .with_strategy_sums(sync.strategy_sums.into());
+    let replica = super::with_layout_of(replica, skeleton.as_ref());
+    let replica = super::train_in_place_unless_beside(replica, &sync)?;
     let solver = looping::solver(
         looping.identity,
         looping.settings,
