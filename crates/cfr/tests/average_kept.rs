@@ -37,11 +37,21 @@ fn keeping_no_average_writes_no_sums_and_leaves_the_regrets_as_they_were() {
         3_000,
     ));
     assert_eq!(plain.len(), without.len());
-    assert!(plain.iter().any(|(_, record)| record.strategy_sum.iter().any(|&s| s > 0.0)));
+    assert!(
+        plain
+            .iter()
+            .any(|(_, record)| record.strategy_sum.iter().any(|&s| s > 0.0))
+    );
     for ((key, kept), (same_key, not_kept)) in plain.iter().zip(&without) {
         assert_eq!(key, same_key);
-        assert_eq!(kept.regrets.map(f32::to_bits), not_kept.regrets.map(f32::to_bits));
-        assert!(not_kept.strategy_sum.iter().all(|&s| s == 0.0), "{key}: {not_kept:?}");
+        assert_eq!(
+            kept.regrets.map(f32::to_bits),
+            not_kept.regrets.map(f32::to_bits)
+        );
+        assert!(
+            not_kept.strategy_sum.iter().all(|&s| s == 0.0),
+            "{key}: {not_kept:?}"
+        );
     }
 }
 

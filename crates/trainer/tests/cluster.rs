@@ -128,6 +128,69 @@ fn replicas_are_identical_after_every_sync_on_2_and_3_ranks() {
     }
 }
 
+/// A run whose card play keeps no average trains in place on every rank
+/// (on the mmap store naming records by slot, on the memory store by key)
+/// and its replicas stay identical after every sync; with syncs beside
+/// training it goes through the delta buffer.
+#[test]
+fn ranks_train_in_place_when_card_play_keeps_no_average() {
+    let temp = TempDir::new("cluster-in-place");
+    for (store, overlap, in_place, by_slot) in [
+        ("mmap", "off", true, true),
+        ("memory", "off", true, false),
+        ("mmap", "on", false, false),
+    ] {
+        let run = temp
+            .path(&format!("{store}-{overlap}"))
+            .display()
+            .to_string();
+        let output = run_on(
+            2,
+            &[
+                "train",
+                "--phase",
+                "play-1",
+                "--store",
+                store,
+                "--card-play-strategy",
+                "current",
+                "--threads",
+                "1",
+                "--iterations",
+                "3000",
+                "--run-dir",
+                &run,
+                "--sync-iterations",
+                "500",
+                "--sync-check",
+                "--sync-overlap",
+                overlap,
+            ],
+        );
+        let log = both(&output);
+        assert!(
+            output.status.success(),
+            "{store}, overlap {overlap}:\n{log}"
+        );
+        assert_eq!(
+            log.contains("every rank trains in place"),
+            in_place,
+            "{log}"
+        );
+        assert_eq!(
+            log.contains("names the records a sync sends by slot"),
+            by_slot,
+            "{log}"
+        );
+        assert_eq!(synced_digests(&log).len(), 6, "{log}");
+        let exported = ok(&trainer(&["export", "--run-dir", &run]));
+        assert!(
+            exported.contains("bids' average and card play's current strategy"),
+            "{exported}"
+        );
+    }
+}
+
 /// The local best response of the bids after 40,000 iterations, from the
 /// `--export` report: `(value, 95% half-width)`.
 fn bidding_lbr(output: &Output) -> (f64, f64) {

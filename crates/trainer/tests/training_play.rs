@@ -609,6 +609,9 @@ fn card_play_without_an_average_exports_the_bids_average_and_card_plays_current_
     );
     let settings = std::fs::read_to_string(format!("{average}/settings.toml")).unwrap();
     assert!(!settings.contains("card_play_strategy"), "{settings}");
+    let status = ok(&trainer(&["status", "--run-dir", &current]));
+    assert!(status.contains("card play  keeps no average"), "{status}");
+    assert_ne!(digest(&current), digest(&average), "the sums were kept");
 
     let export = |dir: &str, name: &str, strategy: Option<&str>| {
         let out = temp.run(name);

@@ -263,6 +263,12 @@ impl fmt::Display for RunStatus {
             (None, Leaves::OpenHand) => {}
             (None, leaves) => writeln!(out, "leaves     {leaves} (not open-hand)")?,
         }
+        if !identity.solver.card_play_strategy.is_average() {
+            writeln!(
+                out,
+                "card play  keeps no average: exports its current strategy (the bids their average)"
+            )?;
+        }
         if !identity.solver.opponent_bids.is_equilibrium() {
             writeln!(
                 out,

@@ -236,8 +236,12 @@ fn follow_session(
         begin.sync.reads.into(),
     )
     .with_strategy_sums(begin.sync.strategy_sums.into());
-    let replica = super::with_layout_of(replica, begin.skeleton.as_ref());
-    let replica = super::train_in_place_unless_beside(replica, &begin.sync)?;
+    let replica = super::replica_for(
+        replica,
+        &begin.identity,
+        &begin.sync,
+        begin.skeleton.as_ref(),
+    )?;
     let threads = worker_threads(begin.settings.threads);
     if let Some(warning) = crate::config::bound_cores_warning(begin.settings.threads) {
         tracing::warn!("rank {}: {warning}", group.rank());

@@ -131,8 +131,17 @@ pub(crate) fn lead_session(
         sync.reads.into(),
     )
     .with_strategy_sums(sync.strategy_sums.into());
-    let replica = super::with_layout_of(replica, skeleton.as_ref());
-    let replica = super::train_in_place_unless_beside(replica, &sync)?;
+    let replica = super::replica_for(replica, looping.identity, &sync, skeleton.as_ref())?;
+    if replica.trains_in_place() {
+        info!(
+            "cluster: card play keeps no average, so every rank trains in place on its replica{}",
+            if skeleton.is_some() {
+                " and names the records a sync sends by slot"
+            } else {
+                ""
+            }
+        );
+    }
     let solver = looping::solver(
         looping.identity,
         looping.settings,

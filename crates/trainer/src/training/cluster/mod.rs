@@ -29,36 +29,36 @@ pub use crate::config::{SyncEvery, SyncOverlap, SyncReads, SyncSettings, SyncStr
 /// is used only from the thread that runs the command.
 pub type Group = Rc<dyn Collective>;
 
-/// Every rank trains in place on its replica, as one process trains on its
-/// table, unless its epochs train beside the syncs (which then need the
-/// delta buffer: the sync applies to records the next epoch is changing),
-/// or its reads are frozen (see
-/// [`cfr::distributed::ReplicatedTable::training_in_place`]). In place, a
-/// rank trained 1.2-1.3× faster than with the buffer
-/// (docs/experiments/cluster-in-place.md).
-fn train_in_place_unless_beside<'a, T: store::Table + ?Sized>(
+/// How a rank's training reaches its replica: in place, as one process
+/// trains on its table, when its run keeps no average in card play, its
+/// reads are live, its syncs wait for training, and its stores can put a
+/// record back exactly (not LMDB); through the delta buffer otherwise.
+/// Every rank decides alike from the run's settings. In place, a rank
+/// trained 1.11-1.33× faster than through the buffer, but the sync must
+/// then find each changed record, and with card play's strategy sums kept
+/// about 11 records change for each one a sync sends: the sync's extra
+/// work outweighed the gain. Without them in place was the faster of the
+/// two (docs/experiments/cluster-in-place.md). With a shared layout (the
+/// mmap store, every rank's built from rank 0's skeleton) a sync in place
+/// names records by slot rather than by key.
+fn replica_for<'a, T: store::Table + ?Sized>(
     replica: cfr::distributed::ReplicatedTable<'a, T>,
+    identity: &crate::config::Identity,
     sync: &SyncSettings,
-) -> Result<cfr::distributed::ReplicatedTable<'a, T>, cfr::CfrError> {
-    let buffer_asked = std::env::var("EUCHRE_TRAIN_IN_PLACE").as_deref() == Ok("off");
-    if buffer_asked || sync.overlapped() || sync.reads == SyncReads::Frozen {
-        return Ok(replica);
-    }
-    replica.training_in_place()
-}
-
-/// Tells the replica that every rank's store was built from rank 0's
-/// skeleton (the mmap store: the same keys at the same slots), so a sync in
-/// place names records by slot rather than by key.
-fn with_layout_of<'a, T: store::Table + ?Sized>(
-    replica: cfr::distributed::ReplicatedTable<'a, T>,
     skeleton: Option<&store::Skeleton>,
-) -> cfr::distributed::ReplicatedTable<'a, T> {
-    // A measurement switch of docs/experiments/cluster-in-place.md.
-    let keys_asked = std::env::var("EUCHRE_SLOT_NAMES").as_deref() == Ok("off");
-    match skeleton {
-        Some(_) if !keys_asked => replica.with_shared_layout(),
-        _ => replica,
+) -> Result<cfr::distributed::ReplicatedTable<'a, T>, cfr::CfrError> {
+    let replica = match skeleton {
+        Some(_) => replica.with_shared_layout(),
+        None => replica,
+    };
+    let in_place = !identity.solver.card_play_strategy.is_average()
+        && !sync.overlapped()
+        && sync.reads == SyncReads::Live
+        && identity.store != store::Backend::Lmdb;
+    if in_place {
+        replica.training_in_place()
+    } else {
+        Ok(replica)
     }
 }
 
