@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use store::{
-    ExactRecords, Fingerprint, KEYS_FILE, Key, MemoryTable, MmapTable, Record, RecordEncoding,
-    RecordLayout, StoreError, Table,
+    Fingerprint, KEYS_FILE, Key, MemoryTable, MmapTable, Record, RecordEncoding, RecordLayout,
+    StoreError, Table,
 };
 
 struct TempDir(PathBuf);
