@@ -1428,4 +1428,32 @@ mod tests {
             assert_eq!(Pending::new(key).key(), key);
         }
     }
+
+    /// A record named by slot must be inside the table: a rank whose
+    /// layout differs, or bytes damaged on the way, give an error naming
+    /// the cause, never a read past the table.
+    #[test]
+    fn a_slot_name_past_the_table_is_an_error() {
+        let table = store::MemoryTable::new();
+        for key in [3, 1, 2] {
+            table.slot(key).unwrap();
+        }
+        let replica = ReplicatedTable::new(
+            &table,
+            Discounter::new(crate::Schedule::LINEAR).unwrap(),
+            Reads::Live,
+        )
+        .with_shared_layout();
+        assert_eq!(replica.slot_named(2, Address::Slot).unwrap(), SlotId::at(2));
+        assert_eq!(
+            replica.slot_named(3, Address::Key).unwrap(),
+            table.slot(3).unwrap()
+        );
+        let error = replica
+            .slot_named(3, Address::Slot)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("past this table's 3 records"), "{error}");
+        assert!(replica.slot_named(u128::MAX, Address::Slot).is_err());
+    }
 }
