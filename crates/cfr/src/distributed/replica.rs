@@ -312,9 +312,10 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
     /// sync finds the epoch's change from the record as it is and as it
     /// was, and puts every changed record back to what every replica
     /// computes from the one before. What this saves is the delta buffer's
-    /// work on every lookup and update (see `in_place::ChangedRecords`); what it
-    /// gives up: syncs beside training ([`Self::close_epoch`] refuses) and
-    /// frozen reads, which must not see the epoch's own changes.
+    /// work on every lookup and update (see `in_place::ChangedRecords`);
+    /// what it gives up: syncs beside training ([`Self::close_epoch`]
+    /// refuses) and frozen reads, which must not see the epoch's own
+    /// changes.
     pub fn training_in_place(mut self) -> Result<Self, CfrError> {
         if self.reads == Reads::Frozen {
             return Err(CfrError::Replica(
