@@ -776,3 +776,71 @@ fn training_in_place_refuses_frozen_reads_and_syncs_beside_training() {
             .contains("syncs between epochs, not beside them")
     );
 }
+
+/// Ranks training in place where no decision keeps an average, on a
+/// layout that rounds (i16), after training that did keep one: a record
+/// rewritten under a discount comes back with its sums re-quantised, a
+/// rounding apart from the stored sums caught up, which is no training.
+/// None of it is held for the settle, and the settle moves nothing;
+/// keeping the average, the same ranks hold sums (the check can fail).
+#[test]
+fn ranks_keeping_no_average_on_a_rounding_layout_hold_no_sums_for_the_settle() {
+    const WARMED: u64 = 2_000;
+    const EPOCH: u64 = 60;
+    let layout = store::RecordLayout::new(3, store::RecordEncoding::I16Scaled).unwrap();
+    for keeps_average in [false, true] {
+        let groups = ThreadGroup::new(3);
+        let held: Vec<u64> = thread::scope(|scope| {
+            let handles: Vec<_> = groups
+                .into_iter()
+                .map(|group| {
+                    scope.spawn(move || {
+                        // The same single-process start on every rank.
+                        let table = MemoryTable::with_layout(layout);
+                        ExternalSampling::new(Leduc::new(), &table, Schedule::LINEAR, 3, 1)
+                            .unwrap()
+                            .run(1, WARMED)
+                            .unwrap();
+                        let replica = ReplicatedTable::new(
+                            &table,
+                            Discounter::new(Schedule::LINEAR).unwrap(),
+                            Reads::Live,
+                        )
+                        .with_strategy_sums(StrategySums::Deferred)
+                        .training_in_place()
+                        .unwrap();
+                        let game = Hooked {
+                            keeps_average: if keeps_average { |_| true } else { |_| false },
+                            ..Hooked::new(Leduc::new())
+                        };
+                        let solver =
+                            ExternalSampling::new(game, &replica, Schedule::LINEAR, 8, 1).unwrap();
+                        let (mut done, mut held) = (WARMED, 0);
+                        for _ in 0..6 {
+                            let share = EpochShare::of(done + 1, EPOCH, group.rank(), group.size());
+                            solver.run_share(share).unwrap();
+                            done += EPOCH;
+                            let synced = replica.sync(&group, done).unwrap();
+                            assert!(synced.entries_drained > 0);
+                            assert_same_everywhere(&group, replica.digest().unwrap());
+                            held = held.max(synced.held_entries);
+                        }
+                        let settled = replica.settle(&group, done).unwrap();
+                        assert_same_everywhere(&group, replica.digest().unwrap());
+                        if !keeps_average {
+                            assert_eq!(settled.records_sent, 0, "{settled:?}");
+                            assert_eq!(replica.deferred(), 0);
+                        }
+                        held
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        if keeps_average {
+            assert!(held.iter().all(|&held| held > 0), "{held:?}");
+        } else {
+            assert_eq!(held, [0, 0, 0], "sums held for the settle");
+        }
+    }
+}

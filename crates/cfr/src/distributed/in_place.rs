@@ -89,6 +89,9 @@ pub(super) struct Before {
     /// Whether the epoch moved its regrets: taken from
     /// [`ChangedRecords::regrets_moved`] when the epoch is taken.
     pub regrets_moved: bool,
+    /// Whether the epoch added to its strategy sums: taken from
+    /// [`ChangedRecords::sums_moved`] alike.
+    pub sums_moved: bool,
     /// What a warm start added at that first change, when the record was
     /// fresh: every rank that meets a record fresh in an epoch seeds it,
     /// and the sync counts one seed, as one process would.
@@ -105,6 +108,12 @@ pub(super) struct ChangedRecords {
     /// from before only by the layout's rounding, which is no change to
     /// send.
     pub regrets_moved: SlotBits,
+    /// Strategy sums added to by an update in the epoch. The rest are only
+    /// rewritten: under a discount, each write re-quantises the sums as
+    /// discounted, a rounding apart from the stored sums caught up, which
+    /// would otherwise be held for the settle as if trained (with card
+    /// play keeping no average, that is every card-play record).
+    pub sums_moved: SlotBits,
     shards: Box<[Mutex<Vec<Before>>]>,
 }
 
@@ -113,6 +122,7 @@ impl ChangedRecords {
         ChangedRecords {
             bits: SlotBits::new(slots),
             regrets_moved: SlotBits::new(slots),
+            sums_moved: SlotBits::new(slots),
             shards: (0..shards).map(|_| Mutex::default()).collect(),
         }
     }
@@ -147,11 +157,13 @@ impl ChangedRecords {
         // before any word is cleared.
         for before in shards.iter_mut().flatten() {
             before.regrets_moved = self.regrets_moved.is_set(before.slot);
+            before.sums_moved = self.sums_moved.is_set(before.slot);
         }
         for shard in &shards {
-            self.bits.clear(shard.iter().map(|before| before.slot));
-            self.regrets_moved
-                .clear(shard.iter().map(|before| before.slot));
+            let slots = || shard.iter().map(|before| before.slot);
+            self.bits.clear(slots());
+            self.regrets_moved.clear(slots());
+            self.sums_moved.clear(slots());
         }
         Taken { shards }
     }
@@ -216,10 +228,14 @@ mod tests {
             if index % 2 == 1 {
                 changed.regrets_moved.set(slot(index)).unwrap();
             }
+            if index > 6 {
+                changed.sums_moved.set(slot(index)).unwrap();
+            }
             changed.push(Before {
                 slot: slot(index),
                 stored: StoredRecord::default(),
                 regrets_moved: false,
+                sums_moved: false,
                 seed: None,
             });
         }
@@ -228,14 +244,23 @@ mod tests {
         assert_eq!(taken.len(), 4);
         assert_eq!(changed.len(), 0);
         // This thread is no pool's: its list is the first, in push order.
-        let listed: Vec<(usize, bool)> = taken.shards[0]
+        let listed: Vec<(usize, bool, bool)> = taken.shards[0]
             .iter()
-            .map(|before| (before.slot.index(), before.regrets_moved))
+            .map(|before| (before.slot.index(), before.regrets_moved, before.sums_moved))
             .collect();
-        assert_eq!(listed, [(9, true), (2, false), (5, true), (13, true)]);
+        assert_eq!(
+            listed,
+            [
+                (9, true, true),
+                (2, false, false),
+                (5, true, false),
+                (13, true, true)
+            ]
+        );
         for index in [9, 2, 5, 13] {
             assert!(!changed.bits.is_set(slot(index)));
             assert!(!changed.regrets_moved.is_set(slot(index)));
+            assert!(!changed.sums_moved.is_set(slot(index)));
         }
         changed.give_back(taken);
         assert_eq!(changed.len(), 0);

@@ -698,7 +698,8 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
     /// and its change is what the record as it had become, caught up to
     /// `now`, adds to the record as it was, caught up alike, less a warm
     /// start's seed, which travels apart (as the buffered changes' does);
-    /// its regrets count only if an update moved them.
+    /// its regrets, and its strategy sums, each count only if an update
+    /// moved them.
     /// A change goes to the other ranks as the delta buffer's would: all
     /// of it, or with [`StrategySums::Deferred`] its regrets, when they
     /// moved, its sums held here for the settle.
@@ -739,10 +740,13 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
                     if let Some(seed) = seed {
                         add_difference(&mut change, &Record::default(), seed);
                     }
+                    // Only rounding apart where no update moved them: the
+                    // layout's, each time the record was written back.
                     if !before.regrets_moved {
-                        // Only rounding apart: the layout's, each time
-                        // the record was written back with its sums.
                         change.regrets = [0.0; store::MAX_ACTIONS];
+                    }
+                    if !before.sums_moved {
+                        change.strategy_sum = [0.0; store::MAX_ACTIONS];
                     }
                     let send = if values == Values::Regrets {
                         if change.strategy_sum[..width].iter().any(|&d| d != 0.0) {
@@ -1210,8 +1214,9 @@ fn add_values(record: &mut Record, change: &Record) {
 /// that lock (a backend's records are copied under their own), which is
 /// sound because every change goes through here: until the first update
 /// holds the lock, nothing has changed the record since the sync. Until
-/// an update of the epoch has moved the record's regrets, each update is
-/// checked for it (its regrets against the record's caught up). A fresh
+/// updates of the epoch have moved both the record's regrets and its
+/// strategy sums, each update is checked for what it moved (against the
+/// record caught up). A fresh
 /// record is seeded as [`ReplicatedTable`]'s buffered updates seed it: the
 /// update runs on a twin that is not fresh first, so the seed is told
 /// apart, and `change` runs last on the record kept.
@@ -1221,8 +1226,7 @@ fn update_in_place<T: Table + ?Sized>(
     slot: SlotId,
     change: &mut dyn FnMut(&mut Record),
 ) -> Result<(), StoreError> {
-    let moved_before = changed.regrets_moved.is_set(slot);
-    if moved_before {
+    if changed.regrets_moved.is_set(slot) && changed.sums_moved.is_set(slot) {
         return base.update(slot, change);
     }
     let noted_before = changed.bits.is_set(slot);
@@ -1253,10 +1257,16 @@ fn update_in_place<T: Table + ?Sized>(
         let updated = unseeded.as_ref().unwrap_or(record);
         let mut caught_up = before;
         discounter.catch_up(&mut caught_up, store::stamp::decode(record.stamp));
-        if caught_up.regrets != updated.regrets
-            && let Err(error) = changed.regrets_moved.set(slot)
-        {
-            bits = Err(error);
+        for (moved, flag) in [
+            (caught_up.regrets != updated.regrets, &changed.regrets_moved),
+            (
+                caught_up.strategy_sum != updated.strategy_sum,
+                &changed.sums_moved,
+            ),
+        ] {
+            if moved && let Err(error) = flag.set(slot) {
+                bits = Err(error);
+            }
         }
         if let (true, Some(stored)) = (is_first, stored) {
             let seed = unseeded.map(|unseeded| {
@@ -1268,6 +1278,7 @@ fn update_in_place<T: Table + ?Sized>(
                 slot,
                 stored,
                 regrets_moved: false,
+                sums_moved: false,
                 seed,
             });
         }
