@@ -686,3 +686,78 @@ fn card_play_without_an_average_exports_the_bids_average_and_card_plays_current_
         "{error}"
     );
 }
+
+/// The user's command keeps no card-play average without being told, and
+/// says so in its settings, its status and its export; a run made while
+/// the average was the default (nothing recorded) goes on keeping it when
+/// the command does not say, and a profile's choice counts as a flag's.
+#[test]
+fn full_plays_card_play_keeps_no_average_by_default_and_average_runs_resume_as_made() {
+    use euchre_bots::meta::Strategy;
+    use euchre_bots::policy_file::PolicyFile;
+
+    let temp = TempDir::new("card-play-default");
+    let budget = ["--bidding-iterations", "300", "--iterations", "20"];
+    let recorded = "card_play_strategy = \"current\"";
+    let settings = |run: &str| std::fs::read_to_string(format!("{run}/settings.toml")).unwrap();
+    let exported = |run: &str| {
+        let out = format!("{run}/policy.bin");
+        ok(&trainer(&["export", "--run-dir", run, "--out", &out]));
+        PolicyFile::load(Path::new(&out)).expect("the policy loads")
+    };
+
+    let fresh = temp.run("fresh");
+    ok(&full_play_in(&fresh, &budget));
+    assert!(settings(&fresh).contains(recorded), "{}", settings(&fresh));
+    let bidding_stage = std::fs::read_to_string(format!("{fresh}/bidding/settings.toml")).unwrap();
+    assert!(
+        !bidding_stage.contains("card_play_strategy"),
+        "{bidding_stage}"
+    );
+    let status = ok(&trainer(&["status", "--run-dir", &fresh]));
+    assert!(status.contains("card play  keeps no average"), "{status}");
+    assert_eq!(exported(&fresh).meta.strategy, Strategy::CurrentCardPlay);
+
+    // As a run was made under the average default: nothing recorded.
+    let old = temp.run("old");
+    ok(&full_play_in(
+        &old,
+        &[&budget[..], &["--card-play-strategy", "average"]].concat(),
+    ));
+    assert!(
+        !settings(&old).contains("card_play_strategy"),
+        "{}",
+        settings(&old)
+    );
+    let resumed = ok(&full_play_in(&old, &["--iterations", "20"]));
+    assert!(resumed.contains("run total 40 iterations"), "{resumed}");
+    assert!(
+        !settings(&old).contains("card_play_strategy"),
+        "{}",
+        settings(&old)
+    );
+    assert_eq!(exported(&old).meta.strategy, Strategy::Average);
+    let error = refused(&full_play_in(
+        &old,
+        &["--iterations", "20", "--card-play-strategy", "current"],
+    ));
+    assert!(
+        error.contains("card play's strategy: the run has average, this command asks for current"),
+        "{error}"
+    );
+
+    // A profile that names the average is a choice, as the flag is.
+    let profile = temp.run("average.toml");
+    std::fs::write(&profile, "[solver]\ncard_play_strategy = \"average\"\n").unwrap();
+    let chosen = temp.run("chosen");
+    ok(&full_play_in(
+        &chosen,
+        &[&budget[..], &["--config", &profile]].concat(),
+    ));
+    assert!(
+        !settings(&chosen).contains("card_play_strategy"),
+        "{}",
+        settings(&chosen)
+    );
+    assert_eq!(exported(&chosen).meta.strategy, Strategy::Average);
+}

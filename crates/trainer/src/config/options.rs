@@ -63,10 +63,11 @@ pub struct RunOptions {
     #[arg(long, value_name = "MODEL", value_parser = parse_opponent_bids)]
     #[serde(skip)]
     pub opponent_bids: Option<OpponentBids>,
-    /// What card play keeps and exports: average (its strategy sums, the
-    /// default) or current (no sums: fewer writes, and a cluster rank
-    /// sends less; the export plays card play's current strategy, the
-    /// bids' average). Fixed when a run starts.
+    /// What card play keeps and exports: average (its strategy sums;
+    /// play-N's default) or current (no sums: fewer writes, and cluster
+    /// ranks train in place; the export plays card play's current
+    /// strategy beside the bids' average; full play's default). Fixed when
+    /// a run starts: a run made with the average resumes with it.
     #[arg(long, value_enum)]
     #[serde(skip)]
     pub card_play_strategy: Option<super::CardPlayStrategy>,

@@ -98,20 +98,28 @@ pub fn parse_profile(text: &str, origin: &str) -> Result<RunProfile, ConfigError
             .map_err(|source| profile_error(text, origin, source))?,
     };
     profile.run.check_known(origin)?;
-    // Whether a profile chose the opponents' bids decides between its
-    // choice and the phase's default (and, on resume, the run's own), but
-    // `[solver]` fills every missing field with a default: the table says
-    // whether the key was there.
-    let names_opponent_bids = table
-        .as_ref()
-        .and_then(|table| table.get("solver"))
-        .and_then(toml::Value::as_table)
-        .is_some_and(|solver| solver.contains_key("opponent_bids"));
-    if names_opponent_bids {
+    // Whether a profile chose the opponents' bids or card play's strategy
+    // decides between its choice and the phase's default (and, on resume,
+    // the run's own), but `[solver]` fills every missing field with a
+    // default: the table says whether the key was there.
+    let names = |key: &str| {
+        table
+            .as_ref()
+            .and_then(|table| table.get("solver"))
+            .and_then(toml::Value::as_table)
+            .is_some_and(|solver| solver.contains_key(key))
+    };
+    if names("opponent_bids") {
         profile.run.opponent_bids = profile
             .run
             .opponent_bids
             .or(Some(profile.solver.opponent_bids));
+    }
+    if names("card_play_strategy") {
+        profile.run.card_play_strategy = profile
+            .run
+            .card_play_strategy
+            .or(Some(profile.solver.card_play_strategy));
     }
     Ok(profile)
 }

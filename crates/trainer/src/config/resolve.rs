@@ -80,14 +80,15 @@ fn identity_of(
     // (`heuristic:0.9`); the panel showed that it gained only against the
     // heuristic, so the default went back to the equilibrium
     // (docs/experiments/bids-default-by-panel.md). Runs made under it
-    // recorded the model in their settings and resume as made.
+    // recorded the model in their settings and resume as made. Card
+    // play's strategy reaches here alike, and defaults by phase.
     let solver = SolverSettings {
         leaves: options.leaves.unwrap_or(solver.leaves),
         abstraction: options.abstraction.unwrap_or(solver.abstraction),
         opponent_bids: options.opponent_bids.unwrap_or_default(),
         card_play_strategy: options
             .card_play_strategy
-            .unwrap_or(solver.card_play_strategy),
+            .unwrap_or_else(|| CardPlayStrategy::default_for(phase)),
         ..solver
     };
     solver
@@ -241,9 +242,10 @@ fn session_of(
 
 /// The identity a resolved command trains under, given the identity of the
 /// run already in its directory (`saved`, if any): a run made before staged
-/// bids, or before bids modelling the heuristic's, were full play's default
-/// goes on as it was made when the command (flags and profile, `chosen`)
-/// does not choose them. Any other difference is the session's to refuse.
+/// bids, or while bids modelling the heuristic's or card play's average
+/// were full play's default, goes on as it was made when the command
+/// (flags and profile, `chosen`) does not choose them. Any other
+/// difference is the session's to refuse.
 pub fn as_made(mut identity: Identity, saved: Option<&Identity>, chosen: &RunOptions) -> Identity {
     if let Some(saved) = saved
         && saved.phase == identity.phase
@@ -253,6 +255,9 @@ pub fn as_made(mut identity: Identity, saved: Option<&Identity>, chosen: &RunOpt
         }
         if chosen.opponent_bids.is_none() {
             identity.solver.opponent_bids = saved.solver.opponent_bids;
+        }
+        if chosen.card_play_strategy.is_none() {
+            identity.solver.card_play_strategy = saved.solver.card_play_strategy;
         }
     }
     identity
