@@ -75,7 +75,9 @@ enum Command {
         #[command(flatten)]
         curve: config::CurveOptions,
     },
-    /// Write a run's average strategy to a compact policy file.
+    /// Write a run's strategy to a compact policy file: the average, or
+    /// for a run whose card play keeps none (full play's default) the bids'
+    /// average beside card play's current strategy.
     Export {
         #[arg(long)]
         run_dir: PathBuf,
@@ -127,7 +129,7 @@ enum Command {
     /// euchred. The same seed gives the same result on any thread count.
     ///
     /// Bots: random | heuristic | pimc:WORLDS | policy:FILE (samples the
-    /// average strategy) | policy-argmax:FILE (its most likely action).
+    /// exported strategy) | policy-argmax:FILE (its most likely action).
     Eval {
         /// Side A, for example policy:runs/quick/policy.bin.
         #[arg(long)]
