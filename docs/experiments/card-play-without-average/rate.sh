@@ -8,18 +8,12 @@
 # in its settings.toml and its store manifest's identity.
 set -euo pipefail
 average=$1 current=$2 work=$3 train_time=$4 trainer=$5
-fresh_copy() {
-  rm -rf "$2"
-  mkdir -p "$2"
-  cp -a "$1"/store "$1"/bidding "$1"/settings.toml "$1"/curve.csv "$2"/
-}
-drop_caches() { sync; echo 1 > /proc/sys/vm/drop_caches; }
+. "$(dirname "$0")/../fresh-copy.sh"
 for round in $(seq "${ROUNDS:-2}"); do
   for arm in average current; do
     base=${!arm} dir=$work/$arm-r$round
     echo "== round $round: $arm $(date -u +%FT%TZ)"
     fresh_copy "$base" "$dir"
-    drop_caches
     "$trainer" resume --run-dir "$dir" --for "$train_time" --eval-every off --checkpoint-every 1000000000 > "$dir.log" 2>&1
     # The session's iterations over its training time, as the trainer
     # counts both in the store's manifest (checkpoints not counted).

@@ -7,16 +7,10 @@
 set -euo pipefail
 base=$1 work=$2 trainer=$3 train_time=${4:-3m}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
-fresh_copy() {
-  rm -rf "$1"
-  mkdir -p "$1"
-  cp -a "$base"/store "$base"/bidding "$base"/settings.toml "$base"/curve.csv "$1"/
-  sync
-  echo 1 > /proc/sys/vm/drop_caches
-}
+. "$(dirname "$0")/../fresh-copy.sh"
 for ranks in 2 3; do
   echo "== $ranks ranks in namespaces, 10gbit links $(date -u +%FT%TZ)"
-  fresh_copy "$work/netns-$ranks"
+  fresh_copy "$base" "$work/netns-$ranks"
   MPIRUN_OPTIONS="--oversubscribe --tag-output" scripts/netns-mpirun --ranks "$ranks" --rate 10gbit -- \
     "$trainer" resume --for "$train_time" --eval-every off --run-dir "$work/netns-$ranks" --threads 1
   rm -rf "$work/netns-$ranks/store"
