@@ -1,7 +1,8 @@
 # Sourced by the experiment scripts that resume copies of one run: a fresh
-# copy of a run directory's store, bids and settings, with the page cache
-# dropped after it, so that each arm starts from the same checkpoint and a
-# cold cache. (Older scripts carry their own copy of this, as they ran.)
+# copy of a run directory's store, bids and settings, then the page cache
+# dropped, so that each arm starts from the same checkpoint with a cold
+# cache (pages the copy left cached would be charged to no rank's memcap,
+# and would warm the next arm).
 # Usage: fresh_copy BASE_RUN_DIR COPY_DIR
 fresh_copy() {
   rm -rf "$2"

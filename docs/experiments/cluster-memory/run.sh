@@ -11,18 +11,11 @@ memcap=${MEMCAP:-../shared/tools/memcap}
 limit=${LIMIT:-11G}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
 
-fresh_copy() {
-  rm -rf "$1"
-  mkdir -p "$1"
-  cp -a "$base"/store "$base"/bidding "$base"/settings.toml "$base"/curve.csv "$1"/
-  # Pages the copy left in the page cache would be charged to no rank.
-  sync
-  echo 1 > /proc/sys/vm/drop_caches
-}
+. "$(dirname "$0")/../fresh-copy.sh"
 
 arm() { # name ranks threads
   local name=$1 ranks=$2 threads=$3 dir=$work/$1
-  fresh_copy "$dir"
+  fresh_copy "$base" "$dir"
   echo "== $name: $ranks rank(s) x $threads thread(s), $(date -u +%FT%TZ)"
   if [ "$ranks" = 1 ]; then
     "$memcap" "$limit" "$trainer" resume --run-dir "$dir" --for "$train_time" \

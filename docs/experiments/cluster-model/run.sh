@@ -13,13 +13,7 @@ trainer=${TRAINER:-target/release/trainer}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
 session=(resume --for "$train_time" --eval-every off)
 
-fresh_copy() {
-  rm -rf "$1"
-  mkdir -p "$1"
-  cp -a "$base"/store "$base"/bidding "$base"/settings.toml "$base"/curve.csv "$1"/
-  sync
-  echo 1 > /proc/sys/vm/drop_caches
-}
+. "$(dirname "$0")/../fresh-copy.sh"
 
 stamp() { echo "== $1 $(date -u +%FT%TZ)"; }
 
@@ -31,16 +25,16 @@ stamp "bench sync, 3 namespaces at 10gbit"
 scripts/netns-mpirun --ranks 3 --rate 10gbit -- "$trainer" bench sync --records 1600000,16000000 --touched 1 --tries 3
 
 stamp "one process, 2 threads"
-fresh_copy "$work/single"
+fresh_copy "$base" "$work/single"
 "$trainer" "${session[@]}" --run-dir "$work/single" --threads 2
 
 for ranks in 2 3; do
   stamp "$ranks ranks on loopback"
-  fresh_copy "$work/loopback-$ranks"
+  fresh_copy "$base" "$work/loopback-$ranks"
   mpirun --oversubscribe --tag-output -np "$ranks" "$trainer" "${session[@]}" \
     --run-dir "$work/loopback-$ranks" --threads 1
   stamp "$ranks ranks in namespaces, 10gbit links"
-  fresh_copy "$work/netns-$ranks"
+  fresh_copy "$base" "$work/netns-$ranks"
   MPIRUN_OPTIONS="--oversubscribe --tag-output" scripts/netns-mpirun --ranks "$ranks" --rate 10gbit -- \
     "$trainer" "${session[@]}" --run-dir "$work/netns-$ranks" --threads 1
 done

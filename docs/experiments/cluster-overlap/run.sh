@@ -12,24 +12,18 @@ trainer=${TRAINER:-target/release/trainer}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
 session=(resume --for "$train_time" --eval-every off)
 
-fresh_copy() {
-  rm -rf "$1"
-  mkdir -p "$1"
-  cp -a "$base"/store "$base"/bidding "$base"/settings.toml "$base"/curve.csv "$1"/
-  sync
-  echo 1 > /proc/sys/vm/drop_caches
-}
+. "$(dirname "$0")/../fresh-copy.sh"
 
 stamp() { echo "== $1 $(date -u +%FT%TZ)"; }
 
 stamp "one process, 2 threads"
-fresh_copy "$work/single"
+fresh_copy "$base" "$work/single"
 "$trainer" "${session[@]}" --run-dir "$work/single" --threads 2
 
 for ranks in 2 3; do
   for overlap in off on; do
     stamp "$ranks ranks on loopback, overlap $overlap"
-    fresh_copy "$work/loopback-$ranks-$overlap"
+    fresh_copy "$base" "$work/loopback-$ranks-$overlap"
     mpirun --oversubscribe --tag-output -np "$ranks" "$trainer" "${session[@]}" \
       --run-dir "$work/loopback-$ranks-$overlap" --threads 1 --sync-overlap "$overlap"
   done
