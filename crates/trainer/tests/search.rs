@@ -137,7 +137,8 @@ fn maker_trumps(policy: &std::path::Path) -> (f64, f64) {
 /// The five best trumps, first to bid: a lone order takes all five tricks
 /// in every world (4 points), and nothing else can score as much (an
 /// order with partner 2, a pass at best a euchre of whoever bids next). A
-/// young blueprint is not sure of it; the bid search must be.
+/// young blueprint is not sure of it; the bid search must be, with or
+/// without continuations.
 #[test]
 fn a_searched_bid_goes_alone_with_the_five_best_trumps() {
     let temp = TempDir::new("search-bids");
@@ -170,16 +171,19 @@ fn a_searched_bid_goes_alone_with_the_five_best_trumps() {
         .is_some_and(|stated| stated.iter().any(|&(_, p)| p >= CONFIDENT));
     assert!(!sure, "the test needs a blueprint that is not sure here");
 
-    let search = SearchBot::new(
-        load(),
-        SearchOptions::new(16, BidsBy::Search),
-        "test".to_owned(),
-    )
-    .unwrap();
-    let mut rng = SmallRng::seed_from_u64(5);
-    assert_eq!(search.act(&seen, &mut rng), lone);
-    let report = search.report().unwrap();
-    assert!(report.contains("1 bids searched"), "{report}");
+    // A lone march ends the auction, so however each side would have bid
+    // on (`continuations`), nothing else comes close.
+    for continuations in [false, true] {
+        let options = SearchOptions {
+            continuations,
+            ..SearchOptions::new(16, BidsBy::Search)
+        };
+        let search = SearchBot::new(load(), options, "test".to_owned()).unwrap();
+        let mut rng = SmallRng::seed_from_u64(5);
+        assert_eq!(search.act(&seen, &mut rng), lone, "{options}");
+        let report = search.report().unwrap();
+        assert!(report.contains("1 bids searched"), "{report}");
+    }
 }
 
 #[test]

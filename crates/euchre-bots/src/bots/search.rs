@@ -50,6 +50,20 @@
 //! before the world's leaves are valued as [`WorldValues`] says: the
 //! perfect-information leaf postponed by one turn (after EPIMC, 2024).
 //!
+//! **Continuations** ([`SearchOptions::continuations`]). A searched bid is
+//! valued as if the auction went on by the blueprint's most likely bids:
+//! the searcher assumes one fixed way the other side bids, which a bolder
+//! or a warier bidder does not follow. After Pluribus's depth-limited
+//! search (Brown and Sandholm 2019), where at the depth limit each player
+//! chooses among a few continuation strategies, the other side may instead
+//! finish the auction in one of several [`Continuation`]s (the blueprint's
+//! bids, or copies that bid on weaker or only on stronger hands), chosen
+//! after seeing the bid (it is public) but not the world (it cannot see the
+//! hands), and so can the searcher's partner: each bid is worth its
+//! weighted value when the partner commits to the way of bidding on whose
+//! worst answer is best and the other side answers with that worst, and
+//! the bid with the best such value is made.
+//!
 //! **Trust.** The other seats are not the blueprint: in a match they may be
 //! PIMC or a person. A world the blueprint calls impossible must stay
 //! possible, so each observed action's probability is mixed with uniform
@@ -61,7 +75,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use euchre_game::engine::action::Action;
-use euchre_game::engine::seat::Team;
+use euchre_game::engine::seat::{Seat, Team};
 use euchre_game::engine::state::{GameState, Stage};
 use euchre_game::keys::Decision;
 use rand::RngExt;
@@ -90,6 +104,78 @@ pub const TRUST_PERCENT: u8 = 90;
 /// A bid the blueprint gives at least this probability is played without
 /// search when the bot searches its bids.
 pub const CONFIDENT: f64 = 0.8;
+
+/// One way a seat may finish the auction after a searched bid
+/// ([`SearchOptions::continuations`]): the blueprint's bids, or biased
+/// copies of them that bid on weaker or only on stronger hands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Continuation {
+    /// The blueprint's most likely action.
+    Blueprint,
+    /// Bid (its most likely bid) wherever the blueprint bids at least
+    /// [`Continuation::BOLD`] of the time: a bidder like PIMC, which orders
+    /// more than the blueprint.
+    Bolder,
+    /// Bid only where the blueprint bids at least [`Continuation::WARY`] of
+    /// the time.
+    Warier,
+}
+
+impl Continuation {
+    pub const ALL: [Continuation; 3] = [
+        Continuation::Blueprint,
+        Continuation::Bolder,
+        Continuation::Warier,
+    ];
+    /// The blueprint's probability of bidding at or above which a bolder
+    /// bidder bids.
+    pub const BOLD: f64 = 0.25;
+    /// The same for a warier bidder.
+    pub const WARY: f64 = 0.75;
+
+    /// The action this continuation takes among `actions`, given the
+    /// blueprint's `probabilities` for them: the most likely, or, where
+    /// passing is among them, the most likely bid when the blueprint's
+    /// probability of bidding at all reaches this continuation's threshold.
+    fn choose(self, actions: &[Action], probabilities: &[f64]) -> Action {
+        let most_likely_action = actions[most_likely(probabilities)];
+        let threshold = match self {
+            Continuation::Blueprint => return most_likely_action,
+            Continuation::Bolder => Continuation::BOLD,
+            Continuation::Warier => Continuation::WARY,
+        };
+        let Some(pass) = actions.iter().position(|&a| a == Action::Pass) else {
+            return most_likely_action;
+        };
+        if 1.0 - probabilities[pass] < threshold {
+            return Action::Pass;
+        }
+        let best_bid = (0..actions.len())
+            .filter(|&i| i != pass)
+            .max_by(|&a, &b| probabilities[a].total_cmp(&probabilities[b]));
+        best_bid.map_or(most_likely_action, |i| actions[i])
+    }
+}
+
+/// How each side finishes the auction after a searched bid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Styles {
+    /// The searcher's partner (the searcher's own later bids are the
+    /// blueprint's: its own search makes them).
+    partner: Continuation,
+    other_side: Continuation,
+}
+
+impl Styles {
+    const BLUEPRINT: Styles = Styles {
+        partner: Continuation::Blueprint,
+        other_side: Continuation::Blueprint,
+    };
+}
+
+/// One action's points in one world for each pair of continuations,
+/// `[partner][other side]`.
+type ByContinuation = [[i64; 3]; 3];
 
 /// Who chooses the bot's bids and discard.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -198,6 +284,10 @@ pub struct SearchOptions {
     /// not once per world (see the module docs); the other seats' cards in
     /// between come from the full-play table.
     pub ahead: bool,
+    /// Value each searched bid with each side finishing the auction in the
+    /// [`Continuation`] that suits it (see the module docs), not by the
+    /// blueprint's bids alone.
+    pub continuations: bool,
 }
 
 impl SearchOptions {
@@ -215,6 +305,7 @@ impl SearchOptions {
             budget: None,
             infer_bids: false,
             ahead: false,
+            continuations: false,
         }
     }
 
@@ -260,6 +351,9 @@ impl fmt::Display for SearchOptions {
         }
         if self.ahead {
             write!(f, ",ahead")?;
+        }
+        if self.continuations {
+            write!(f, ",continuations")?;
         }
         Ok(())
     }
@@ -489,35 +583,106 @@ impl SearchBot {
         worlds
     }
 
-    /// [`Self::bids_policy`]'s most likely action at `state` (the
-    /// heuristic's where it trained no such key), as every seat is assumed
-    /// to bid after a searched bid.
-    fn continuation(&self, state: &GameState, rng: &mut SmallRng) -> Action {
+    /// The action at `state` as every seat is assumed to bid after a
+    /// searched bid by `searcher`: [`Self::bids_policy`]'s, as `styles`
+    /// says for the searcher's partner and the other side and its most
+    /// likely for the searcher (the heuristic's action where the policy
+    /// trained no such key).
+    fn continuation(
+        &self,
+        state: &GameState,
+        searcher: Seat,
+        styles: Styles,
+        rng: &mut SmallRng,
+    ) -> Action {
         let legal = state.legal_actions();
         if legal.len() == 1 {
             return legal[0];
         }
+        let style = match state.to_act() {
+            Some(seat) if seat == searcher.partner() => styles.partner,
+            Some(seat) if seat.team() != searcher.team() => styles.other_side,
+            _ => Continuation::Blueprint,
+        };
         self.bids_policy()
             .decision(state)
             .and_then(|decision| {
                 let (probabilities, trained) = self.bid_strategy(&decision);
                 let width = decision.actions.len();
-                trained.then(|| decision.actions[most_likely(&probabilities[..width])])
+                trained.then(|| style.choose(decision.actions.as_slice(), &probabilities[..width]))
             })
             .unwrap_or_else(|| Heuristic.act(&Seen::new(state, &[]), rng))
     }
 
-    /// The points `team` scores after `action` in `world`, with the bidding
-    /// finished by [`Self::continuation`] and the cards played open-handed.
-    fn bid_points(&self, mut world: GameState, action: Action, rng: &mut SmallRng) -> i64 {
-        let team = world.to_act().map(|seat| seat.team());
+    /// The state after `action` in `world` with the bidding finished by
+    /// [`Self::continuation`] in `styles`.
+    fn auction_after(
+        &self,
+        mut world: GameState,
+        action: Action,
+        styles: Styles,
+        rng: &mut SmallRng,
+    ) -> GameState {
+        let Some(searcher) = world.to_act() else {
+            return world;
+        };
         world.apply(action);
         while !matches!(world.stage(), Stage::Play | Stage::Finished) {
-            let next = self.continuation(&world, rng);
+            let next = self.continuation(&world, searcher, styles, rng);
             world.apply(next);
         }
-        let Some(team) = team else { return 0 };
-        self.value_after_bidding(&world, team)
+        world
+    }
+
+    /// The points `team` scores after `action` in `world`, with the bidding
+    /// finished by the blueprint's most likely bids and the cards played as
+    /// [`WorldValues`] says.
+    fn bid_points(&self, world: GameState, action: Action, rng: &mut SmallRng) -> i64 {
+        let Some(team) = world.to_act().map(|seat| seat.team()) else {
+            return 0;
+        };
+        let after = self.auction_after(world, action, Styles::BLUEPRINT, rng);
+        self.value_after_bidding(&after, team)
+    }
+
+    /// Each of `legal`'s points in `world` for every pair of
+    /// [`Continuation`]s (`[partner][other side]`, in
+    /// [`Continuation::ALL`]'s order). Continuations that finish the
+    /// auction alike share one valuation.
+    fn bid_points_by_continuation(
+        &self,
+        world: &GameState,
+        legal: &[Action],
+        rng: &mut SmallRng,
+    ) -> Vec<ByContinuation> {
+        let Some(team) = world.to_act().map(|seat| seat.team()) else {
+            return vec![[[0; 3]; 3]; legal.len()];
+        };
+        legal
+            .iter()
+            .map(|&action| {
+                let mut finished: Vec<(GameState, i64)> = Vec::with_capacity(9);
+                let mut values = [[0; 3]; 3];
+                for (row, partner) in values.iter_mut().zip(Continuation::ALL) {
+                    for (value, other_side) in row.iter_mut().zip(Continuation::ALL) {
+                        let styles = Styles {
+                            partner,
+                            other_side,
+                        };
+                        let after = self.auction_after(*world, action, styles, rng);
+                        *value = match finished.iter().find(|(done, _)| *done == after) {
+                            Some(&(_, known)) => known,
+                            None => {
+                                let points = self.value_after_bidding(&after, team);
+                                finished.push((after, points));
+                                points
+                            }
+                        };
+                    }
+                }
+                values
+            })
+            .collect()
     }
 
     /// The action with the best weighted value, or the heuristic's where
@@ -567,6 +732,9 @@ impl SearchBot {
         // With look-ahead, each distinct world's branches and copies, to be
         // settled once every world is in.
         let mut looked_ahead: Vec<(i64, Vec<Branch>)> = Vec::new();
+        // With continuations, each distinct world's copies and each bid's
+        // values under each continuation.
+        let mut by_continuation: Vec<(i64, Vec<ByContinuation>)> = Vec::new();
         for (world, weight) in &candidates {
             if crate::stop::requested() {
                 break;
@@ -597,6 +765,13 @@ impl SearchBot {
                 looked_ahead.push((copies, self.branches(world, legal.as_slice())));
                 continue;
             }
+            if !playing && self.options.continuations {
+                by_continuation.push((
+                    copies,
+                    self.bid_points_by_continuation(world, legal.as_slice(), rng),
+                ));
+                continue;
+            }
             let values = if playing {
                 self.card_values(world, team, legal.as_slice())
             } else {
@@ -606,6 +781,9 @@ impl SearchBot {
                     .collect()
             };
             tallies.add(values, copies);
+        }
+        if !by_continuation.is_empty() {
+            tallies = worst_continuations(&by_continuation, legal.len());
         }
         if playing {
             self.counts
@@ -745,6 +923,54 @@ fn choose_next_cards(worlds: &[(i64, Vec<Branch>)], width: usize) -> Tallies {
 /// `file`'s probability for each of `decision`'s actions, in its canonical
 /// order, and whether it trained the key. A key it never trained reads as
 /// uniform, which is what its untrained average strategy is.
+/// Each action's tallies under the pair of [`Continuation`]s its side
+/// can count on, over all `worlds` (copies, and each action's values for
+/// each pair): the searcher's side commits to the way its partner bids on,
+/// the one whose worst answer is best, and the other side answers with the
+/// way worst for it. Each side chooses after seeing the action and the
+/// same way in every world, as neither can see which world it is in.
+fn worst_continuations(worlds: &[(i64, Vec<ByContinuation>)], width: usize) -> Tallies {
+    let total = |action: usize, partner: usize, other_side: usize| -> i64 {
+        worlds
+            .iter()
+            .map(|(copies, values)| copies * values[action][partner][other_side])
+            .sum()
+    };
+    let styles = Continuation::ALL.len();
+    let chosen: Vec<(usize, usize)> = (0..width)
+        .map(|action| {
+            let answer = |partner: usize| {
+                (0..styles)
+                    .min_by_key(|&other_side| total(action, partner, other_side))
+                    .unwrap_or(0)
+            };
+            let partner = (0..styles)
+                .map(|partner| (partner, total(action, partner, answer(partner))))
+                // The first of equals: the blueprint's bids where the
+                // others do no better.
+                .fold(
+                    None,
+                    |best: Option<(usize, i64)>, (partner, value)| match best {
+                        Some((_, known)) if known >= value => best,
+                        _ => Some((partner, value)),
+                    },
+                )
+                .map_or(0, |(partner, _)| partner);
+            (partner, answer(partner))
+        })
+        .collect();
+    let mut tallies = Tallies::new(width);
+    for (copies, values) in worlds {
+        let row = chosen
+            .iter()
+            .zip(values)
+            .map(|(&(partner, other_side), by_pair)| by_pair[partner][other_side])
+            .collect();
+        tallies.add(row, *copies);
+    }
+    tallies
+}
+
 fn strategy_of(file: &PolicyFile, decision: &Decision) -> ([f64; Action::MAX_LEGAL], bool) {
     let width = decision.actions.len();
     let mut probabilities = [0.0f64; Action::MAX_LEGAL];
@@ -837,6 +1063,93 @@ mod tests {
             seen_between: seen_between.to_vec(),
             values: values.to_vec(),
         }
+    }
+
+    const ORDER: Action = Action::Order { alone: false };
+    const ORDER_ALONE: Action = Action::Order { alone: true };
+
+    #[test]
+    fn a_bolder_continuation_bids_on_hands_the_blueprint_passes_and_a_warier_one_passes_its_thin_bids()
+     {
+        let actions = [Action::Pass, ORDER, ORDER_ALONE];
+        let chosen = |probabilities: [f64; 3]| {
+            Continuation::ALL.map(|style| style.choose(&actions, &probabilities))
+        };
+        // Bids 30% of the time: the blueprint passes, a bolder bidder
+        // makes the likeliest bid.
+        assert_eq!(chosen([0.7, 0.2, 0.1]), [Action::Pass, ORDER, Action::Pass]);
+        // Bids 70%: a warier bidder (75%) still passes.
+        assert_eq!(chosen([0.3, 0.4, 0.3]), [ORDER, ORDER, Action::Pass]);
+        // Bids 80%, alone the likeliest: every continuation goes alone.
+        assert_eq!(chosen([0.2, 0.3, 0.5]), [ORDER_ALONE; 3]);
+        // Without a pass (a discard, or a dealer who must name a suit) every
+        // continuation takes the blueprint's most likely action.
+        let discards = [Action::Discard(card(0)), Action::Discard(card(1))];
+        for style in Continuation::ALL {
+            assert_eq!(style.choose(&discards, &[0.1, 0.9]), discards[1]);
+        }
+    }
+
+    fn card(index: u8) -> euchre_game::engine::card::Card {
+        euchre_game::engine::card::Card::from_index(index).expect("a card's index")
+    }
+
+    /// An action's values that do not depend on how the partner bids on.
+    fn whatever_the_partner(other_side: [i64; 3]) -> ByContinuation {
+        [other_side; 3]
+    }
+
+    /// The other side chooses how to bid on once for all worlds: in each
+    /// world a different continuation hurts the first bid, but no single
+    /// one hurts it in both, so it is worth 0, above the second bid's −2
+    /// (taking each world's worst separately would rank them the other way:
+    /// −8 against −2).
+    #[test]
+    fn the_other_sides_continuation_is_chosen_once_for_every_world() {
+        let worlds = |first_copies| {
+            vec![
+                (
+                    first_copies,
+                    vec![
+                        whatever_the_partner([4, -4, 0]),
+                        whatever_the_partner([-1, -1, -1]),
+                    ],
+                ),
+                (
+                    1,
+                    vec![
+                        whatever_the_partner([-4, 4, 0]),
+                        whatever_the_partner([-1, -1, -1]),
+                    ],
+                ),
+            ]
+        };
+        let tallies = worst_continuations(&worlds(1), 2);
+        assert_eq!(tallies.totals(), &[0, -2]);
+        assert_eq!(tallies.best_index(), 0);
+        // Each world's row is its values under the chosen continuations
+        // (the first of equals, the blueprint's), with its copies.
+        assert_eq!(tallies.rows(), &[(1, vec![4, -1]), (1, vec![-4, -1])]);
+        // Copies weigh: three copies of the first world make the bolder
+        // continuation the worst for the first bid.
+        assert_eq!(worst_continuations(&worlds(3), 2).totals(), &[-8, -4]);
+    }
+
+    /// The searcher's side commits first: its partner bids on in the way
+    /// whose worst answer is best (the warier way, worth 1), not the way
+    /// with the best outcome (5, which the other side answers with −3), nor
+    /// as if the other side committed first (worth 2).
+    #[test]
+    fn the_partner_bids_on_in_the_way_whose_worst_answer_is_best() {
+        let values: ByContinuation = [[0, 0, 0], [5, -3, 5], [2, 2, 1]];
+        let tallies = worst_continuations(&[(1, vec![values])], 1);
+        assert_eq!(tallies.totals(), &[1]);
+        // With every way level for the partner, the blueprint's is kept.
+        let level: ByContinuation = [[1, 0, 2]; 3];
+        assert_eq!(
+            worst_continuations(&[(2, vec![level])], 1).rows(),
+            &[(2, vec![0])]
+        );
     }
 
     /// Two worlds in which the next card must be guessed: open-handed each
