@@ -6,16 +6,7 @@
 # Usage: run.sh TABLE BIDDING_BLUEPRINT OUT_DIR
 set -euo pipefail
 tbl=$1 bid=$2 out=$3
-trainer=${TRAINER:-target/release/trainer}
-mkdir -p "$out"
-base="bids:search-bids:200:$bid+search:400,blend,trust=50:$tbl"
-cont="bids:search-bids:200,continuations:$bid+search:400,blend,trust=50:$tbl"
-match() {
-  local name=$1; shift
-  echo "== $name $(date -u +%FT%TZ)"
-  "$trainer" eval "$@" --unseen uniform --threads 2 > "$out/$name.txt" 2>&1
-  grep -E "A's points|A's point share" "$out/$name.txt"
-}
+source "$(dirname "$0")/specs.sh"
 match cont-vs-base-s11 --a "$cont" --b "$base" --hands 4000 --seed 11
 for seed in 11 12; do
   match "cont-vs-pimc50-s$seed" --a "$cont" --b pimc:50 --hands 4000 --seed "$seed"
