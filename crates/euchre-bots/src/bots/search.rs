@@ -930,33 +930,29 @@ fn choose_next_cards(worlds: &[(i64, Vec<Branch>)], width: usize) -> Tallies {
 /// way worst for it. Each side chooses after seeing the action and the
 /// same way in every world, as neither can see which world it is in.
 fn worst_continuations(worlds: &[(i64, Vec<ByContinuation>)], width: usize) -> Tallies {
-    let total = |action: usize, partner: usize, other_side: usize| -> i64 {
-        worlds
-            .iter()
-            .map(|(copies, values)| copies * values[action][partner][other_side])
-            .sum()
-    };
-    let styles = Continuation::ALL.len();
     let chosen: Vec<(usize, usize)> = (0..width)
         .map(|action| {
-            let answer = |partner: usize| {
-                (0..styles)
-                    .min_by_key(|&other_side| total(action, partner, other_side))
+            let mut totals: ByContinuation = [[0; 3]; 3];
+            for (copies, values) in worlds {
+                for (total_row, row) in totals.iter_mut().zip(&values[action]) {
+                    for (total, value) in total_row.iter_mut().zip(row) {
+                        *total += copies * value;
+                    }
+                }
+            }
+            let answer = |row: &[i64; 3]| {
+                (0..3)
+                    .min_by_key(|&other_side| row[other_side])
                     .unwrap_or(0)
             };
-            let partner = (0..styles)
-                .map(|partner| (partner, total(action, partner, answer(partner))))
-                // The first of equals: the blueprint's bids where the
-                // others do no better.
-                .fold(
-                    None,
-                    |best: Option<(usize, i64)>, (partner, value)| match best {
-                        Some((_, known)) if known >= value => best,
-                        _ => Some((partner, value)),
-                    },
-                )
-                .map_or(0, |(partner, _)| partner);
-            (partner, answer(partner))
+            // `max_by_key` keeps the last of equals, so over the partner's
+            // ways in reverse it keeps the first: the blueprint's bids where
+            // the others do no better.
+            let partner = (0..3)
+                .rev()
+                .max_by_key(|&partner| totals[partner][answer(&totals[partner])])
+                .unwrap_or(0);
+            (partner, answer(&totals[partner]))
         })
         .collect();
     let mut tallies = Tallies::new(width);
