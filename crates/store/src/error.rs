@@ -55,6 +55,21 @@ pub enum StoreError {
     },
     #[error("{path} is corrupt: {reason}. Restore it from a backup or start a new store directory")]
     Corrupt { path: PathBuf, reason: String },
+    /// An LMDB data file changed since its checkpoint while no write had
+    /// begun (its seal), on pages no record is read from: the records
+    /// verify, so nothing trained is lost, but something other than the
+    /// trainer wrote the file.
+    #[error(
+        "{path} changed since its last checkpoint although the trainer wrote nothing to it: \
+         {reason}. The records verify against the checkpoint, so only pages no record is read \
+         from changed and nothing trained is lost; check the disk, then remove {seal} to accept \
+         the file as it is"
+    )]
+    ChangedOutsideRecords {
+        path: PathBuf,
+        reason: String,
+        seal: PathBuf,
+    },
     #[error("{path} is missing: {hint}")]
     Missing { path: PathBuf, hint: String },
     #[error("{path} is {kind}, not a regular file: {action}")]

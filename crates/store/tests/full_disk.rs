@@ -74,6 +74,7 @@ fn a_full_disk_is_a_clear_error() {
             "{error}"
         );
         lmdb_says_the_disk_is_full();
+        lmdb_resumes_once_space_is_freed_after_the_first_commit_past_a_checkpoint_failed();
     } else {
         eprintln!(
             "tmpfs mount not permitted here; checking ENOSPC handling through /dev/full instead"
@@ -145,4 +146,79 @@ fn lmdb_says_the_disk_is_full() {
         "{error}"
     );
     assert_eq!(reopened.unwrap(), 1000, "the first checkpoint survives");
+}
+
+/// The first commit after a checkpoint meets a full disk (its pages part
+/// written, the file grown): once space is freed, the store opens for
+/// writing at its checkpoint with every record as it was. (The checkpoint's
+/// seal of the data file once refused this intact store; the seal is now
+/// voided before any write begins.)
+fn lmdb_resumes_once_space_is_freed_after_the_first_commit_past_a_checkpoint_failed() {
+    let dir = TempDir::new("full-disk-lmdb-resume");
+    std::fs::create_dir_all(&dir.0).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=8m", "tmpfs"])
+        .arg(&dir.0)
+        .status()
+        .is_ok_and(|status| status.success());
+    assert!(mounted, "a third tmpfs mounts where the first did");
+    let layout = RecordLayout::new(7, RecordEncoding::F32).unwrap();
+    let fingerprint = Fingerprint {
+        digest: 9,
+        description: "test universe 9".into(),
+    };
+    let path = dir.0.join("store");
+    let table = LmdbTable::open_with_map_size(&path, layout, fingerprint.clone(), 1 << 12, 1 << 20)
+        .unwrap();
+    let keys: Vec<Key> = (0..3000u128).map(|key| (key << 7) | 3).collect();
+    for (i, &key) in keys.iter().enumerate() {
+        let slot = table.slot(key).unwrap();
+        table
+            .update(slot, &mut |record| record.regrets[0] = i as f32)
+            .unwrap();
+    }
+    table.checkpoint(&ClientState::NONE).unwrap();
+    let checkpointed: Vec<_> = keys
+        .iter()
+        .map(|&key| table.read(table.slot(key).unwrap()).unwrap())
+        .collect();
+    // Ballast leaves the disk too full for the next commit's pages.
+    let ballast = dir.0.join("ballast");
+    let mut file = std::fs::File::create(&ballast).unwrap();
+    let chunk = vec![0u8; 4096];
+    while std::io::Write::write_all(&mut file, &chunk).is_ok() {}
+    drop(file);
+    let mut outcome = Ok(());
+    for round in 1..50u128 {
+        for &key in &keys {
+            let slot = table.slot(key ^ (round << 40)).unwrap();
+            if let Err(error) = table.update(slot, &mut |record| record.regrets[1] += 1.0) {
+                outcome = Err(error);
+                break;
+            }
+        }
+        if outcome.is_err() {
+            break;
+        }
+    }
+    drop(table);
+    std::fs::remove_file(&ballast).unwrap();
+    let reopened = LmdbTable::open(&path, layout, fingerprint, 1 << 12).map(|table| {
+        let records: Vec<_> = keys
+            .iter()
+            .map(|&key| table.find(key).map(|slot| table.read(slot).unwrap()))
+            .collect();
+        (table.len(), records)
+    });
+    std::process::Command::new("umount")
+        .arg(&dir.0)
+        .status()
+        .ok();
+    let error = outcome.expect_err("the disk fills");
+    assert!(matches!(error, StoreError::DiskFull { .. }), "{error}");
+    let (len, records) = reopened.expect("an intact store opens once space is freed");
+    assert_eq!(len, 3000, "the checkpoint's records, and only them");
+    for (found, expected) in records.into_iter().zip(&checkpointed) {
+        assert_eq!(found.as_ref(), Some(expected));
+    }
 }

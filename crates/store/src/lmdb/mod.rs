@@ -37,6 +37,7 @@
 //! rules that out.
 
 mod file_check;
+mod seal;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -48,87 +49,20 @@ use heed::{Database, Env, EnvFlags, EnvOpenOptions, RoTxn};
 use rustc_hash::FxBuildHasher;
 
 use crate::client_state::ClientState;
-use crate::dir::{
-    Backend, Committed, Fingerprint, Manifest, StoreDir, classify_write_error, write_atomically,
-};
+use crate::dir::{Backend, Committed, Fingerprint, Manifest, StoreDir, classify_write_error};
 use crate::durable::DurableTable;
 use crate::error::StoreError;
 use crate::index::{ChunkedArena, KeyIndex, MAX_SLOTS};
 use crate::layout::RecordLayout;
 use crate::record::Record;
 use crate::table::{Key, SlotId, Table};
-use crate::verify::{Checksum, Timer, Verification, crc32_of_file, expect};
+use crate::verify::{Checksum, Timer, Verification, expect};
 
 use file_check::{CREATED_PREFIX, EPOCH_KEY, LiveMeta, RECORDS_DB, UNDO_DB};
-
-/// The whole data file as the last checkpoint left it. LMDB changes the
-/// file only by committing, and every commit raises the transaction id, so
-/// while the live meta page still names the sealed transaction the file
-/// must be byte for byte what was sealed: damage anywhere in it, on pages
-/// in use or free, is found before LMDB maps it. Once a session has
-/// committed past its checkpoint the seal no longer applies, and the
-/// structural walk and the records' checksum decide.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Seal {
-    /// The checkpoint (manifest count) it was made at.
-    checkpoint: u64,
-    txnid: u64,
-    bytes: u64,
-    crc32: u32,
-}
-
-impl Seal {
-    const MAX_BYTES: u64 = 4096;
-
-    /// The seal in `dir` if there is one that reads; a missing or
-    /// unreadable seal is no seal (stores made before seals have none, and
-    /// a seal damaged on disk only loses its own extra check).
-    fn read(dir: &StoreDir) -> Option<Seal> {
-        use std::io::Read;
-        let file = std::fs::File::open(dir.file(SEAL_FILE)).ok()?;
-        let mut text = String::new();
-        file.take(Self::MAX_BYTES).read_to_string(&mut text).ok()?;
-        serde_json::from_str(&text).ok()
-    }
-
-    /// Checks the data file against the seal of `manifest`'s checkpoint,
-    /// when its live transaction is the sealed one.
-    fn check(dir: &StoreDir, manifest: &Manifest, live: &LiveMeta) -> Result<(), StoreError> {
-        let Some(seal) = Seal::read(dir) else {
-            return Ok(());
-        };
-        if seal.checkpoint != manifest.checkpoints || seal.txnid != live.txnid {
-            return Ok(());
-        }
-        let path = dir.file(LMDB_DIR).join(DATA_FILE);
-        let (bytes, crc32) = crc32_of_file(&path)?;
-        let recorded = Checksum {
-            what: DATA_FILE.to_owned(),
-            bytes: seal.bytes,
-            crc32: seal.crc32,
-        };
-        let found = Checksum {
-            what: DATA_FILE.to_owned(),
-            bytes,
-            crc32,
-        };
-        expect(&recorded, &found, &path)
-    }
-
-    /// Whether a seal of `manifest`'s checkpoint names another transaction
-    /// than the live one although the undo database says nothing was
-    /// committed since: the file changed behind the store's back.
-    fn contradicts(dir: &StoreDir, manifest: &Manifest, live: &LiveMeta) -> bool {
-        Seal::read(dir)
-            .is_some_and(|seal| seal.checkpoint == manifest.checkpoints && seal.txnid != live.txnid)
-    }
-}
+use seal::{Seal, SealState};
 
 pub(crate) const LMDB_DIR: &str = "lmdb";
 const DATA_FILE: &str = "data.mdb";
-/// The data file's seal: its length and CRC-32 as a checkpoint left it.
-const SEAL_FILE: &str = "lmdb-seal.json";
 /// What the records' checksum was filed under before checkpoints kept a
 /// running sum: a CRC-32 over every key and value in key order. Still
 /// checked when a manifest has it; the next checkpoint writes the sum.
@@ -188,6 +122,8 @@ pub struct LmdbTable {
     /// Reads see the undo database's saved bytes first: a read-only open
     /// of a store whose last session ended without a checkpoint.
     through_undo: bool,
+    /// The checkpoint's seal of the data file, voided before any write.
+    sealing: SealState,
 }
 
 impl std::fmt::Debug for LmdbTable {
@@ -357,7 +293,8 @@ impl LmdbTable {
         let map_bytes = (2 * existing)
             .max(initial_map_bytes)
             .next_multiple_of(1 << 20);
-        let (live, env) = open_checked_env(&dir, &manifest, layout, map_bytes, EnvFlags::NO_SYNC)?;
+        let checked = open_checked_env(&dir, &manifest, layout, map_bytes, EnvFlags::NO_SYNC)?;
+        let env = checked.env.clone();
         // An existing store's databases are opened in a read transaction:
         // nothing is written before the records are verified.
         let found = open_databases(&env, &env_path)?;
@@ -382,10 +319,11 @@ impl LmdbTable {
             }
         };
         let table = LmdbTable::new(dir, layout, manifest, env, db, undo, cache_records, false);
-        let state = table.undo_state(live.as_ref())?;
+        let state = table.undo_state(checked.live.as_ref())?;
         let table = table
             .through_undo(state == UndoState::Pending)?
             .verified(&env_path, &timer)?;
+        checked.refuse_a_broken_seal(&table.dir)?;
         if state != UndoState::Clean {
             table.roll_back(state)?;
             // The rolled-back file is the checkpoint's again, in new bytes.
@@ -434,6 +372,7 @@ impl LmdbTable {
             verification: Verification::default(),
             read_only,
             through_undo: false,
+            sealing: SealState::new(!read_only),
         }
     }
 
@@ -512,7 +451,7 @@ impl LmdbTable {
     fn roll_back(&self, state: UndoState) -> Result<(), StoreError> {
         let env_path = self.dir.file(LMDB_DIR);
         let epoch = self.manifest.get().checkpoints;
-        let mut transaction = self.env.write_txn().map_err(lmdb_error(&env_path))?;
+        let mut transaction = self.write_transaction()?;
         (|| -> Result<(), heed::Error> {
             if state == UndoState::Pending {
                 let mut saved: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
@@ -618,20 +557,23 @@ impl LmdbTable {
             .next_multiple_of(1 << 20);
         // `NO_LOCK` is safe: the directory lock keeps every other process
         // out of this env.
-        let (live, env) = open_checked_env(
+        let checked = open_checked_env(
             &dir,
             &manifest,
             layout,
             map_bytes,
             EnvFlags::READ_ONLY | EnvFlags::NO_LOCK,
         )?;
+        let env = checked.env.clone();
         let (db, undo) = open_databases(&env, &env_path)?.ok_or_else(|| StoreError::Corrupt {
             path: data_path.clone(),
             reason: "it has no 'records' or no 'undo' database".to_owned(),
         })?;
         let table = LmdbTable::new(dir, layout, manifest, env, db, undo, 1, true);
-        let pending = table.undo_state(live.as_ref())? == UndoState::Pending;
-        table.through_undo(pending)?.verified(&env_path, &timer)
+        let pending = table.undo_state(checked.live.as_ref())? == UndoState::Pending;
+        let table = table.through_undo(pending)?.verified(&env_path, &timer)?;
+        checked.refuse_a_broken_seal(&table.dir)?;
+        Ok(table)
     }
 
     /// Gives every stored key a slot, so that slot ids stay dense and
@@ -777,9 +719,9 @@ impl LmdbTable {
         }
         let stamp = self.epoch_stamp.load(Ordering::Acquire);
         loop {
+            let gate = self.gate.read().unwrap_or_else(PoisonError::into_inner);
+            let mut transaction = self.write_transaction()?;
             let attempt = (|| -> Result<(), heed::Error> {
-                let _gate = self.gate.read().unwrap_or_else(PoisonError::into_inner);
-                let mut transaction = self.env.write_txn()?;
                 // What the checkpoint held, saved once per record: the old
                 // bytes of a record it held, or a record's absence (listed
                 // once for the whole batch).
@@ -808,8 +750,10 @@ impl LmdbTable {
                     self.undo
                         .put(&mut transaction, &created_list_key(batch), &created)?;
                 }
-                transaction.commit()
-            })();
+                Ok(())
+            })()
+            .and_then(|()| transaction.commit());
+            drop(gate);
             match attempt {
                 Ok(()) => break,
                 Err(heed::Error::Mdb(heed::MdbError::MapFull)) => self.grow()?,
@@ -833,23 +777,27 @@ impl LmdbTable {
         Ok(())
     }
 
-    /// Seals the data file as this checkpoint leaves it (see [`Seal`]).
+    /// Seals the data file as this checkpoint leaves it (see [`seal`]).
     /// Call with no write in flight: at the end of a checkpoint.
     fn seal(&self) -> Result<(), StoreError> {
         let env_path = self.dir.file(LMDB_DIR);
         self.env.force_sync().map_err(lmdb_error(&env_path))?;
-        let (bytes, crc32) = crc32_of_file(&env_path.join(DATA_FILE))?;
-        let seal = Seal {
-            checkpoint: self.manifest.get().checkpoints,
-            txnid: self.env.info().last_txn_id as u64,
-            bytes,
-            crc32,
-        };
-        let text = serde_json::to_vec(&seal).map_err(|error| StoreError::Corrupt {
-            path: self.dir.file(SEAL_FILE),
-            reason: error.to_string(),
-        })?;
-        write_atomically(&self.dir.file(SEAL_FILE), &text)
+        self.sealing.seal(
+            &self.dir,
+            self.manifest.get().checkpoints,
+            self.env.info().last_txn_id as u64,
+            &env_path.join(DATA_FILE),
+        )
+    }
+
+    /// Begins a write transaction, the seal voided first (see [`seal`]).
+    /// Every write to the data file goes through here.
+    fn write_transaction(&self) -> Result<heed::RwTxn<'_>, StoreError> {
+        self.sealing.void_before_writing(&self.dir)?;
+        #[cfg(test)]
+        tests::hooks::write_begun(self.dir.path());
+        let env_path = self.dir.file(LMDB_DIR);
+        self.env.write_txn().map_err(lmdb_error(&env_path))
     }
 
     fn grow(&self) -> Result<(), StoreError> {
@@ -862,22 +810,55 @@ impl LmdbTable {
     }
 }
 
+/// LMDB's env on a data file that passed the walk of its pages.
+struct CheckedEnv {
+    /// The file's live meta (`None` for a store with no file yet).
+    live: Option<LiveMeta>,
+    env: Env,
+    /// How the file differs from its checkpoint's seal, while the seal
+    /// applies: refused once the records are checked.
+    broken_seal: Option<String>,
+}
+
+impl CheckedEnv {
+    /// Refuses a file that differs from its seal, saying that the records
+    /// verified: call once they have.
+    fn refuse_a_broken_seal(&self, dir: &StoreDir) -> Result<(), StoreError> {
+        match &self.broken_seal {
+            None => Ok(()),
+            Some(reason) => Err(StoreError::ChangedOutsideRecords {
+                path: dir.file(LMDB_DIR).join(DATA_FILE),
+                reason: reason.clone(),
+                seal: dir.file(seal::SEAL_FILE),
+            }),
+        }
+    }
+}
+
 /// Checks the data file (the walk of its pages, and its seal while that
 /// applies), then opens LMDB's env on it with `flags` and a map of
-/// `map_bytes`: LMDB maps nothing that did not pass. Returns the file's
-/// live meta (`None` for a store with no file yet) and the env.
+/// `map_bytes`: LMDB maps nothing that did not pass the walk.
 fn open_checked_env(
     dir: &StoreDir,
     manifest: &Manifest,
     layout: RecordLayout,
     map_bytes: usize,
     flags: EnvFlags,
-) -> Result<(Option<LiveMeta>, Env), StoreError> {
+) -> Result<CheckedEnv, StoreError> {
     let env_path = dir.file(LMDB_DIR);
     let live = check_data_file(&env_path.join(DATA_FILE), manifest, layout)?;
-    if let Some(live) = &live {
-        Seal::check(dir, manifest, live)?;
-    }
+    let broken_seal = match &live {
+        Some(live) => Seal::check(dir, manifest, live, &env_path.join(DATA_FILE))?,
+        None => None,
+    };
+    // A file that broke its seal is refused once its records are checked:
+    // read it only, so that the refusal writes nothing, not even LMDB's
+    // lock file (`NO_LOCK` is safe: the directory lock keeps other
+    // processes out).
+    let flags = match broken_seal {
+        Some(_) => EnvFlags::READ_ONLY | EnvFlags::NO_LOCK,
+        None => flags,
+    };
     // SAFETY: the directory lock guarantees that no other process has this
     // env open, and this process opens it once; the flags are discussed in
     // the module docs. The file passed `file_check`.
@@ -890,7 +871,11 @@ fn open_checked_env(
             .open(&env_path)
     }
     .map_err(lmdb_error(&env_path))?;
-    Ok((live, env))
+    Ok(CheckedEnv {
+        live,
+        env,
+        broken_seal,
+    })
 }
 
 /// The store's two databases, if the file has them; opened in a read
@@ -1020,7 +1005,7 @@ impl DurableTable for LmdbTable {
         // The records as committed are the new restore point.
         let env_path = self.dir.file(LMDB_DIR);
         let _gate = self.gate.read().unwrap_or_else(PoisonError::into_inner);
-        let mut transaction = self.env.write_txn().map_err(lmdb_error(&env_path))?;
+        let mut transaction = self.write_transaction()?;
         self.undo
             .clear(&mut transaction)
             .and_then(|()| {
@@ -1058,6 +1043,45 @@ impl DurableTable for LmdbTable {
 mod tests {
     use super::*;
     use crate::layout::RecordEncoding;
+
+    mod crash_states;
+
+    /// Test-only observation points inside the store.
+    pub(super) mod hooks {
+        use std::cell::RefCell;
+        use std::path::Path;
+
+        type Hook = Box<dyn FnMut(&Path)>;
+
+        thread_local! {
+            static WRITE_BEGUN: RefCell<Option<Hook>> = const { RefCell::new(None) };
+        }
+
+        /// Called with the store's directory when a write transaction has
+        /// begun (the seal voided, nothing written yet) on this thread.
+        pub(in crate::lmdb) fn write_begun(dir: &Path) {
+            WRITE_BEGUN.with(|hook| {
+                if let Some(hook) = hook.borrow_mut().as_mut() {
+                    hook(dir);
+                }
+            });
+        }
+
+        /// Runs `hook` at every write transaction begun on this thread
+        /// until the returned guard drops.
+        pub(in crate::lmdb) fn on_write_begun(hook: impl FnMut(&Path) + 'static) -> Installed {
+            WRITE_BEGUN.with(|slot| *slot.borrow_mut() = Some(Box::new(hook)));
+            Installed
+        }
+
+        pub(in crate::lmdb) struct Installed;
+
+        impl Drop for Installed {
+            fn drop(&mut self) {
+                WRITE_BEGUN.with(|slot| *slot.borrow_mut() = None);
+            }
+        }
+    }
 
     struct TempDir(PathBuf);
 
