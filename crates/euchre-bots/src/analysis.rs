@@ -19,6 +19,7 @@
 //! are judged once for each card it could have discarded and the values
 //! averaged; the discard itself is not judged.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use euchre_game::egn::{Annotated, Game, Label, RecordedDeal, Variant, reconstruct};
@@ -221,6 +222,9 @@ pub fn analyse(game: &Game, bot: &dyn Bot, seed: u64) -> GameAnalysis {
     let mut refused = Vec::new();
     let mut deals = Vec::new();
     for (position, entry) in game.deals.iter().enumerate() {
+        if crate::stop::requested() {
+            break;
+        }
         let deal = match entry {
             Ok(deal) => deal,
             Err(error) => {
@@ -404,50 +408,56 @@ fn analyse_deal(
         state.apply(action);
     }
 
+    let judged_decision = |index: usize, seat: Seat, made: Action| -> Decision {
+        let started = Instant::now();
+        // The dealer saw its discard: where the record does not give it,
+        // judge the dealer once for each candidate.
+        let variants: &[Variant] =
+            if rebuilt.unknown_discard_at.is_some() && seat == canonical.deal.dealer {
+                &rebuilt.variants
+            } else {
+                &rebuilt.variants[..1]
+            };
+        let judged: Vec<Judged> = variants
+            .iter()
+            .enumerate()
+            .map(|(variant_index, variant)| {
+                let mut rng = SmallRng::seed_from_u64(
+                    seed ^ (position as u64) << 40 ^ (index as u64) << 20 ^ variant_index as u64,
+                );
+                judge(game, variant, index, bot, &mut rng)
+            })
+            .collect();
+        let combined = combine(&judged, made);
+        let (options, loss, loss_error) = combined.verdict();
+        Decision {
+            deal: deal.number,
+            index,
+            trick: matches!(made, Action::Play(_)).then(|| plays_before[index] / players + 1),
+            seat: seat.to_string(),
+            player: game.names[seat.index()].clone(),
+            made: made.to_string(),
+            preferred: combined.choice.to_string(),
+            options,
+            loss,
+            loss_error,
+            mark: loss
+                .and_then(|loss| mark(loss, loss_error.unwrap_or(0.0)))
+                .map(Label::word),
+            discards_weighed: variants.len(),
+            annotations: comments_at(index),
+            millis: started.elapsed().as_secs_f64() * 1000.0,
+        }
+    };
+    // Asked again on each of rayon's threads: a server stops an analysis
+    // whose client left, and the rest of its decisions are then skipped.
+    let stop = crate::stop::installed();
     let decisions: Vec<Decision> = tasks
         .par_iter()
-        .map(|&(index, seat, made)| {
-            let started = Instant::now();
-            // The dealer saw its discard: where the record does not give it,
-            // judge the dealer once for each candidate.
-            let variants: &[Variant] =
-                if rebuilt.unknown_discard_at.is_some() && seat == canonical.deal.dealer {
-                    &rebuilt.variants
-                } else {
-                    &rebuilt.variants[..1]
-                };
-            let judged: Vec<Judged> = variants
-                .iter()
-                .enumerate()
-                .map(|(variant_index, variant)| {
-                    let mut rng = SmallRng::seed_from_u64(
-                        seed ^ (position as u64) << 40
-                            ^ (index as u64) << 20
-                            ^ variant_index as u64,
-                    );
-                    judge(game, variant, index, bot, &mut rng)
-                })
-                .collect();
-            let combined = combine(&judged, made);
-            let (options, loss, loss_error) = combined.verdict();
-            Decision {
-                deal: deal.number,
-                index,
-                trick: matches!(made, Action::Play(_)).then(|| plays_before[index] / players + 1),
-                seat: seat.to_string(),
-                player: game.names[seat.index()].clone(),
-                made: made.to_string(),
-                preferred: combined.choice.to_string(),
-                options,
-                loss,
-                loss_error,
-                mark: loss
-                    .and_then(|loss| mark(loss, loss_error.unwrap_or(0.0)))
-                    .map(Label::word),
-                discards_weighed: variants.len(),
-                annotations: comments_at(index),
-                millis: started.elapsed().as_secs_f64() * 1000.0,
-            }
+        .filter_map(|&(index, seat, made)| {
+            crate::stop::with_stop(Arc::clone(&stop), || {
+                (!crate::stop::requested()).then(|| judged_decision(index, seat, made))
+            })
         })
         .collect();
 

@@ -88,6 +88,10 @@ pub struct HandSummary {
 pub struct HumanGame {
     /// The bot at each seat; `None` at the person's.
     bots: [Option<Arc<dyn Bot>>; 4],
+    /// What each bot is called in the saved game and on the page: its own
+    /// name, unless the host named it (a server names bots by the labels
+    /// it offers, never by a file's path).
+    bot_names: [Option<String>; 4],
     pub target: u32,
     pub score: [u32; 2],
     pub hands_played: u32,
@@ -128,7 +132,14 @@ impl HumanGame {
         let mut rng = SmallRng::seed_from_u64(seed);
         let dealer = Seat::West;
         let deal = Deal::random(dealer, &mut rng);
+        let (partner_name, opponents_name) = (partner.name(), opponents.name());
         HumanGame {
+            bot_names: [
+                Some(partner_name),
+                Some(opponents_name.clone()),
+                None,
+                Some(opponents_name),
+            ],
             bots: [
                 Some(partner),
                 Some(Arc::clone(&opponents)),
@@ -172,7 +183,20 @@ impl HumanGame {
     }
 
     pub fn bot_name(&self, seat: Seat) -> Option<String> {
-        self.bots[seat.index()].as_ref().map(|bot| bot.name())
+        self.bot_names[seat.index()].clone()
+    }
+
+    /// Names the partner and the opponents as the host offers them (for
+    /// example by a label that names no file), in the saved game and on
+    /// the page.
+    pub fn with_bot_names(mut self, partner: &str, opponents: &str) -> HumanGame {
+        self.bot_names = [
+            Some(partner.to_owned()),
+            Some(opponents.to_owned()),
+            None,
+            Some(opponents.to_owned()),
+        ];
+        self
     }
 
     /// The team that reached the target, once one has.
@@ -335,8 +359,8 @@ impl HumanGame {
     /// the calls, the discard and every trick, so that another program (or
     /// `trainer analyze`) replays it exactly.
     pub fn egn(&self) -> String {
-        let names = Seat::ALL.map(|seat| match &self.bots[seat.index()] {
-            Some(bot) => format!("{} ({})", bot.name(), seat_name(seat)),
+        let names = Seat::ALL.map(|seat| match &self.bot_names[seat.index()] {
+            Some(name) => format!("{name} ({})", seat_name(seat)),
             None => "You".to_owned(),
         });
         let mut game = egn::Game::of_hands(names, *self.state.rules(), &self.finished);

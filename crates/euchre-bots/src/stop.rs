@@ -43,6 +43,13 @@ pub fn with_stop<R>(check: StopCheck, decide: impl FnOnce() -> R) -> R {
     decide()
 }
 
+/// The check installed on this thread (one that never stops if none is),
+/// to install again with [`with_stop`] on the threads a piece of work
+/// fans out to: a thread-local does not follow work onto rayon's threads.
+pub fn installed() -> StopCheck {
+    STOP.with_borrow(|stop| stop.clone()).unwrap_or_else(never)
+}
+
 /// Whether the decision under way on this thread has been asked to stop.
 pub fn requested() -> bool {
     STOP.with_borrow(|stop| stop.as_ref().is_some_and(|check| check()))
@@ -67,5 +74,18 @@ mod tests {
         });
         assert_eq!(inside, (false, true));
         assert!(!requested(), "removed after the decision");
+        let carried = Arc::new(AtomicBool::new(true));
+        let seen = Arc::clone(&carried);
+        let on_another_thread = with_stop(Arc::new(move || seen.load(Ordering::Relaxed)), || {
+            let check = installed();
+            std::thread::spawn(move || (requested(), with_stop(check, requested)))
+                .join()
+                .unwrap()
+        });
+        assert_eq!(
+            on_another_thread,
+            (false, true),
+            "another thread sees the stop only once it is installed there"
+        );
     }
 }

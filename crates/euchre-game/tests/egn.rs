@@ -333,3 +333,75 @@ fn the_synthetic_conversion_records_are_refused_with_reasons() {
         "{refused:?}"
     );
 }
+
+/// A 1 MiB file of one deal with 149,619 "Pass" calls once took 3.2 s to
+/// read: each call rescanned every call before it, and "Pass" escaped the
+/// eight-call cap. The count is now checked before any call is read (the
+/// refusal names the whole count, not the ninth call), so the work is one
+/// pass of the JSON parser over the text.
+#[test]
+fn a_deal_with_a_hundred_thousand_calls_is_refused_for_its_count_before_any_call_is_read() {
+    for calls in [9usize, 160_000] {
+        let text = edited(|v| {
+            v["deals"][0]["phases"][0]["calls"] =
+                serde_json::Value::Array(vec!["Pass".into(); calls]);
+        });
+        let game = read(&text).expect("the file reads; the deal is refused");
+        let error = game.deals[0].as_ref().unwrap_err();
+        assert!(
+            error.to_string().contains(&format!("{calls} calls")),
+            "{error}"
+        );
+    }
+}
+
+#[test]
+fn a_key_written_twice_is_refused_by_name_and_a_byte_order_mark_is_skipped() {
+    let text = fixture("VWEC_Finals_Annotated.egn");
+    let twice = text.replacen("\"deals\"", "\"deals\": [], \"deals\"", 1);
+    let error = read(&twice).unwrap_err();
+    assert!(matches!(error, EgnError::DuplicateKey { ref key } if key == "deals"), "{error}");
+    assert!(error.to_string().contains("twice"), "{error}");
+    let with_mark = format!("\u{feff}{text}");
+    assert_eq!(read(&with_mark).unwrap(), read(&text).unwrap());
+}
+
+#[test]
+fn every_list_of_a_record_is_capped_before_it_is_walked() {
+    let deals = edited(|v| {
+        let deal = v["deals"][0].clone();
+        v["deals"] = serde_json::Value::Array(vec![deal; 101]);
+    });
+    let error = read(&deals).unwrap_err();
+    assert!(
+        matches!(error, EgnError::TooMany { what: "deals", count: 101, limit: 100 }),
+        "{error}"
+    );
+    for (edit, field) in [
+        (
+            Box::new(|v: &mut serde_json::Value| {
+                let trick = v["deals"][0]["phases"][1]["tricks"][0].clone();
+                v["deals"][0]["phases"][1]["tricks"] = serde_json::Value::Array(vec![trick; 6]);
+            }) as Box<dyn FnOnce(&mut serde_json::Value)>,
+            "tricks",
+        ),
+        (
+            Box::new(|v: &mut serde_json::Value| {
+                v["deals"][0]["alternativeLines"] =
+                    serde_json::Value::Array(vec![serde_json::json!({}); 65]);
+            }),
+            "alternativeLines",
+        ),
+        (
+            Box::new(|v: &mut serde_json::Value| {
+                v["deals"][0]["phases"][0]["callAnnotations"] =
+                    serde_json::json!({ "0": vec!["a comment"; 17] });
+            }),
+            "annotations",
+        ),
+    ] {
+        let game = read(&edited(edit)).unwrap();
+        let error = game.deals[0].as_ref().unwrap_err();
+        assert!(error.to_string().contains(field), "{field}: {error}");
+    }
+}

@@ -19,6 +19,11 @@ pub enum StoreError {
     )]
     ReadOnly { path: PathBuf },
     #[error(
+        "cannot write into {}: the folder does not take new files (read-only, or not yours); choose another folder",
+        path.display()
+    )]
+    FolderNotWritable { path: PathBuf },
+    #[error(
         "the table is full: it holds {capacity} records; raise the capacity or use a backend that grows"
     )]
     Full { capacity: u64 },

@@ -65,7 +65,10 @@ pub use memory::MemoryTable;
 #[cfg(feature = "mmap")]
 pub use mmap::{KEYS_FILE, KeyUniverse, MmapTable, PHF_FILE, RECORDS_FILE, Skeleton};
 pub use record::{MAX_ACTIONS, Record};
-pub use regular_file::{RegularFileError, kind_of, open_regular, read_bounded, read_text_bounded};
+pub use regular_file::{
+    Links, RegularFileError, check_writable, kind_of, open_regular, open_regular_with,
+    read_bounded, read_bounded_with, read_text_bounded, read_text_bounded_with,
+};
 pub use snapshot::SnapshotTable;
 pub use table::{ExactRecords, Key, SlotId, StoredRecord, Table};
 pub use verify::{Checksum, Verification, Verify};

@@ -53,22 +53,49 @@ pub fn kind_of(metadata: &Metadata) -> &'static str {
     }
 }
 
+/// Whether an open follows a symbolic link at the path's last component.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Links {
+    /// Follow it: an operator may name a link to their own file.
+    Follow,
+    /// Refuse it: a file found by listing a directory that clients browse
+    /// must be the regular file listed, not whatever a link points at.
+    Refuse,
+}
+
 /// Opens the regular file at `path` for reading, never blocking on a FIFO
 /// (the open does not wait for a writer) and refusing anything else that
 /// is not a regular file. Returns the file and its length.
 pub fn open_regular(path: &Path) -> Result<(File, u64), RegularFileError> {
+    open_regular_with(path, Links::Follow)
+}
+
+/// [`open_regular`], following a link at `path` or refusing it.
+pub fn open_regular_with(path: &Path, links: Links) -> Result<(File, u64), RegularFileError> {
     let io = |source| RegularFileError::Io {
         path: path.to_path_buf(),
         source,
     };
     // O_NONBLOCK: an open of a FIFO returns at once instead of waiting
-    // for a writer; it changes nothing for a regular file.
+    // for a writer; it changes nothing for a regular file. O_NOFOLLOW: an
+    // open of a link fails (ELOOP) instead of following it.
     const O_NONBLOCK: i32 = 0o4000;
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(O_NONBLOCK)
-        .open(path)
-        .map_err(io)?;
+    const O_NOFOLLOW: i32 = 0o400000;
+    const ELOOP: i32 = 40;
+    let flags = match links {
+        Links::Follow => O_NONBLOCK,
+        Links::Refuse => O_NONBLOCK | O_NOFOLLOW,
+    };
+    let file = match OpenOptions::new().read(true).custom_flags(flags).open(path) {
+        Ok(file) => file,
+        Err(error) if links == Links::Refuse && error.raw_os_error() == Some(ELOOP) => {
+            return Err(RegularFileError::NotRegular {
+                path: path.to_path_buf(),
+                kind: "a symbolic link",
+            });
+        }
+        Err(error) => return Err(io(error)),
+    };
     let metadata = file.metadata().map_err(io)?;
     if !metadata.is_file() {
         return Err(RegularFileError::NotRegular {
@@ -82,7 +109,16 @@ pub fn open_regular(path: &Path) -> Result<(File, u64), RegularFileError> {
 /// Reads the regular file at `path` whole, refusing one over `limit`
 /// bytes before reading it.
 pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, RegularFileError> {
-    let (file, length) = open_regular(path)?;
+    read_bounded_with(path, limit, Links::Follow)
+}
+
+/// [`read_bounded`], following a link at `path` or refusing it.
+pub fn read_bounded_with(
+    path: &Path,
+    limit: u64,
+    links: Links,
+) -> Result<Vec<u8>, RegularFileError> {
+    let (file, length) = open_regular_with(path, links)?;
     if length > limit {
         return Err(RegularFileError::TooLarge {
             path: path.to_path_buf(),
@@ -109,9 +145,61 @@ pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, RegularFileError
 
 /// [`read_bounded`], as UTF-8 text.
 pub fn read_text_bounded(path: &Path, limit: u64) -> Result<String, RegularFileError> {
-    String::from_utf8(read_bounded(path, limit)?).map_err(|_| RegularFileError::NotText {
-        path: path.to_path_buf(),
+    read_text_bounded_with(path, limit, Links::Follow)
+}
+
+/// [`read_text_bounded`], following a link at `path` or refusing it.
+pub fn read_text_bounded_with(
+    path: &Path,
+    limit: u64,
+    links: Links,
+) -> Result<String, RegularFileError> {
+    String::from_utf8(read_bounded_with(path, limit, links)?).map_err(|_| {
+        RegularFileError::NotText {
+            path: path.to_path_buf(),
+        }
     })
+}
+
+/// Checks, before any work is done, that [`crate::write_atomically`] can
+/// write `path`: what is there is a regular file or nothing, and its
+/// folder exists and takes new files. A program that writes its result at
+/// the end (a saved game, an export) says so at the start instead.
+pub fn check_writable(path: &Path) -> Result<(), crate::StoreError> {
+    check_replaceable(path)?;
+    let folder = match path.parent() {
+        Some(parent) if parent.as_os_str().is_empty() => Path::new("."),
+        Some(parent) => parent,
+        None => Path::new("."),
+    };
+    match std::fs::metadata(folder) {
+        Ok(metadata) if metadata.is_dir() => {}
+        Ok(metadata) => {
+            return Err(crate::StoreError::NotRegularFile {
+                path: folder.to_path_buf(),
+                kind: kind_of(&metadata),
+                action: "a file cannot be written inside it; name a path in an existing folder",
+            });
+        }
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Err(crate::StoreError::Missing {
+                path: folder.to_path_buf(),
+                hint: "the folder to write into does not exist; create it first".to_owned(),
+            });
+        }
+        Err(source) => {
+            return Err(crate::StoreError::Io {
+                path: folder.to_path_buf(),
+                source,
+            });
+        }
+    }
+    if !crate::dir::is_writable(folder) {
+        return Err(crate::StoreError::FolderNotWritable {
+            path: folder.to_path_buf(),
+        });
+    }
+    Ok(())
 }
 
 /// Refuses to replace what is at `path` unless it is a regular file (or

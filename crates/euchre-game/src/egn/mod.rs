@@ -24,6 +24,7 @@ pub mod file;
 pub mod read;
 pub mod reconstruct;
 pub mod write;
+mod unique_keys;
 
 use thiserror::Error;
 
@@ -181,6 +182,16 @@ pub enum EgnError {
         name: String,
         value: String,
         why: String,
+    },
+    #[error(
+        "the key \"{key}\" appears twice in one object; a JSON reader would silently keep one of them, so the file is refused (remove the copy that is wrong)"
+    )]
+    DuplicateKey { key: String },
+    #[error("{what}: {count}, more than the {limit} an EGN file can hold")]
+    TooMany {
+        what: &'static str,
+        count: usize,
+        limit: usize,
     },
 }
 

@@ -14,8 +14,23 @@ use crate::engine::card::{Card, CardSet, Rank, Suit};
 use crate::engine::rules::{LonerLead, Rules};
 use crate::engine::seat::Seat;
 
-/// Reads the text of an `.egn` file.
+/// The deals an EGN file may hold (EGN's own limit).
+pub const MAX_DEALS: usize = 100;
+/// Alternative lines kept per deal; each is shown beside its decision.
+pub const MAX_ALTERNATIVE_LINES: usize = 64;
+/// Annotated decisions per phase of a deal (a deal has at most 8 calls and
+/// 20 cards; the rest is room for annotators' own keys).
+pub const MAX_ANNOTATED: usize = 64;
+/// Comments on one decision.
+pub const MAX_COMMENTS: usize = 16;
+
+/// Reads the text of an `.egn` file. A leading byte-order mark (which
+/// editors on Windows add) is skipped; a key written twice in one object
+/// is refused rather than resolved silently. Time is linear in the text,
+/// and every list is capped before it is walked.
 pub fn read(text: &str) -> Result<Game, EgnError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    super::unique_keys::check(text)?;
     let value: Value =
         serde_json::from_str(text).map_err(|error| EgnError::NotJson(error.to_string()))?;
     let found = match value.get("fileType") {
@@ -30,6 +45,13 @@ pub fn read(text: &str) -> Result<Game, EgnError> {
         serde_json::from_value(value).map_err(|error| EgnError::Shape(error.to_string()))?;
     if !known_version(&file.version) {
         return Err(EgnError::UnknownVersion(file.version));
+    }
+    if file.deals.len() > MAX_DEALS {
+        return Err(EgnError::TooMany {
+            what: "deals",
+            count: file.deals.len(),
+            limit: MAX_DEALS,
+        });
     }
     let names = player_names(&file.metadata.players)?;
     let (rules, winning_score, num_deals) = rules(file.metadata.ruleset.as_ref())?;
@@ -270,6 +292,12 @@ fn parse_deal(deal: EgnDeal) -> Result<RecordedDeal, DealProblem> {
     let mut annotations = annotations_of(&bidding.call_annotations, Annotated::Call)?;
     let mut tricks = Vec::new();
     if let Some(play) = &play {
+        if play.tricks.len() > 5 || play.tricks.iter().any(|trick| trick.len() > 4) {
+            return Err(field(
+                "tricks",
+                "more than five tricks, or a trick of more than four cards".to_owned(),
+            ));
+        }
         for (index, trick) in play.tricks.iter().enumerate() {
             let name = format!("tricks[{index}]");
             tricks.push(
@@ -280,6 +308,15 @@ fn parse_deal(deal: EgnDeal) -> Result<RecordedDeal, DealProblem> {
             );
         }
         annotations.extend(annotations_of(&play.play_annotations, Annotated::Play)?);
+    }
+    if deal.alternative_lines.len() > MAX_ALTERNATIVE_LINES {
+        return Err(field(
+            "alternativeLines",
+            format!(
+                "{} lines; at most {MAX_ALTERNATIVE_LINES} are read",
+                deal.alternative_lines.len()
+            ),
+        ));
     }
     Ok(RecordedDeal {
         number: deal.deal_number,
@@ -303,13 +340,22 @@ fn read_calls(
     is_alone: bool,
     upcard_suit: Suit,
 ) -> Result<Vec<Action>, DealProblem> {
+    if calls.len() > 8 {
+        return Err(DealProblem::Inconsistent {
+            field: "calls".to_owned(),
+            why: format!(
+                "{} calls; an auction has at most eight (four a round)",
+                calls.len()
+            ),
+        });
+    }
     let mut actions = Vec::with_capacity(calls.len());
     for (index, text) in calls.iter().enumerate() {
         let bad = |why: String| DealProblem::Inconsistent {
             field: format!("calls[{index}]"),
             why,
         };
-        if actions.iter().any(|action| *action != Action::Pass) {
+        if actions.last().is_some_and(|action| *action != Action::Pass) {
             return Err(bad(format!(
                 "'{text}' after trump was made; the calls end with the maker's"
             )));
@@ -335,7 +381,6 @@ fn read_calls(
                     "no-trump calls are not a rule the engine plays".to_owned()
                 ));
             }
-            _ if index >= 8 => return Err(bad("more than eight calls".to_owned())),
             _ if round_one => {
                 return Err(bad(format!(
                     "'{text}' in round 1; expected \"Pass\" or \"Order\""
@@ -356,8 +401,24 @@ fn annotations_of(
     map: &EgnAnnotations,
     at: fn(usize) -> Annotated,
 ) -> Result<Vec<Annotation>, DealProblem> {
+    let too_many = |what: String| DealProblem::Inconsistent {
+        field: "annotations".to_owned(),
+        why: what,
+    };
+    if map.len() > MAX_ANNOTATED {
+        return Err(too_many(format!(
+            "{} annotated decisions; at most {MAX_ANNOTATED} are read",
+            map.len()
+        )));
+    }
     let mut out = Vec::new();
     for (key, texts) in map {
+        if texts.len() > MAX_COMMENTS {
+            return Err(too_many(format!(
+                "{} comments on decision {key}; at most {MAX_COMMENTS} are read",
+                texts.len()
+            )));
+        }
         let index: usize = key.parse().map_err(|_| DealProblem::Inconsistent {
             field: "annotations".to_owned(),
             why: format!("key '{key}' is not a decision index"),

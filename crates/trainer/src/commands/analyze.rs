@@ -27,20 +27,16 @@ pub struct AnalyzeRequest {
 
 /// Reads and checks one game file.
 pub fn load(path: &std::path::Path) -> anyhow::Result<egn::Game> {
-    let size = std::fs::metadata(path)
-        .with_context(|| format!("cannot read {}", path.display()))?
-        .len();
-    anyhow::ensure!(
-        size <= MAX_FILE_BYTES,
-        "{} is {size} bytes; a game file is at most {MAX_FILE_BYTES} (is it a game record?)",
-        path.display()
-    );
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let text = String::from_utf8(bytes).map_err(|_| {
-        anyhow::anyhow!(
+    let text = store::read_text_bounded(path, MAX_FILE_BYTES).map_err(|error| match error {
+        store::RegularFileError::TooLarge { bytes, .. } => anyhow::anyhow!(
+            "{} is {bytes} bytes; a game file is at most {MAX_FILE_BYTES} (is it a game record?)",
+            path.display()
+        ),
+        store::RegularFileError::NotText { .. } => anyhow::anyhow!(
             "{} is not UTF-8 text; an EGN file is JSON (a binary .egnb file must first be converted with the EGN project's egn-convert)",
             path.display()
-        )
+        ),
+        other => anyhow::Error::new(other),
     })?;
     egn::read(&text)
         .with_context(|| format!("{} is not a game this reader can replay", path.display()))
@@ -56,19 +52,34 @@ pub fn run(request: &AnalyzeRequest) -> anyhow::Result<()> {
         .num_threads(threads)
         .build()
         .context("starting the analysis threads")?;
+    // A file that cannot be read or analysed is reported and skipped: the
+    // others are still analysed and printed (in JSON, as an entry with an
+    // "error"), and the command then exits non-zero.
     let mut analyses = Vec::new();
+    let mut failed: Vec<(String, String)> = Vec::new();
     for path in &request.files {
-        let game = load(path)?;
-        let bot = from_spec(&request.bot, game.rules, request.unseen)
-            .with_context(|| format!("building the analysing bot (--bot {})", request.bot))?;
-        let analysis = pool.install(|| analyse(&game, bot.as_ref(), request.seed));
-        if !request.json {
-            print!("{}", report(path, &analysis, request.all_decisions));
+        let analysed = load(path).and_then(|game| {
+            let bot = from_spec(&request.bot, game.rules, request.unseen)
+                .with_context(|| format!("building the analysing bot (--bot {})", request.bot))?;
+            Ok(pool.install(|| analyse(&game, bot.as_ref(), request.seed)))
+        });
+        match analysed {
+            Ok(analysis) => {
+                if !request.json {
+                    print!("{}", report(path, &analysis, request.all_decisions));
+                }
+                analyses.push((path.display().to_string(), analysis));
+            }
+            Err(error) => {
+                if !request.json {
+                    eprintln!("error: {error:#}");
+                }
+                failed.push((path.display().to_string(), format!("{error:#}")));
+            }
         }
-        analyses.push((path.display().to_string(), analysis));
     }
     if request.json {
-        let files: Vec<serde_json::Value> = analyses
+        let mut files: Vec<serde_json::Value> = analyses
             .iter()
             .map(|(path, analysis)| {
                 let mut value = serde_json::to_value(analysis).unwrap_or_default();
@@ -78,11 +89,29 @@ pub fn run(request: &AnalyzeRequest) -> anyhow::Result<()> {
                 value
             })
             .collect();
+        files.extend(
+            failed
+                .iter()
+                .map(|(path, error)| serde_json::json!({ "file": path, "error": error })),
+        );
         println!("{}", serde_json::to_string_pretty(&files)?);
     } else if analyses.len() > 1 {
         print!("{}", overall(&analyses));
     }
-    Ok(())
+    match failed.as_slice() {
+        [] => Ok(()),
+        [(_, error)] if request.files.len() == 1 => Err(anyhow::anyhow!("{error}")),
+        _ => Err(anyhow::anyhow!(
+            "{} of {} files could not be analysed: {}",
+            failed.len(),
+            request.files.len(),
+            failed
+                .iter()
+                .map(|(path, _)| path.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
 }
 
 fn totals_row(out: &mut String, totals: &Totals) {

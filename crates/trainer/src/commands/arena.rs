@@ -191,6 +191,10 @@ pub fn run(request: &ArenaRequest) -> anyhow::Result<()> {
     );
     std::fs::create_dir_all(&request.dir)
         .with_context(|| format!("cannot make {}", request.dir.display()))?;
+    for name in [STATE_FILE, REPORT_FILE, PLOT_FILE] {
+        // Said before the first match, not after the last.
+        store::check_writable(&request.dir.join(name))?;
+    }
     let mut file = ArenaFile::load(&request.dir, request.seed, request.rules)?;
     let mut panel = Vec::new();
     let mut bots: BTreeMap<usize, Arc<Timed>> = BTreeMap::new();
@@ -256,8 +260,7 @@ pub fn run(request: &ArenaRequest) -> anyhow::Result<()> {
     }
     let report = Report::new(&file, &panel, deals as usize, &bots, request);
     print!("{}", report.text());
-    std::fs::write(request.dir.join(REPORT_FILE), report.markdown())
-        .with_context(|| format!("cannot write {}", request.dir.join(REPORT_FILE).display()))?;
+    store::write_atomically(&request.dir.join(REPORT_FILE), report.markdown().as_bytes())?;
     report.plot(&request.dir.join(PLOT_FILE))?;
     println!(
         "\nwritten: {}, {}, {}",
@@ -419,8 +422,9 @@ impl Report {
         for (name, spec) in self.names.iter().zip(&self.specs) {
             let _ = writeln!(
                 out,
-                "| {name} | `{}` |",
-                crate::serve::catalog::public_label(spec)
+                "| {} | `{}` |",
+                cell(name),
+                cell(&crate::serve::catalog::public_label(spec))
             );
         }
         let _ = writeln!(
@@ -431,8 +435,8 @@ impl Report {
             let _ = writeln!(
                 out,
                 "| {} | {} | {:+.3} ± {:.3} | {:.1}% ± {:.1} |",
-                self.names[s.a],
-                self.names[s.b],
+                cell(&self.names[s.a]),
+                cell(&self.names[s.b]),
                 s.net_per_hand,
                 s.net_interval,
                 100.0 * s.share,
@@ -450,7 +454,7 @@ impl Report {
         for bot in self.order() {
             let rating = &self.ratings[bot];
             let weakest = self.weakest[bot].map_or("-".to_owned(), |(other, share)| {
-                format!("{} ({:.1}%)", self.names[other], 100.0 * share)
+                format!("{} ({:.1}%)", cell(&self.names[other]), 100.0 * share)
             });
             let times = &self.times[bot];
             let time = |ms: f64| {
@@ -463,7 +467,7 @@ impl Report {
             let _ = writeln!(
                 out,
                 "| {} | {:.1}% ({:.1}–{:.1}) | {weakest} | {} | {} |",
-                self.names[bot],
+                cell(&self.names[bot]),
                 100.0 * rating.share,
                 100.0 * rating.low,
                 100.0 * rating.high,
@@ -474,12 +478,14 @@ impl Report {
         out
     }
 
-    /// Each bot's rating with its interval, best at the top.
+    /// Each bot's rating with its interval, best at the top; drawn in
+    /// memory and written as every user's file is ([`store::write_atomically`]).
     fn plot(&self, path: &Path) -> anyhow::Result<()> {
         let order = self.order();
-        let draw = || -> Result<(), Box<dyn std::error::Error>> {
+        let mut svg = String::new();
+        let mut draw = || -> Result<(), Box<dyn std::error::Error>> {
             let height = 120 + 40 * order.len() as u32;
-            let root = SVGBackend::new(path, (800, height)).into_drawing_area();
+            let root = SVGBackend::with_string(&mut svg, (800, height)).into_drawing_area();
             root.fill(&WHITE)?;
             let low = self.ratings.iter().map(|r| r.low).fold(0.5, f64::min) - 0.01;
             let high = self.ratings.iter().map(|r| r.high).fold(0.5, f64::max) + 0.01;
@@ -523,13 +529,28 @@ impl Report {
             root.present()?;
             Ok(())
         };
-        draw().map_err(|error| anyhow::anyhow!("cannot draw {}: {error}", path.display()))
+        draw().map_err(|error| anyhow::anyhow!("cannot draw {}: {error}", path.display()))?;
+        store::write_atomically(path, svg.as_bytes())?;
+        Ok(())
     }
+}
+
+/// Text for one cell of a Markdown table: a `|` would end the cell (and a
+/// line break the row), so a bot named with either cannot break the table.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace(['\n', '\r'], " ")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bar_or_a_line_break_in_a_name_stays_inside_its_markdown_cell() {
+        assert_eq!(cell("a|b"), "a\\|b");
+        assert_eq!(cell("two\nlines"), "two lines");
+        assert_eq!(cell("pimc:50"), "pimc:50");
+    }
 
     #[test]
     fn bots_are_named_or_labelled() {

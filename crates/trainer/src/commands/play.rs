@@ -55,6 +55,10 @@ pub fn run(
         .as_deref()
         .map(|spec| from_spec(spec, request.rules, request.unseen).context("--hints"))
         .transpose()?;
+    if let Some(path) = &request.save {
+        // Said before the first hand, not after it.
+        store::check_writable(path).context("--save")?;
+    }
     let terminal = Terminal {
         ascii: request.ascii,
         hints,
@@ -126,11 +130,11 @@ fn numbered(path: &Path, game: u64) -> PathBuf {
 }
 
 /// Writes the game so far, whole or not at all: a reader never sees half a
-/// file, even if the program is stopped while writing.
+/// file, even if the program is stopped while writing. Only a regular file
+/// is replaced (a device, a FIFO or a link is refused, not replaced), and
+/// the temporary file is made anew, never opened through a planted link.
 fn save_game(path: &Path, game: &HumanGame) -> anyhow::Result<()> {
-    let partial = path.with_extension("egn.partial");
-    std::fs::write(&partial, game.egn())
-        .and_then(|()| std::fs::rename(&partial, path))
+    store::write_atomically(path, game.egn().as_bytes())
         .with_context(|| format!("cannot save the game to {}", path.display()))
 }
 

@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path as FsPath, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -25,24 +26,45 @@ use serde::Deserialize;
 
 use super::analysis_pages;
 use super::catalog::BotCatalog;
-use super::guard::MAX_UPLOAD_BYTES;
+use super::ServeError;
+use super::guard::{Cancel, MAX_UPLOAD_BYTES};
 use super::respond::{error_html, html, lock};
 
 /// Analyses kept in memory; past this the oldest is dropped.
 const MAX_ANALYSES: usize = 64;
 
-/// The deals an uploaded game may hold (EGN's own limit).
-const MAX_DEALS: usize = 100;
-
 /// What the analysis pages share: the analyses made, the games directory,
 /// and the bots a client may choose as the judge.
 pub(super) struct AnalysisDesk {
     done: Mutex<HashMap<String, (Arc<GameAnalysis>, Instant)>>,
-    /// Held while an analysis runs: one at a time.
-    running: tokio::sync::Mutex<()>,
+    /// Held while an analysis runs, by the blocking task that runs it (not
+    /// by the request, which may be gone): one at a time.
+    running: Arc<tokio::sync::Mutex<()>>,
     games_dir: Option<PathBuf>,
     bots: Arc<BotCatalog>,
     ids: Mutex<SmallRng>,
+    /// Set on Ctrl-C: an analysis under way stops.
+    shutdown: Arc<AtomicBool>,
+}
+
+/// Refuses, at start, a games directory that is not one: a mistyped
+/// `--games` would otherwise serve an empty list without a word.
+pub(super) fn check_games_dir(dir: &FsPath) -> Result<(), ServeError> {
+    let why = match std::fs::metadata(dir) {
+        Ok(metadata) if metadata.is_dir() => return Ok(()),
+        Ok(metadata) => format!(
+            "{}, not a directory; name the directory that holds the .egn files",
+            store::kind_of(&metadata)
+        ),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            "no such directory; name the directory that holds the .egn files".to_owned()
+        }
+        Err(error) => error.to_string(),
+    };
+    Err(ServeError::GamesDir {
+        path: dir.to_path_buf(),
+        why,
+    })
 }
 
 impl AnalysisDesk {
@@ -50,14 +72,16 @@ impl AnalysisDesk {
         games_dir: Option<PathBuf>,
         bots: Arc<BotCatalog>,
         seed: u64,
+        shutdown: Arc<AtomicBool>,
     ) -> AnalysisDesk {
         use rand::SeedableRng;
         AnalysisDesk {
             done: Mutex::new(HashMap::new()),
-            running: tokio::sync::Mutex::new(()),
+            running: Arc::new(tokio::sync::Mutex::new(())),
             games_dir,
             bots,
             ids: Mutex::new(SmallRng::seed_from_u64(seed.rotate_left(17))),
+            shutdown,
         }
     }
 
@@ -75,6 +99,9 @@ impl AnalysisDesk {
             .flatten()
             .filter_map(Result::ok)
             .filter(|entry| entry.path().extension().is_some_and(|e| e == "egn"))
+            // Regular files only: not a link (to `/dev/zero`, or out of the
+            // directory), a FIFO or a device a client could pick.
+            .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_file()))
             .filter_map(|entry| entry.file_name().into_string().ok())
             .collect();
         names.sort();
@@ -141,23 +168,41 @@ struct Submitted {
     bot: String,
 }
 
-async fn read_form(mut multipart: Multipart) -> Result<Submitted, String> {
+async fn read_form(mut multipart: Multipart) -> Result<Submitted, (StatusCode, String)> {
     let mut submitted = Submitted {
         text: None,
         picked: None,
         bot: "pimc:50".to_owned(),
     };
     let unreadable = |error: axum::extract::multipart::MultipartError| {
-        format!("the upload could not be read ({error}); choose the file again")
+        if error.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!(
+                    "the upload is too large: a game file is at most {} KiB",
+                    MAX_UPLOAD_BYTES / 1024
+                ),
+            )
+        } else {
+            (
+                StatusCode::BAD_REQUEST,
+                format!("the upload could not be read ({error}); choose the file again"),
+            )
+        }
+    };
+    let not_text = || {
+        (
+            StatusCode::BAD_REQUEST,
+            "the file is not UTF-8 text; an EGN file is JSON (convert a binary .egnb file with the EGN project's egn-convert)".to_owned(),
+        )
     };
     while let Some(field) = multipart.next_field().await.map_err(unreadable)? {
         match field.name().unwrap_or("") {
             "file" => {
                 let bytes = field.bytes().await.map_err(unreadable)?;
                 if !bytes.is_empty() {
-                    submitted.text = Some(String::from_utf8(bytes.to_vec()).map_err(|_| {
-                        "the file is not UTF-8 text; an EGN file is JSON (convert a binary .egnb file with the EGN project's egn-convert)".to_owned()
-                    })?);
+                    submitted.text =
+                        Some(String::from_utf8(bytes.to_vec()).map_err(|_| not_text())?);
                 }
             }
             "pick" => {
@@ -173,6 +218,20 @@ async fn read_form(mut multipart: Multipart) -> Result<Submitted, String> {
     Ok(submitted)
 }
 
+/// Where the game to analyse comes from.
+enum Source {
+    Uploaded(String),
+    Picked(PathBuf),
+}
+
+/// How an analysis ended, on its blocking thread.
+enum Outcome {
+    Done(GameAnalysis),
+    Refused(StatusCode, String),
+    /// Its client left, its time ran out, or the server is stopping.
+    Stopped,
+}
+
 pub(super) async fn submit(State(desk): Shared, multipart: Multipart) -> Response {
     let refuse = |status: StatusCode, message: &str| {
         html(
@@ -182,15 +241,12 @@ pub(super) async fn submit(State(desk): Shared, multipart: Multipart) -> Respons
     };
     let submitted = match read_form(multipart).await {
         Ok(submitted) => submitted,
-        Err(message) => return refuse(StatusCode::BAD_REQUEST, &message),
+        Err((status, message)) => return refuse(status, &message),
     };
-    let text = match (submitted.text, submitted.picked) {
-        (Some(text), _) => text,
+    let source = match (submitted.text, submitted.picked) {
+        (Some(text), _) => Source::Uploaded(text),
         (None, Some(name)) => match desk.file(&name) {
-            Some(path) => match read_games_file(&path) {
-                Ok(text) => text,
-                Err(message) => return refuse(StatusCode::BAD_REQUEST, &message),
-            },
+            Some(path) => Source::Picked(path),
             None => {
                 return refuse(
                     StatusCode::BAD_REQUEST,
@@ -205,47 +261,90 @@ pub(super) async fn submit(State(desk): Shared, multipart: Multipart) -> Respons
             );
         }
     };
-    let game = match egn::read(&text) {
-        Ok(game) => game,
-        Err(error) => return refuse(StatusCode::UNPROCESSABLE_ENTITY, &error.to_string()),
-    };
-    if game.deals.len() > MAX_DEALS {
-        return refuse(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            &format!(
-                "the game has {} deals; EGN holds at most {MAX_DEALS}",
-                game.deals.len()
-            ),
-        );
-    }
-    let bot = match desk.bots.choose(&submitted.bot) {
-        Ok((_, bot)) => bot,
+    let (label, bot) = match desk.bots.choose(&submitted.bot) {
+        Ok(chosen) => chosen,
         Err(error) => return refuse(StatusCode::BAD_REQUEST, &error.to_string()),
     };
-    let _one_at_a_time = desk.running.lock().await;
-    let seed = 1;
-    let analysed = tokio::task::spawn_blocking(move || analyse(&game, bot.as_ref(), seed)).await;
-    let Ok(analysis) = analysed else {
-        return error_html(
+    // Waiting here ends with the request; once the work starts, the
+    // blocking task holds the turn until the work itself ends, so work a
+    // client abandoned still counts against "one at a time" while it stops.
+    let turn = Arc::clone(&desk.running).lock_owned().await;
+    // Dropped with this handler (the client left, its deadline passed):
+    // the analysis then stops at its next decision.
+    let cancel = Cancel::new(&desk.shutdown);
+    let stop = cancel.checker();
+    let outcome = tokio::task::spawn_blocking(move || {
+        let _turn = turn;
+        euchre_bots::stop::with_stop(Arc::clone(&stop), || analyse_source(source, &label, bot.as_ref()))
+    })
+    .await;
+    drop(cancel);
+    match outcome {
+        Ok(Outcome::Done(analysis)) => {
+            let id = {
+                use rand::RngExt;
+                format!("{:016x}", lock(&desk.ids).random::<u64>())
+            };
+            desk.insert(id.clone(), analysis);
+            Redirect::to(&format!("/analysis/{id}")).into_response()
+        }
+        Ok(Outcome::Refused(status, message)) => refuse(status, &message),
+        Ok(Outcome::Stopped) => error_html(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Stopped",
+            "the analysis was stopped: the server is shutting down",
+        ),
+        Err(_) => error_html(
             StatusCode::INTERNAL_SERVER_ERROR,
             "Internal error",
             "the bot failed while analysing; try another bot",
-        );
-    };
-    let id = {
-        use rand::RngExt;
-        format!("{:016x}", lock(&desk.ids).random::<u64>())
-    };
-    desk.insert(id.clone(), analysis);
-    Redirect::to(&format!("/analysis/{id}")).into_response()
+        ),
+    }
 }
 
-fn read_games_file(path: &FsPath) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|error| format!("cannot read the game: {error}"))?;
-    if bytes.len() > MAX_UPLOAD_BYTES {
-        return Err("the game file is larger than an EGN game can be".to_owned());
+/// Reads, parses and analyses a game: the CPU work of an upload, on a
+/// blocking thread (parsing a large upload on an async worker stalled
+/// every other request). Stops when the installed stop check asks.
+fn analyse_source(source: Source, label: &str, bot: &dyn euchre_bots::bot::Bot) -> Outcome {
+    let text = match source {
+        Source::Uploaded(text) => text,
+        Source::Picked(path) => match read_games_file(&path) {
+            Ok(text) => text,
+            Err(message) => return Outcome::Refused(StatusCode::BAD_REQUEST, message),
+        },
+    };
+    let game = match egn::read(&text) {
+        Ok(game) => game,
+        Err(error) => return Outcome::Refused(StatusCode::UNPROCESSABLE_ENTITY, error.to_string()),
+    };
+    let seed = 1;
+    let mut analysis = analyse(&game, bot, seed);
+    if euchre_bots::stop::requested() {
+        return Outcome::Stopped;
     }
-    String::from_utf8(bytes).map_err(|_| "the game file is not UTF-8 text".to_owned())
+    // The label the client chose, never a policy file's path.
+    analysis.bot = label.to_owned();
+    Outcome::Done(analysis)
+}
+
+/// A file the games directory lists: a regular file (a link is refused,
+/// not followed), opened without blocking, its size checked before it is
+/// read.
+fn read_games_file(path: &FsPath) -> Result<String, String> {
+    store::read_text_bounded_with(path, MAX_UPLOAD_BYTES as u64, store::Links::Refuse).map_err(
+        |error| match error {
+            store::RegularFileError::TooLarge { .. } => {
+                "the game file is larger than an EGN game can be".to_owned()
+            }
+            store::RegularFileError::NotText { .. } => {
+                "the game file is not UTF-8 text".to_owned()
+            }
+            store::RegularFileError::NotRegular { kind, .. } => {
+                format!("that game is {kind}, not a regular file, so it is not read")
+            }
+            store::RegularFileError::Io { source, .. } => format!("cannot read the game: {source}"),
+        },
+    )
 }
 
 #[derive(Debug, Deserialize)]

@@ -113,6 +113,8 @@ pub enum ServeError {
     Bot(#[from] euchre_bots::spec::BotSpecError),
     #[error("the server stopped: {0}")]
     Io(#[from] std::io::Error),
+    #[error("--games {}: {why}", path.display())]
+    GamesDir { path: PathBuf, why: String },
 }
 
 /// Everything the handlers share.
@@ -187,10 +189,14 @@ pub fn app(options: &ServeOptions, shutdown: &Arc<AtomicBool>) -> Result<Router,
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |elapsed| elapsed.as_nanos() as u64)
     });
+    if let Some(dir) = &options.games_dir {
+        analysis::check_games_dir(dir)?;
+    }
     let analysis = Arc::new(AnalysisDesk::new(
         options.games_dir.clone(),
         Arc::clone(&bots),
         seed,
+        Arc::clone(shutdown),
     ));
     let state = AppState {
         rules: options.rules,
@@ -421,12 +427,12 @@ async fn new_game(State(state): Shared, form: Result<Form<NewGame>, FormRejectio
             }
         },
     };
-    let partner = match state.bots.choose(&request.partner) {
-        Ok((_, bot)) => bot,
+    let (partner_label, partner) = match state.bots.choose(&request.partner) {
+        Ok(chosen) => chosen,
         Err(error) => return refuse(format!("partner: {error}")),
     };
-    let opponents = match state.bots.choose(&request.opponents) {
-        Ok((_, bot)) => bot,
+    let (opponents_label, opponents) = match state.bots.choose(&request.opponents) {
+        Ok(chosen) => chosen,
         Err(error) => return refuse(format!("opponents: {error}")),
     };
     let seed = {
@@ -434,13 +440,10 @@ async fn new_game(State(state): Shared, form: Result<Form<NewGame>, FormRejectio
         lock(&state.next_id).random::<u64>()
     };
     // The bots' first moves are made when the game is first shown.
-    let id = state.insert(HumanGame::new(
-        partner,
-        opponents,
-        state.rules,
-        target,
-        seed,
-    ));
+    let id = state.insert(
+        HumanGame::new(partner, opponents, state.rules, target, seed)
+            .with_bot_names(&partner_label, &opponents_label),
+    );
     Redirect::to(&format!("/game/{id}")).into_response()
 }
 
@@ -486,10 +489,19 @@ async fn show_game(State(state): Shared, Path(id): Path<String>) -> Response {
     let hint = if lock(&table).show_hints {
         let worker = Arc::clone(&table);
         let bot = Arc::clone(&state.hint_bot);
-        tokio::task::spawn_blocking(move || lock(&worker).hint(bot.as_ref()))
-            .await
-            .ok()
-            .flatten()
+        // Stops, and lets go of the game, when its client leaves.
+        let stop = cancel.checker();
+        let hint = tokio::task::spawn_blocking(move || {
+            euchre_bots::stop::with_stop(stop, || {
+                let hint = lock(&worker).hint(bot.as_ref());
+                hint.filter(|_| !euchre_bots::stop::requested())
+            })
+        })
+        .await
+        .ok()
+        .flatten();
+        drop(cancel);
+        hint
     } else {
         None
     };
@@ -713,9 +725,13 @@ async fn curve(State(state): Shared, Path(index): Path<String>) -> Response {
         return error_html(StatusCode::NOT_FOUND, "Not found", "there is no such run");
     };
     let path = dir.join(crate::training::curve::CURVE_PLOT);
-    match tokio::task::spawn_blocking(move || std::fs::read(path))
+    // A run's plot is a few tens of KiB; anything else at that path (a
+    // FIFO, a device, a huge file) is not served.
+    const MAX_PLOT_BYTES: u64 = 16 << 20;
+    match tokio::task::spawn_blocking(move || store::read_bounded(&path, MAX_PLOT_BYTES))
         .await
-        .unwrap_or_else(|_| Err(std::io::ErrorKind::Other.into()))
+        .map_err(|_| ())
+        .and_then(|read| read.map_err(|_| ()))
     {
         Ok(svg) => (
             [
@@ -764,8 +780,17 @@ async fn api_act(State(state): Shared, body: Result<Bytes, BytesRejection>) -> R
         )
     })
     .await;
+    let stopped = cancel.checker()();
     drop(cancel);
     match answer {
+        // A decision cut short by Ctrl-C is not an answer.
+        Ok(Ok(_)) if stopped => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            axum::Json(serde_json::json!({
+                "error": "the server is shutting down; the decision was cut short, ask again later"
+            })),
+        )
+            .into_response(),
         Ok(Ok(answer)) => (StatusCode::OK, axum::Json(answer)).into_response(),
         Ok(Err(error)) => api_error(&error),
         Err(_) => (

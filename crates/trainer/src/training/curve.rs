@@ -245,7 +245,7 @@ pub fn record(run_dir: &Path, point: &CurvePoint) -> Result<(), TrainingError> {
 /// in the current form, so that new points can be appended to it.
 fn upgrade(run_dir: &Path) -> Result<(), TrainingError> {
     let path = run_dir.join(CURVE_FILE);
-    let Ok(text) = std::fs::read_to_string(&path) else {
+    let Some(text) = curve_text(&path)? else {
         return Ok(());
     };
     if text.lines().next() != Some(HEADER_WITHOUT_RESPONSE) {
@@ -262,10 +262,8 @@ fn upgrade(run_dir: &Path) -> Result<(), TrainingError> {
 /// The run's points so far, oldest first; none before the first.
 pub fn read(run_dir: &Path) -> Result<Vec<CurvePoint>, TrainingError> {
     let path = run_dir.join(CURVE_FILE);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(source) => return Err(TrainingError::Unreadable { path, source }),
+    let Some(text) = curve_text(&path)? else {
+        return Ok(Vec::new());
     };
     let with_response = text.lines().next() != Some(HEADER_WITHOUT_RESPONSE);
     text.lines()
@@ -284,8 +282,9 @@ pub fn read(run_dir: &Path) -> Result<Vec<CurvePoint>, TrainingError> {
 
 /// Draws the points (A minus B with its interval, over training minutes).
 pub fn draw(points: &[CurvePoint], path: &Path) -> Result<(), TrainingError> {
-    let plot = |points: &[CurvePoint]| -> Result<(), Box<dyn std::error::Error>> {
-        let root = SVGBackend::new(path, (800, 480)).into_drawing_area();
+    let mut svg = String::new();
+    let mut plot = |points: &[CurvePoint]| -> Result<(), Box<dyn std::error::Error>> {
+        let root = SVGBackend::with_string(&mut svg, (800, 480)).into_drawing_area();
         root.fill(&WHITE)?;
         let minutes = |point: &CurvePoint| point.train_seconds / 60.0;
         let x_end = points.iter().map(minutes).fold(1.0, f64::max) * 1.05;
@@ -337,7 +336,27 @@ pub fn draw(points: &[CurvePoint], path: &Path) -> Result<(), TrainingError> {
     plot(points).map_err(|error| TrainingError::Draw {
         path: path.to_path_buf(),
         reason: error.to_string(),
-    })
+    })?;
+    Ok(store::write_atomically(path, svg.as_bytes())?)
+}
+
+/// The most a curve's CSV may hold: a point a minute for a year is 40 MB.
+const MAX_CURVE_BYTES: u64 = 64 << 20;
+
+/// The curve's text, or `None` before its first point.
+fn curve_text(path: &Path) -> Result<Option<String>, TrainingError> {
+    match store::read_text_bounded(path, MAX_CURVE_BYTES) {
+        Ok(text) => Ok(Some(text)),
+        Err(store::RegularFileError::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::NotFound =>
+        {
+            Ok(None)
+        }
+        Err(error) => Err(TrainingError::Unreadable {
+            path: path.to_path_buf(),
+            source: std::io::Error::other(error.to_string()),
+        }),
+    }
 }
 
 #[cfg(test)]

@@ -106,6 +106,10 @@ pub fn export_locked(
             dir: dir.to_path_buf(),
         });
     }
+    if let Some(out) = &out {
+        // Said before the policy is built, not after.
+        store::check_writable(out)?;
+    }
     let path = out.unwrap_or_else(|| run.file(POLICY_FILE));
     let written = write_policy(run, saved, &path, strategy, verify)?;
     let policy = read_back(&path, &written.meta, written.entries)?;

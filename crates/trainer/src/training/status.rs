@@ -18,6 +18,10 @@ use crate::training::error::TrainingError;
 use crate::training::export::LBR_FILE;
 use crate::training::run_dir::{POLICY_FILE, Progress, RunDir, STORE_DIR, read_settings};
 
+/// The most a run directory's small text files (the local best
+/// response's summary, the cluster telemetry's) may hold.
+const SMALL_FILE_BYTES: u64 = 1 << 20;
+
 /// Everything `trainer status` reports about one run directory.
 #[derive(Debug)]
 pub struct RunStatus {
@@ -200,14 +204,14 @@ impl RunStatus {
             checkpoint,
             checkpoint_every_minutes: saved.session.checkpoint_every_minutes,
             curve: curve::read(dir)?.pop(),
-            local_best_response: std::fs::read_to_string(dir.join(LBR_FILE))
+            local_best_response: store::read_text_bounded(&dir.join(LBR_FILE), SMALL_FILE_BYTES)
                 .ok()
                 .map(|text| text.trim().to_owned()),
             policy,
             trainer,
             digest,
             store_check,
-            cluster: std::fs::read_to_string(dir.join(TELEMETRY_FILE))
+            cluster: store::read_text_bounded(&dir.join(TELEMETRY_FILE), SMALL_FILE_BYTES)
                 .ok()
                 .map(|text| text.trim_end().to_owned()),
         })
