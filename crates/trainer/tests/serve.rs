@@ -1034,3 +1034,156 @@ async fn hints_show_on_request_for_the_persons_moves_and_the_game_saves_as_egn()
     let deal = read.deals[0].as_ref().unwrap();
     euchre_game::egn::reconstruct(deal, read.rules).expect("and replays");
 }
+
+/// The games directory as a hostile operator or neighbour could leave it:
+/// a FIFO, a link to `/dev/zero` and a file too large to be a game beside
+/// a real record. Only regular files are listed; a name that is not
+/// listed cannot be picked; a large file is refused by its size before it
+/// is read; a mistyped `--games` is refused at start.
+#[tokio::test]
+async fn the_games_directory_lists_and_reads_only_regular_files_of_bounded_size() {
+    let temp = TempDir::new("serve-games-dir");
+    let dir = temp.path("games");
+    std::fs::create_dir_all(&dir).unwrap();
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(dir.join("a-fifo.egn"))
+            .status()
+            .unwrap()
+            .success()
+    );
+    std::os::unix::fs::symlink("/dev/zero", dir.join("b-zero.egn")).unwrap();
+    std::fs::write(dir.join("c-large.egn"), vec![b' '; 2 << 20]).unwrap();
+    std::fs::copy(
+        vendored_game("VWEC_Finals_Annotated.egn"),
+        dir.join("d-final.egn"),
+    )
+    .unwrap();
+    let mut with_games = options("heuristic");
+    with_games.games_dir = Some(dir.clone());
+    let router = app(&with_games).unwrap();
+    let (status, _, form_page) = send(&router, get("/analysis")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(form_page.contains("c-large.egn") && form_page.contains("d-final.egn"));
+    assert!(
+        !form_page.contains("a-fifo.egn") && !form_page.contains("b-zero.egn"),
+        "{form_page}"
+    );
+    for (name, expected) in [
+        ("a-fifo.egn", "no game"),
+        ("b-zero.egn", "no game"),
+        ("c-large.egn", "larger than an EGN game can be"),
+    ] {
+        let started = std::time::Instant::now();
+        let (status, _, page) = send(
+            &router,
+            upload(&[("pick", None, name), ("bot", None, "heuristic")]),
+        )
+        .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{name}: {page}");
+        assert!(page.contains(expected), "{name}: {page}");
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "{name} took {:?}",
+            started.elapsed()
+        );
+    }
+    let (status, location, page) = send(
+        &router,
+        upload(&[("pick", None, "d-final.egn"), ("bot", None, "heuristic")]),
+    )
+    .await;
+    assert_eq!(status, StatusCode::SEE_OTHER, "{page}");
+    assert!(location.is_some());
+
+    for missing in [temp.path("nonexistent"), dir.join("d-final.egn")] {
+        let mut bad = options("heuristic");
+        bad.games_dir = Some(missing.clone());
+        let error = app(&bad).err().expect("refused at start");
+        assert!(
+            error.to_string().contains("--games")
+                && error.to_string().contains(&missing.display().to_string()),
+            "{error}"
+        );
+    }
+}
+
+/// A server offering a policy names it by its label, never by its path:
+/// not in a saved game's players, not as the judge of an analysis.
+#[tokio::test]
+async fn saved_games_and_analyses_name_bots_by_label_not_by_path() {
+    let temp = TempDir::new("serve-labels");
+    let policy = bidding_policy(&temp.0);
+    let spec = format!("policy:{}", policy.display());
+    let mut offered = options(&spec);
+    offered.bots.push("heuristic".to_owned());
+    let router = app(&offered).unwrap();
+    let folder = temp.0.display().to_string();
+    let game = new_game_with(&router, "partner=1&opponents=1&target=1").await;
+    let (status, _, egn) = send(&router, get(&format!("{game}/game.egn"))).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(egn.contains("policy.bin"), "{egn}");
+    assert!(!egn.contains(&folder), "the saved game names a path: {egn}");
+    let text = std::fs::read_to_string(vendored_game("VWEC_Finals_Annotated.egn")).unwrap();
+    let (status, location, body) = send(
+        &router,
+        upload(&[("file", Some("final.egn"), &text), ("bot", None, "1")]),
+    )
+    .await;
+    assert_eq!(status, StatusCode::SEE_OTHER, "{body}");
+    let (_, _, page) = send(&router, get(&location.unwrap())).await;
+    assert!(page.contains("Judged by <b>"), "{page}");
+    assert!(!page.contains(&folder), "the analysis names a path");
+}
+
+/// Analyses a client abandoned stop, and count against "one at a time"
+/// until they have: six uploads of a long game with `pimc:200`, each left
+/// after half a second, leave the server idle within a second or two,
+/// instead of computing on for 20 s each.
+#[test]
+fn abandoned_analyses_stop_and_hold_the_one_at_a_time_turn_while_they_do() {
+    use std::io::Write;
+    let cpu_seconds = |pid: u32| -> f64 {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .unwrap()
+            .1
+            .split_whitespace()
+            .collect();
+        (fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap()) / 100.0
+    };
+    let text = std::fs::read_to_string(vendored_game("VWEC_Finals_Annotated.egn")).unwrap();
+    let boundary = "----euchre-abandon";
+    let body = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"g.egn\"\r\n\
+         Content-Type: application/octet-stream\r\n\r\n{text}\r\n--{boundary}\r\n\
+         Content-Disposition: form-data; name=\"bot\"\r\n\r\npimc:200\r\n--{boundary}--\r\n"
+    );
+    let (mut server, address) = spawn_server(&["--bot", "heuristic", "--bot", "pimc:200"]);
+    let mut clients = Vec::new();
+    for _ in 0..6 {
+        let mut stream = std::net::TcpStream::connect(address).unwrap();
+        write!(
+            stream,
+            "POST /analysis HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary={boundary}\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        clients.push(stream);
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+    let busy = cpu_seconds(server.id());
+    drop(clients);
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let after_leaving = cpu_seconds(server.id());
+    std::thread::sleep(std::time::Duration::from_millis(2000));
+    let idle = cpu_seconds(server.id()) - after_leaving;
+    server.kill().ok();
+    server.wait().ok();
+    assert!(busy > 0.5, "the first analysis was under way ({busy} s of CPU)");
+    assert!(
+        idle < 0.3,
+        "{idle} s of CPU in the 2 s after every client left"
+    );
+}
