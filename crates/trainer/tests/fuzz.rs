@@ -1,6 +1,7 @@
 //! A fuzzer for every parser of outside input: policy files, run profiles,
 //! bot-API views (and the JSON-lines reader of `trainer act`), replay
-//! lines, EGN game files (read, replayed and analysed), store manifests, the mmap store's undo journal, and each store's
+//! lines, EGN game files (read, replayed and analysed, and uploaded to the
+//! server's analysis page through its whole router), store manifests, the mmap store's undo journal, and each store's
 //! open on a damaged directory. Inputs are mutated from a seed corpus of
 //! real inputs (a few are purely random); each must be refused or accepted
 //! without a panic, a signal, more than [`TIME_BOUND`] or more than
@@ -464,6 +465,65 @@ fn egn_games(inputs: u64) -> Report {
     })
 }
 
+/// The server's upload path, as a browser sends it: a multipart body
+/// holding an EGN file and the judge, through the whole router (body
+/// limit, multipart parsing, UTF-8, the EGN reader, the analysis by the
+/// heuristic, the page). Mutations hit the multipart framing as well as
+/// the game. Accepted: the analysis was made (a redirect to it). Never a
+/// 500, never a panic.
+fn egn_uploads(inputs: u64) -> Report {
+    use axum::body::Body;
+    use axum::http::{Request, StatusCode, header};
+    use tower::ServiceExt;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../euchre-game/tests/egn");
+    let boundary = "----fuzz-boundary";
+    let seeds: Vec<Vec<u8>> = ["VWEC_Finals_Annotated.egn", "Custom_Scenario.egn"]
+        .iter()
+        .map(|name| {
+            let game = std::fs::read_to_string(dir.join(name)).expect("a vendored EGN file");
+            format!(
+                "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"g.egn\"\r\n\
+                 Content-Type: application/octet-stream\r\n\r\n{game}\r\n--{boundary}\r\n\
+                 Content-Disposition: form-data; name=\"bot\"\r\n\r\nheuristic\r\n--{boundary}--\r\n"
+            )
+            .into_bytes()
+        })
+        .collect();
+    let options = trainer::serve::ServeOptions {
+        bots: vec!["heuristic".to_owned()],
+        run_dirs: Vec::new(),
+        rules: Rules::default(),
+        unseen: euchre_bots::bots::policy::Unseen::Heuristic,
+        address: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+        seed: Some(1),
+        allowed_hosts: Vec::new(),
+        games_dir: None,
+        hint_bot: "heuristic".to_owned(),
+    };
+    let shutdown = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let router = trainer::serve::app(&options, &shutdown).expect("the server builds");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    fuzz("egn-upload", inputs, &seeds, |input| {
+        let request = Request::post("/analysis")
+            .header(header::HOST, "127.0.0.1")
+            .header(
+                header::CONTENT_TYPE,
+                format!("multipart/form-data; boundary={boundary}"),
+            )
+            .body(Body::from(input.to_vec()))
+            .expect("a request");
+        let status = runtime
+            .block_on(router.clone().oneshot(request))
+            .expect("the router answers")
+            .status();
+        assert_ne!(status, StatusCode::INTERNAL_SERVER_ERROR, "a 500");
+        status == StatusCode::SEE_OTHER
+    })
+}
+
 fn manifests(inputs: u64) -> Report {
     let scratch = Scratch::new("manifest");
     let mut seeds = Vec::new();
@@ -715,6 +775,11 @@ fn fuzz_egn_games() {
 }
 
 #[test]
+fn fuzz_egn_uploads() {
+    check(&egn_uploads(SHORT_RUN));
+}
+
+#[test]
 fn fuzz_store_manifests() {
     check(&manifests(SHORT_RUN));
 }
@@ -741,6 +806,7 @@ fn fuzz_long_run() {
         views(inputs),
         replay_lines(inputs),
         egn_games(inputs),
+        egn_uploads(inputs),
         manifests(inputs),
         undo_journals(inputs),
         damaged_store(inputs, "memory"),
