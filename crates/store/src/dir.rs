@@ -373,8 +373,15 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
         .map_err(|source| classify_write_error(&temporary, bytes.len() as u64, source))?;
     file.sync_all().map_err(StoreError::io(&temporary))?;
     drop(file);
+    crate::power_loss::synced(&temporary);
+    crate::power_loss::point();
     std::fs::rename(&temporary, path).map_err(StoreError::io(path))?;
-    sync_parent(path)
+    crate::power_loss::point();
+    sync_parent(path)?;
+    crate::power_loss::synced(path);
+    crate::power_loss::synced(&temporary);
+    crate::power_loss::point();
+    Ok(())
 }
 
 pub(crate) fn sync_parent(path: &Path) -> Result<(), StoreError> {

@@ -146,6 +146,7 @@ impl HeldPages {
                 .read_exact_at(out, page * PAGE)
                 .map_err(StoreError::io(&self.path))
         })?;
+        crate::power_loss::point();
         let mut at = 0;
         while at < pages.len() {
             let mut end = at + 1;
@@ -168,9 +169,12 @@ impl HeldPages {
                 .map_err(|source| classify_write_error(&self.path, stop - start, source))?;
             at = end;
         }
+        crate::power_loss::point();
         self.file
             .sync_data()
             .map_err(|source| classify_write_error(&self.path, 0, source))?;
+        crate::power_loss::synced(&self.path);
+        crate::power_loss::point();
         Ok(pages.len() as u64)
     }
 

@@ -35,6 +35,9 @@ mod layout;
 #[cfg(feature = "lmdb")]
 mod lmdb;
 mod memory;
+mod power_loss;
+#[cfg(all(test, feature = "lmdb", feature = "mmap"))]
+mod power_loss_tests;
 #[cfg(feature = "mmap")]
 mod mmap;
 mod record;

@@ -219,6 +219,7 @@ impl DurableTable for SnapshotTable {
                 }
             }
         }
+        crate::power_loss::point();
         Ok(())
     }
 

@@ -332,6 +332,8 @@ impl UndoJournal {
             .write_all_at(&header, 0)
             .map_err(|source| classify_write_error(&self.path, HEADER, source))?;
         self.file.sync_data().map_err(StoreError::io(&self.path))?;
+        crate::power_loss::synced(&self.path);
+        crate::power_loss::point();
         self.end.store(HEADER, Ordering::Release);
         for page in self.pages.iter() {
             page.store(CLEAN, Ordering::Relaxed);
@@ -417,7 +419,9 @@ impl UndoJournal {
         }
         self.file
             .sync_data()
-            .map_err(|source| classify_write_error(&self.path, 0, source))
+            .map_err(|source| classify_write_error(&self.path, 0, source))?;
+        crate::power_loss::synced(&self.path);
+        Ok(())
     }
 
     fn append(&self, page: u64, read_page: &dyn Fn(u64, &mut [u8])) -> bool {
@@ -432,7 +436,10 @@ impl UndoJournal {
         entry[8..12].copy_from_slice(&crc.to_le_bytes());
         let at = self.end.fetch_add(ENTRY, Ordering::Relaxed);
         match self.file.write_all_at(&entry, at) {
-            Ok(()) => true,
+            Ok(()) => {
+                crate::power_loss::point();
+                true
+            }
             Err(error) => {
                 *self.failure.lock().unwrap_or_else(PoisonError::into_inner) = Some(error);
                 false

@@ -152,7 +152,11 @@ impl SealState {
         }
         let path = dir.file(SEAL_FILE);
         match std::fs::remove_file(&path) {
-            Ok(()) => sync_parent(&path)?,
+            Ok(()) => {
+                sync_parent(&path)?;
+                crate::power_loss::synced(&path);
+                crate::power_loss::point();
+            }
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
             Err(source) => return Err(StoreError::io(&path)(source)),
         }

@@ -403,14 +403,18 @@ impl DurableTable for MmapTable {
             path: self.dir.path().to_path_buf(),
         })?;
         undo.check()?;
+        crate::power_loss::point();
         match &self.held {
             Some(held) => {
                 held.write_out(&self.map, undo)?;
             }
-            None => self
-                .map
-                .flush()
-                .map_err(StoreError::io(self.dir.file(RECORDS_FILE)))?,
+            None => {
+                self.map
+                    .flush()
+                    .map_err(StoreError::io(self.dir.file(RECORDS_FILE)))?;
+                crate::power_loss::synced(&self.dir.file(RECORDS_FILE));
+                crate::power_loss::point();
+            }
         }
         let records = records_checksum(&self.map);
         self.manifest.commit(&self.dir, state, |manifest| {
