@@ -360,7 +360,10 @@ fn a_key_written_twice_is_refused_by_name_and_a_byte_order_mark_is_skipped() {
     let text = fixture("VWEC_Finals_Annotated.egn");
     let twice = text.replacen("\"deals\"", "\"deals\": [], \"deals\"", 1);
     let error = read(&twice).unwrap_err();
-    assert!(matches!(error, EgnError::DuplicateKey { ref key } if key == "deals"), "{error}");
+    assert!(
+        matches!(error, EgnError::DuplicateKey { ref key } if key == "deals"),
+        "{error}"
+    );
     assert!(error.to_string().contains("twice"), "{error}");
     let with_mark = format!("\u{feff}{text}");
     assert_eq!(read(&with_mark).unwrap(), read(&text).unwrap());
@@ -374,7 +377,14 @@ fn every_list_of_a_record_is_capped_before_it_is_walked() {
     });
     let error = read(&deals).unwrap_err();
     assert!(
-        matches!(error, EgnError::TooMany { what: "deals", count: 101, limit: 100 }),
+        matches!(
+            error,
+            EgnError::TooMany {
+                what: "deals",
+                count: 101,
+                limit: 100
+            }
+        ),
         "{error}"
     );
     for (edit, field) in [

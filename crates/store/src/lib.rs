@@ -35,11 +35,11 @@ mod layout;
 #[cfg(feature = "lmdb")]
 mod lmdb;
 mod memory;
+#[cfg(feature = "mmap")]
+mod mmap;
 mod power_loss;
 #[cfg(all(test, feature = "lmdb", feature = "mmap"))]
 mod power_loss_tests;
-#[cfg(feature = "mmap")]
-mod mmap;
 mod record;
 mod regular_file;
 mod snapshot;

@@ -59,7 +59,6 @@ pub(crate) mod tests {
     use std::collections::{BTreeMap, BTreeSet};
     use std::path::{Path, PathBuf};
 
-
     /// A directory's files by their path inside it.
     pub(crate) type Files = BTreeMap<PathBuf, Vec<u8>>;
 
@@ -313,10 +312,7 @@ pub(crate) mod tests {
                     subsets.push((0..n).map(|_| coin()).collect());
                 }
             }
-            subsets
-                .iter()
-                .map(|kept| self.with(&units, kept))
-                .collect()
+            subsets.iter().map(|kept| self.with(&units, kept)).collect()
         }
     }
 

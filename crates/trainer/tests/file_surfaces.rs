@@ -79,7 +79,10 @@ const ALLOWED: [(&str, &str); 17] = [
         "crates/trainer/src/config/writeback.rs",
         "/proc and the cgroup files: the machine's memory",
     ),
-    ("crates/trainer/src/meter.rs", "/proc: this process's memory"),
+    (
+        "crates/trainer/src/meter.rs",
+        "/proc: this process's memory",
+    ),
     (
         "crates/trainer/src/training/logging.rs",
         "appends to the log of the run directory the trainer holds locked",
@@ -209,12 +212,7 @@ fn trainer_within(args: &[&str], stdin: &str, limit: Duration) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .ok();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).ok();
     let started = Instant::now();
     while started.elapsed() < limit {
         if child.try_wait().unwrap().is_some() {
@@ -241,13 +239,7 @@ fn refused_with_1(output: &Output, what: &str) -> String {
 }
 
 fn mkfifo(path: &Path) {
-    assert!(
-        Command::new("mkfifo")
-            .arg(path)
-            .status()
-            .unwrap()
-            .success()
-    );
+    assert!(Command::new("mkfifo").arg(path).status().unwrap().success());
 }
 
 /// A character device of its own (the null device's numbers) where the
@@ -293,7 +285,15 @@ const READERS: [&[&str]; 6] = [
     &["train", "--config", "{}", "--run-dir", "{run}"],
     &["serve", "--port", "0", "--policy", "{}"],
     &["play", "--partner", "policy:{}"],
-    &["eval", "--a", "policy:{}", "--b", "heuristic", "--hands", "4"],
+    &[
+        "eval",
+        "--a",
+        "policy:{}",
+        "--b",
+        "heuristic",
+        "--hands",
+        "4",
+    ],
 ];
 
 fn args_for<'a>(template: &[&str], file: &'a str, run: &'a str) -> Vec<String> {
@@ -333,7 +333,10 @@ fn every_reader_refuses_a_fifo_a_device_a_link_to_one_an_oversized_and_a_missing
             let stderr = refused_with_1(&output, &format!("{args:?}"));
             assert!(stderr.contains(kind), "{args:?}: {stderr}");
             let name = file.file_name().unwrap().to_string_lossy();
-            assert!(stderr.contains(&*name), "{args:?} does not name the file: {stderr}");
+            assert!(
+                stderr.contains(&*name),
+                "{args:?} does not name the file: {stderr}"
+            );
             assert!(
                 started.elapsed() < Duration::from_secs(10),
                 "{args:?} took {:?}",
@@ -351,7 +354,15 @@ fn writers(run: &Path) -> Vec<Vec<String>> {
         &["play", "--save", "{}"][..],
         &["export", "--run-dir", run, "--out", "{}"],
         &[
-            "arena", "--bot", "heuristic", "--bot", "random", "--hands", "4", "--dir", "{dir}",
+            "arena",
+            "--bot",
+            "heuristic",
+            "--bot",
+            "random",
+            "--hands",
+            "4",
+            "--dir",
+            "{dir}",
         ],
     ]
     .iter()

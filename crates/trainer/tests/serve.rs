@@ -1181,7 +1181,10 @@ fn abandoned_analyses_stop_and_hold_the_one_at_a_time_turn_while_they_do() {
     let idle = cpu_seconds(server.id()) - after_leaving;
     server.kill().ok();
     server.wait().ok();
-    assert!(busy > 0.5, "the first analysis was under way ({busy} s of CPU)");
+    assert!(
+        busy > 0.5,
+        "the first analysis was under way ({busy} s of CPU)"
+    );
     assert!(
         idle < 0.3,
         "{idle} s of CPU in the 2 s after every client left"

@@ -23,8 +23,8 @@
 pub mod file;
 pub mod read;
 pub mod reconstruct;
-pub mod write;
 mod unique_keys;
+pub mod write;
 
 use thiserror::Error;
 

@@ -111,6 +111,9 @@ mod tests {
     #[test]
     fn equal_keys_in_different_objects_and_non_json_pass_to_the_parse() {
         assert!(check(r#"{"a": {"k": 1}, "b": {"k": 2}, "k": [{"k": 3}]}"#).is_ok());
-        assert!(check("not json").is_ok(), "the parse refuses it by its own message");
+        assert!(
+            check("not json").is_ok(),
+            "the parse refuses it by its own message"
+        );
     }
 }

@@ -297,8 +297,7 @@ impl LmdbTable {
         let map_bytes = (2 * existing)
             .max(initial_map_bytes)
             .next_multiple_of(1 << 20);
-        let checked =
-            open_checked_env(&dir, &manifest, layout, map_bytes, EnvFlags::NO_META_SYNC)?;
+        let checked = open_checked_env(&dir, &manifest, layout, map_bytes, EnvFlags::NO_META_SYNC)?;
         let env = checked.env.clone();
         // An existing store's databases are opened in a read transaction:
         // nothing is written before the records are verified.
@@ -695,6 +694,19 @@ impl LmdbTable {
         Ok(record)
     }
 
+    /// Writes every cached record in one commit, with every shard locked
+    /// (in index order) for its duration.
+    fn flush_all(&self) -> Result<(), StoreError> {
+        let mut guards: Vec<_> = self
+            .cache
+            .iter()
+            .map(|shard| shard.lock().unwrap_or_else(PoisonError::into_inner))
+            .collect();
+        let mut shards: Vec<&mut HashMap<u64, Record, FxBuildHasher>> =
+            guards.iter_mut().map(|guard| &mut **guard).collect();
+        self.flush(&mut shards)
+    }
+
     fn shard(&self, slot: SlotId) -> &Mutex<HashMap<u64, Record, FxBuildHasher>> {
         &self.cache[slot.index() % CACHE_SHARDS]
     }
@@ -977,7 +989,12 @@ impl Table for LmdbTable {
         self.layout.quantise(&mut record);
         shard.insert(slot.get(), record);
         if shard.len() > self.shard_capacity {
-            self.flush(&mut [&mut shard])?;
+            // The whole cache goes in one commit: each commit costs a sync
+            // (`NO_META_SYNC`), so fewer, larger commits. Every shard is
+            // locked in order, this one released first, so two threads
+            // flushing at once cannot deadlock.
+            drop(shard);
+            self.flush_all()?;
         }
         Ok(())
     }
@@ -1002,16 +1019,7 @@ impl DurableTable for LmdbTable {
                 path: self.dir.path().to_path_buf(),
             });
         }
-        let mut guards: Vec<_> = self
-            .cache
-            .iter()
-            .map(|shard| shard.lock().unwrap_or_else(PoisonError::into_inner))
-            .collect();
-        let mut shards: Vec<&mut HashMap<u64, Record, FxBuildHasher>> =
-            guards.iter_mut().map(|guard| &mut **guard).collect();
-        self.flush(&mut shards)?;
-        drop(shards);
-        drop(guards);
+        self.flush_all()?;
         self.sync_data_file()?;
         let records = self.len();
         let checksum = self.records_checksum();

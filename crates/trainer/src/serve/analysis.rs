@@ -24,9 +24,9 @@ use euchre_game::egn;
 use rand::rngs::SmallRng;
 use serde::Deserialize;
 
+use super::ServeError;
 use super::analysis_pages;
 use super::catalog::BotCatalog;
-use super::ServeError;
 use super::guard::{Cancel, MAX_UPLOAD_BYTES};
 use super::respond::{error_html, html, lock};
 
@@ -275,7 +275,9 @@ pub(super) async fn submit(State(desk): Shared, multipart: Multipart) -> Respons
     let stop = cancel.checker();
     let outcome = tokio::task::spawn_blocking(move || {
         let _turn = turn;
-        euchre_bots::stop::with_stop(Arc::clone(&stop), || analyse_source(source, &label, bot.as_ref()))
+        euchre_bots::stop::with_stop(Arc::clone(&stop), || {
+            analyse_source(source, &label, bot.as_ref())
+        })
     })
     .await;
     drop(cancel);
@@ -336,9 +338,7 @@ fn read_games_file(path: &FsPath) -> Result<String, String> {
             store::RegularFileError::TooLarge { .. } => {
                 "the game file is larger than an EGN game can be".to_owned()
             }
-            store::RegularFileError::NotText { .. } => {
-                "the game file is not UTF-8 text".to_owned()
-            }
+            store::RegularFileError::NotText { .. } => "the game file is not UTF-8 text".to_owned(),
             store::RegularFileError::NotRegular { kind, .. } => {
                 format!("that game is {kind}, not a regular file, so it is not read")
             }
