@@ -119,6 +119,9 @@ fn record_run(
     }
 }
 
+/// Opens a store as a resumed trainer does.
+type Reopen<'a> = dyn Fn(&Path) -> Result<Box<dyn DurableTable>, StoreError> + 'a;
+
 /// How the states of a run opened.
 #[derive(Debug, Default)]
 struct Tally {
@@ -128,12 +131,7 @@ struct Tally {
     refused: usize,
 }
 
-fn reopen_every_state(
-    name: &str,
-    run: &Run,
-    open: &dyn Fn(&Path) -> Result<Box<dyn DurableTable>, StoreError>,
-    keys: &[Key],
-) -> Tally {
+fn reopen_every_state(name: &str, run: &Run, open: &Reopen<'_>, keys: &[Key]) -> Tally {
     let scratch = TempDir::new(&format!("{name}-state"));
     let mut tally = Tally::default();
     for (index, state) in run.states.iter().enumerate() {

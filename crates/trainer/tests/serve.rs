@@ -1099,7 +1099,9 @@ async fn the_games_directory_lists_and_reads_only_regular_files_of_bounded_size(
     for missing in [temp.path("nonexistent"), dir.join("d-final.egn")] {
         let mut bad = options("heuristic");
         bad.games_dir = Some(missing.clone());
-        let error = app(&bad).err().expect("refused at start");
+        let Err(error) = app(&bad) else {
+            panic!("--games {} was not refused at start", missing.display());
+        };
         assert!(
             error.to_string().contains("--games")
                 && error.to_string().contains(&missing.display().to_string()),
