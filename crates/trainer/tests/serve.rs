@@ -801,7 +801,7 @@ fn a_long_decision_stops_when_its_client_leaves_and_at_ctrl_c() {
         "{idle} s of CPU in the 2 s after the client left"
     );
 
-    let _waiting = act(address);
+    let mut waiting = act(address);
     std::thread::sleep(std::time::Duration::from_millis(1000));
     let stopped = std::time::Instant::now();
     std::process::Command::new("kill")
@@ -812,6 +812,17 @@ fn a_long_decision_stops_when_its_client_leaves_and_at_ctrl_c() {
     while stopped.elapsed() < limit {
         if let Some(exit) = server.try_wait().unwrap() {
             assert!(exit.success(), "{exit:?}");
+            // The decision Ctrl-C cut short is not answered as a decision.
+            use std::io::Read;
+            let mut answer = String::new();
+            waiting
+                .set_read_timeout(Some(std::time::Duration::from_secs(1)))
+                .unwrap();
+            let _ = waiting.read_to_string(&mut answer);
+            assert!(
+                !answer.starts_with("HTTP/1.1 200"),
+                "a cut-short decision answered 200: {answer}"
+            );
             return;
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
@@ -1191,4 +1202,46 @@ fn abandoned_analyses_stop_and_hold_the_one_at_a_time_turn_while_they_do() {
         idle < 0.3,
         "{idle} s of CPU in the 2 s after every client left"
     );
+}
+
+/// An upload sent in chunks (no length announced) past the limit is
+/// answered 413 with a page that says it is too large.
+#[test]
+fn a_chunked_upload_past_the_limit_is_refused_as_too_large() {
+    use std::io::{Read, Write};
+    let (mut server, address) = spawn_server(&["--bot", "heuristic"]);
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    let boundary = "----euchre-chunked";
+    write!(
+        stream,
+        "POST /analysis HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary={boundary}\r\nTransfer-Encoding: chunked\r\n\r\n"
+    )
+    .unwrap();
+    let head = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"g.egn\"\r\n\r\n"
+    );
+    let mut send_chunk = |bytes: &[u8]| {
+        write!(stream, "{:x}\r\n", bytes.len())
+            .and_then(|()| stream.write_all(bytes))
+            .and_then(|()| stream.write_all(b"\r\n"))
+            .is_ok()
+    };
+    send_chunk(head.as_bytes());
+    let chunk = vec![b' '; 64 << 10];
+    for _ in 0..40 {
+        if !send_chunk(&chunk) {
+            break; // the server answered and closed
+        }
+    }
+    let _ = stream.write_all(b"0\r\n\r\n");
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    server.kill().ok();
+    server.wait().ok();
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+    assert!(answer.contains("too large"), "{answer}");
 }
