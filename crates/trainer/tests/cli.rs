@@ -492,6 +492,33 @@ fn analyze_refuses_bad_files_with_the_reason() {
         stdout.contains("refused: deal 1: renege in trick 1"),
         "{stdout}"
     );
+
+    // One bad file among good ones: the good ones are still analysed and
+    // printed (in JSON, the bad one is an entry with its error), and the
+    // command exits 1 naming it.
+    let good = egn_fixture("Custom_Scenario.egn");
+    let bad = write("bad.egn", b"not json at all");
+    let output = trainer(
+        &["analyze", &good, &bad, "--bot", "heuristic", "--json"],
+        "",
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let files = json.as_array().unwrap();
+    assert_eq!(files.len(), 2, "{json}");
+    assert!(files[0]["deals"].is_array() && files[0]["file"] == good.as_str());
+    assert!(
+        files[1]["error"].as_str().unwrap().contains("not JSON"),
+        "{json}"
+    );
+    assert!(
+        text(&output.stderr).contains("1 of 2 files"),
+        "{}",
+        text(&output.stderr)
+    );
+    let output = trainer(&["analyze", &good, &bad, "--bot", "heuristic"], "");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(text(&output.stdout).contains("deals replayed"));
 }
 
 #[test]
