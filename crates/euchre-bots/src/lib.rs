@@ -28,6 +28,7 @@ pub mod blueprint;
 pub mod bot;
 pub mod bots;
 pub mod card_play_table;
+pub mod game_outcomes;
 pub mod human_game;
 pub mod json_lines;
 pub mod leaves;

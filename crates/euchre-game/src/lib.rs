@@ -17,5 +17,6 @@
 
 pub mod egn;
 pub mod engine;
+pub mod game;
 pub mod keys;
 pub mod universe;

@@ -204,6 +204,32 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// The chance of winning a game from every score and dealer, solved
+    /// exactly (backward induction over the scores) from how often a bot's
+    /// hands score each way when it plays all four seats.
+    WinModel {
+        /// The bot whose self-play outcomes feed the model.
+        #[arg(long, default_value = "heuristic")]
+        bot: String,
+        /// Hands of self-play.
+        #[arg(long, default_value_t = 100_000)]
+        hands: u64,
+        /// The points that win a game.
+        #[arg(long, default_value_t = euchre_game::game::DEFAULT_TARGET,
+              value_parser = clap::value_parser!(u8).range(1..=100))]
+        target: u8,
+        /// Worker threads (default: every core).
+        #[arg(long, value_parser = trainer::config::parse_threads, default_value_t = 0)]
+        threads: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// A run profile whose [rules] table sets the rule options.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Who plays a key a policy never trained.
+        #[arg(long, value_enum, default_value = "heuristic")]
+        unseen: Unseen,
+    },
     /// Play south in the terminal against three bots, to 10 points.
     Play(PlayArgs),
     /// Replay hands given as JSON lines on stdin; print one JSON line per hand.
@@ -657,6 +683,23 @@ fn run(cli: Cli, group: Option<&Group>) -> anyhow::Result<()> {
             config,
             unseen,
         } => act(&bot, config.as_deref(), unseen),
+        Command::WinModel {
+            bot,
+            hands,
+            target,
+            threads,
+            seed,
+            config,
+            unseen,
+        } => commands::win_model::run(&commands::win_model::WinModelRequest {
+            bot,
+            hands,
+            seed,
+            target,
+            threads,
+            rules: config::load_rules(config.as_deref())?,
+            unseen,
+        }),
         Command::Serve(args) => serve_command(args),
         Command::Play(args) => play_command(args),
         Command::Replay => commands::replay::run(std::io::stdin().lock(), std::io::stdout().lock()),

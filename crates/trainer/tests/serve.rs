@@ -1125,7 +1125,7 @@ async fn the_games_directory_lists_and_reads_only_regular_files_of_bounded_size(
 /// not in a saved game's players, not as the judge of an analysis.
 #[tokio::test]
 async fn saved_games_and_analyses_name_bots_by_label_not_by_path() {
-    let temp = TempDir::new("serve-labels");
+    let temp = TempDir::new("serve-saved-game-labels");
     let policy = bidding_policy(&temp.0);
     let spec = format!("policy:{}", policy.display());
     let mut offered = options(&spec);

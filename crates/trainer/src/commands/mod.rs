@@ -12,3 +12,4 @@ pub mod play;
 pub mod replay;
 pub mod status;
 pub mod train;
+pub mod win_model;
