@@ -245,7 +245,7 @@ mod tests {
     fn a_fair_coin_gives_the_problem_of_points_exactly() {
         let model = WinModel::new(10, &coin(0.0)).unwrap();
         for (us, them) in [(0, 0), (9, 8), (5, 7), (9, 0), (0, 9), (3, 3)] {
-            let expected = problem_of_points(10 - us as u32, 10 - them as u32);
+            let expected = problem_of_points(10 - u32::from(us), 10 - u32::from(them));
             for deal in [true, false] {
                 let found = model.chance_at(us, them, deal);
                 assert!(
