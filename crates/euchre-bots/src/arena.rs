@@ -20,6 +20,7 @@ use euchre_game::engine::action::Action;
 use euchre_game::engine::rules::Rules;
 use euchre_game::engine::seat::{Seat, Team};
 use euchre_game::engine::state::{Deal, GameState, Outcome, Stage};
+use euchre_game::game::GameScore;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use rayon::prelude::*;
@@ -176,12 +177,29 @@ pub fn play_hand(
     rules: Rules,
     bots: [&dyn Bot; 4],
     rng: &mut SmallRng,
+    observe: impl FnMut(&GameState, Seat, Action),
+) -> (GameState, Option<Outcome>) {
+    play_hand_at(deal, rules, None, bots, rng, observe)
+}
+
+/// [`play_hand`] within a game standing at `score` (`None`: score-blind),
+/// which every bot sees.
+pub fn play_hand_at(
+    deal: Deal,
+    rules: Rules,
+    score: Option<GameScore>,
+    bots: [&dyn Bot; 4],
+    rng: &mut SmallRng,
     mut observe: impl FnMut(&GameState, Seat, Action),
 ) -> (GameState, Option<Outcome>) {
     let mut state = GameState::new(deal, rules);
     let mut history: Vec<(Seat, Action)> = Vec::with_capacity(32);
     while let Some(seat) = state.to_act() {
-        let action = bots[seat.index()].act(&Seen::new(&state, &history), rng);
+        let seen = match score {
+            Some(score) => Seen::in_game(&state, &history, score),
+            None => Seen::new(&state, &history),
+        };
+        let action = bots[seat.index()].act(&seen, rng);
         let action = if state.legal_actions().contains(action) {
             action
         } else {
@@ -293,7 +311,7 @@ pub fn run_deals(
 }
 
 /// A well-spread 64-bit seed for one stream of one deal.
-fn mix(seed: u64, index: u64, stream: u64) -> u64 {
+pub(crate) fn mix(seed: u64, index: u64, stream: u64) -> u64 {
     let mut z = seed
         ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15)
         ^ stream.wrapping_mul(0xD1B5_4A32_D192_ED03);

@@ -29,6 +29,7 @@ pub mod bot;
 pub mod bots;
 pub mod card_play_table;
 pub mod game_outcomes;
+pub mod games;
 pub mod human_game;
 pub mod json_lines;
 pub mod leaves;

@@ -7,6 +7,7 @@ use euchre_game::engine::rules::Rules;
 use euchre_game::engine::seat::Seat;
 use euchre_game::engine::state::{Contract, GameState, Stage, Trick};
 use euchre_game::engine::trump::effective_suit;
+use euchre_game::game::GameScore;
 use euchre_game::keys::{Decision, decision};
 
 use crate::policy_file::PolicyFile;
@@ -18,12 +19,36 @@ pub type History = [(Seat, Action)];
 pub struct Seen<'a> {
     state: &'a GameState,
     history: &'a History,
+    score: Option<GameScore>,
 }
 
 impl<'a> Seen<'a> {
-    /// The view of whoever is to act in `state`.
+    /// The view of whoever is to act in `state`, with no game around the
+    /// hand: a score-blind view (a single hand, a bot API request without
+    /// a score).
     pub fn new(state: &'a GameState, history: &'a History) -> Seen<'a> {
-        Seen { state, history }
+        Seen {
+            state,
+            history,
+            score: None,
+        }
+    }
+
+    /// The view of a hand played within a game that stood at `score` when
+    /// the hand was dealt.
+    pub fn in_game(state: &'a GameState, history: &'a History, score: GameScore) -> Seen<'a> {
+        Seen {
+            state,
+            history,
+            score: Some(score),
+        }
+    }
+
+    /// The game's score as this hand was dealt, if the hand is part of a
+    /// game. Every seat sees it. A bot that plays for the game values
+    /// outcomes by it; a score-blind bot ignores it.
+    pub fn score(&self) -> Option<GameScore> {
+        self.score
     }
 
     pub fn actor(&self) -> Seat {

@@ -140,6 +140,16 @@ enum Command {
         /// Hands to play (even: each deal is played twice).
         #[arg(long, default_value_t = 20_000)]
         hands: u64,
+        /// Play this many duplicate games to --target instead of hands:
+        /// each game's sequence of deals is played twice with the seats
+        /// swapped, every bot sees the score, and games won (with a 95%
+        /// interval) is the headline, points per hand beside it.
+        #[arg(long, conflicts_with = "hands")]
+        games: Option<u64>,
+        /// The points that win a game (with --games).
+        #[arg(long, default_value_t = euchre_game::game::DEFAULT_TARGET,
+              value_parser = clap::value_parser!(u8).range(1..=100))]
+        target: u8,
         /// Worker threads (default: every core).
         #[arg(long, value_parser = trainer::config::parse_threads, default_value_t = 0)]
         threads: usize,
@@ -635,6 +645,8 @@ fn run(cli: Cli, group: Option<&Group>) -> anyhow::Result<()> {
             a,
             b,
             hands,
+            games,
+            target,
             threads,
             seed,
             config,
@@ -647,6 +659,8 @@ fn run(cli: Cli, group: Option<&Group>) -> anyhow::Result<()> {
             threads,
             rules: config::load_rules(config.as_deref())?,
             unseen,
+            games,
+            target,
         }),
         Command::Arena {
             bots,

@@ -217,6 +217,64 @@ fn eval_prints_an_interval_and_is_deterministic() {
     assert_eq!(numbers(&stdout), numbers(&text(&again.stdout)));
 }
 
+/// `eval --games`: whole duplicate games to the target with the score in
+/// view; games won with an interval, points per hand beside, the same on
+/// any thread count.
+#[test]
+fn eval_plays_duplicate_games_to_the_target() {
+    let args = [
+        "eval",
+        "--a",
+        "heuristic",
+        "--b",
+        "random",
+        "--games",
+        "30",
+        "--target",
+        "5",
+        "--seed",
+        "2",
+    ];
+    let first = trainer(&args, "");
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let stdout = text(&first.stdout);
+    assert!(stdout.contains("60 games to 5"), "{stdout}");
+    assert!(stdout.contains("games won: A "), "{stdout}");
+    assert!(
+        stdout.contains("95% interval over the pairs of games"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("points per hand minus B's"), "{stdout}");
+    let again = trainer(&[&args[..], &["--threads", "1"]].concat(), "");
+    let numbers = |out: &str| -> String {
+        out.lines()
+            .map(|line| line.split(", seed").next().unwrap_or(line))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(numbers(&stdout), numbers(&text(&again.stdout)));
+    let stderr = refused(&trainer(
+        &["eval", "--a", "heuristic", "--b", "random", "--games", "1"],
+        "",
+    ));
+    assert!(stderr.contains("too few"), "{stderr}");
+    let stderr = refused(&trainer(
+        &[
+            "eval",
+            "--a",
+            "heuristic",
+            "--b",
+            "random",
+            "--games",
+            "4",
+            "--target",
+            "0",
+        ],
+        "",
+    ));
+    assert!(stderr.contains("--target"), "{stderr}");
+}
+
 #[test]
 fn eval_explains_bad_bots_and_hand_counts() {
     let stderr = refused(&trainer(&["eval", "--a", "wizard", "--b", "random"], ""));

@@ -10,6 +10,7 @@ use indicatif::ProgressBar;
 use crate::training::terminal::set_template;
 use euchre_bots::arena::{bid_partings, partings, run_match, summarise};
 use euchre_bots::bot::Bot;
+use euchre_bots::games::{run_games, summarise_games};
 use euchre_bots::spec::from_spec;
 
 #[derive(Debug)]
@@ -21,9 +22,16 @@ pub struct EvalRequest {
     pub threads: usize,
     pub rules: Rules,
     pub unseen: euchre_bots::bots::policy::Unseen,
+    /// Play this many duplicate games (each twice, seats swapped) to
+    /// `target` instead of duplicate hands.
+    pub games: Option<u64>,
+    pub target: u8,
 }
 
 pub fn run(request: &EvalRequest) -> anyhow::Result<()> {
+    if let Some(games) = request.games {
+        return run_games_match(request, games);
+    }
     ensure!(
         request.hands >= 2 && request.hands.is_multiple_of(2),
         "--hands {} must be an even number of at least 2: each deal is played twice, with the seats swapped",
@@ -138,5 +146,77 @@ pub fn run(request: &EvalRequest) -> anyhow::Result<()> {
             println!("{report}");
         }
     }
+    Ok(())
+}
+
+/// `eval --games`: whole duplicate games to the target, with the score in
+/// every bot's view; games won is the headline, points per hand beside it.
+fn run_games_match(request: &EvalRequest, games: u64) -> anyhow::Result<()> {
+    ensure!(
+        games >= 2,
+        "--games {games} is too few for an interval: give at least 2 (each is played twice, seats swapped)"
+    );
+    let a: Arc<dyn Bot> =
+        from_spec(&request.a, request.rules, request.unseen).context("building bot A (--a)")?;
+    let b: Arc<dyn Bot> =
+        from_spec(&request.b, request.rules, request.unseen).context("building bot B (--b)")?;
+    for warning in a.warnings().iter().chain(&b.warnings()) {
+        eprintln!("warning: {warning}");
+    }
+    let bar = ProgressBar::new(games);
+    set_template(
+        &bar,
+        "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} games ({per_sec}, ETA {eta})",
+    );
+    let threads = crate::config::worker_threads(request.threads);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("starting the match's threads")?;
+    let started = Instant::now();
+    let pairs = pool.install(|| {
+        run_games(
+            &a,
+            &b,
+            request.rules,
+            request.target,
+            0..games,
+            request.seed,
+            &|| bar.inc(1),
+        )
+    });
+    bar.finish_and_clear();
+    let summary = summarise_games(&pairs);
+    println!("A: {}", a.name());
+    println!("B: {}", b.name());
+    println!(
+        "{} games to {} ({games} sequences of deals, each played twice with the seats swapped; every bot sees the score), {} hands, seed {}, {threads} threads, {:.1} s",
+        summary.games,
+        request.target,
+        summary.hands,
+        request.seed,
+        started.elapsed().as_secs_f64()
+    );
+    println!();
+    println!(
+        "games won: A {} of {} ({:.1}% ± {:.1}, 95% interval over the pairs of games){}",
+        summary.a_won,
+        summary.games,
+        100.0 * summary.share,
+        100.0 * summary.share_interval,
+        if summary.unfinished > 0 {
+            format!(
+                "; {} unfinished after {} hands, counted half",
+                summary.unfinished,
+                euchre_bots::games::MAX_HANDS
+            )
+        } else {
+            String::new()
+        }
+    );
+    println!(
+        "A's points per hand minus B's over those games: {:+.4}",
+        summary.net_per_hand
+    );
     Ok(())
 }
