@@ -45,3 +45,4 @@ pub mod spec;
 pub mod stop;
 #[cfg(test)]
 mod test_hands;
+pub mod valuation;

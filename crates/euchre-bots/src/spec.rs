@@ -19,7 +19,7 @@ use crate::policy_file::PolicyFileError;
 use std::time::Duration;
 
 /// The bot specs `--a`, `--b` and `--opponents` accept.
-pub const SPEC_HELP: &str = "random | heuristic | pimc:WORLDS | policy:FILE | policy-argmax:FILE, \
+pub const SPEC_HELP: &str = "random | heuristic | pimc:WORLDS (pimc:WORLDS,game plays for the game: it values each outcome by the chance of winning from the score) | policy:FILE | policy-argmax:FILE, \
      either policy followed by +BOT for the decisions past its phase (policy:FILE+pimc:50), \
      or search:FILE | search:WORLDS:FILE (the policy's bids, then PIMC over worlds weighted by \
      what the bids reveal; 200 worlds by default), or search-bids:FILE | search-bids:WORLDS:FILE \
@@ -37,7 +37,9 @@ pub const DEFAULT_SEARCH_WORLDS: usize = 200;
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum BotSpecError {
-    #[error("bot '{spec}': pimc needs a number of worlds, as in pimc:50")]
+    #[error(
+        "bot '{spec}': pimc needs a number of worlds, as in pimc:50, and may end in ',game' to play for the game (pimc:50,game)"
+    )]
     PimcWorlds { spec: String },
     #[error("bot '{spec}': search needs at least one world")]
     SearchWorlds { spec: String },
@@ -79,6 +81,8 @@ pub enum Spec {
     Heuristic,
     Pimc {
         worlds: usize,
+        /// `,game`: values outcomes by the chance of winning the game.
+        game: bool,
     },
     /// A trained policy, and who plays past its horizon (the heuristic by
     /// default).
@@ -109,13 +113,21 @@ pub fn parse(spec: &str) -> Result<Spec, BotSpecError> {
     Ok(match (kind, argument) {
         ("random", "") => Spec::Random,
         ("heuristic", "") => Spec::Heuristic,
-        ("pimc", worlds) => Spec::Pimc {
-            worlds: worlds
-                .parse()
-                .ok()
-                .filter(|&w| w > 0)
-                .ok_or_else(|| BotSpecError::PimcWorlds { spec: owned() })?,
-        },
+        ("pimc", argument) => {
+            let (worlds, game) = match argument.split_once(',') {
+                Some((worlds, "game")) => (worlds, true),
+                Some(_) => return Err(BotSpecError::PimcWorlds { spec: owned() }),
+                None => (argument, false),
+            };
+            Spec::Pimc {
+                worlds: worlds
+                    .parse()
+                    .ok()
+                    .filter(|&w| w > 0)
+                    .ok_or_else(|| BotSpecError::PimcWorlds { spec: owned() })?,
+                game,
+            }
+        }
         ("policy" | "policy-argmax", argument) if !argument.is_empty() => {
             // `FILE+BOT`: BOT plays past the policy's horizon. The first `+`
             // splits, so BOT may itself be a composite.
@@ -261,7 +273,13 @@ pub fn build(spec: &Spec, rules: Rules, unseen: Unseen) -> Result<Arc<dyn Bot>, 
     Ok(match spec {
         Spec::Random => Arc::new(RandomBot),
         Spec::Heuristic => Arc::new(Heuristic),
-        Spec::Pimc { worlds } => Arc::new(Pimc::new(*worlds)),
+        Spec::Pimc {
+            worlds,
+            game: false,
+        } => Arc::new(Pimc::new(*worlds)),
+        Spec::Pimc { worlds, game: true } => {
+            Arc::new(Pimc::for_game(*worlds, crate::game_outcomes::reference()))
+        }
         Spec::Policy {
             text,
             sampling,
@@ -310,11 +328,42 @@ mod tests {
     use super::*;
 
     #[test]
+    fn pimc_plays_for_the_game_only_when_asked() {
+        assert_eq!(
+            parse("pimc:50").unwrap(),
+            Spec::Pimc {
+                worlds: 50,
+                game: false
+            }
+        );
+        assert_eq!(
+            parse("pimc:50,game").unwrap(),
+            Spec::Pimc {
+                worlds: 50,
+                game: true
+            }
+        );
+        let rules = Rules::default();
+        let unseen = Unseen::Heuristic;
+        assert_eq!(
+            from_spec("pimc:50", rules, unseen).unwrap().name(),
+            "pimc:50"
+        );
+        assert_eq!(
+            from_spec("pimc:50,game", rules, unseen).unwrap().name(),
+            "pimc:50,game"
+        );
+    }
+
+    #[test]
     fn a_spec_is_parsed_without_reading_a_file() {
         assert_eq!(
             parse("bids:pimc:50+policy-argmax:/no/such/file.bin+heuristic").unwrap(),
             Spec::Split {
-                bidder: Box::new(Spec::Pimc { worlds: 50 }),
+                bidder: Box::new(Spec::Pimc {
+                    worlds: 50,
+                    game: false,
+                }),
                 player: Box::new(Spec::Policy {
                     text: "policy-argmax:/no/such/file.bin+heuristic".to_owned(),
                     sampling: Sampling::Argmax,
@@ -360,6 +409,8 @@ mod tests {
         ));
         for (text, wrong) in [
             ("pimc:0", "pimc needs"),
+            ("pimc:50,points", "',game'"),
+            ("pimc:0,game", "pimc needs"),
             ("policy:+pimc:5", "name the policy file"),
             ("bids:heuristic", "name the bidder"),
             ("search:0,playout:f.bin", "at least one world"),

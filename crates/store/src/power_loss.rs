@@ -31,6 +31,7 @@ pub(crate) fn point() {
 }
 
 /// An LMDB write transaction on the data file at `path` is about to write.
+#[cfg(feature = "lmdb")]
 #[inline]
 pub(crate) fn lmdb_commit_begun(path: &Path) {
     #[cfg(test)]
@@ -45,6 +46,7 @@ pub(crate) fn lmdb_commit_begun(path: &Path) {
 /// commit's meta page without a sync. Power lost during the commit keeps
 /// any subset of its pages under the old meta; power lost after it keeps
 /// every page and maybe the new meta.
+#[cfg(feature = "lmdb")]
 #[inline]
 pub(crate) fn lmdb_committed(path: &Path) {
     #[cfg(test)]
@@ -54,6 +56,9 @@ pub(crate) fn lmdb_committed(path: &Path) {
 }
 
 #[cfg(test)]
+// Only the emulation tests, which need both disk backends, read the
+// recording; a build without them still records.
+#[cfg_attr(not(all(feature = "lmdb", feature = "mmap")), allow(dead_code))]
 pub(crate) mod tests {
     use std::cell::RefCell;
     use std::collections::{BTreeMap, BTreeSet};

@@ -25,8 +25,9 @@ use euchre_game::engine::double_dummy::DoubleDummy;
 
 use crate::meta::CardPlay;
 use euchre_game::engine::seat::{Seat, Team};
-use euchre_game::engine::state::{Deal, GameState, Stage, score};
+use euchre_game::engine::state::{Deal, GameState, Outcome, Stage, score};
 use euchre_game::engine::trump::effective_suit;
+use euchre_game::game::win::HandOutcomes;
 use rand::RngExt;
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
@@ -34,15 +35,31 @@ use rand::seq::SliceRandom;
 use crate::bot::{ActionValue, Bot, Tallies};
 use crate::bots::heuristic::Heuristic;
 use crate::seen::Seen;
+use crate::valuation::{Valuation, Valuer};
 
 #[derive(Debug)]
 pub struct Pimc {
     worlds: usize,
+    valuation: Valuation,
 }
 
 impl Pimc {
+    /// PIMC with `worlds` samples, maximising points: score-blind, as the
+    /// yardstick `pimc:WORLDS` plays.
     pub fn new(worlds: usize) -> Pimc {
-        Pimc { worlds }
+        Pimc {
+            worlds,
+            valuation: Valuation::Points,
+        }
+    }
+
+    /// PIMC maximising its side's chance of winning the game from the score
+    /// it sees (`pimc:WORLDS,game`), by a model solved from `outcomes`.
+    pub fn for_game(worlds: usize, outcomes: HandOutcomes) -> Pimc {
+        Pimc {
+            worlds,
+            valuation: Valuation::Game(outcomes),
+        }
     }
 }
 
@@ -60,7 +77,10 @@ impl Bot for Pimc {
     }
 
     fn name(&self) -> String {
-        format!("pimc:{}", self.worlds)
+        match self.valuation {
+            Valuation::Points => format!("pimc:{}", self.worlds),
+            Valuation::Game(_) => format!("pimc:{},game", self.worlds),
+        }
     }
 
     fn act(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Action {
@@ -68,19 +88,24 @@ impl Bot for Pimc {
         if legal.len() == 1 {
             return legal[0];
         }
-        legal[self.tallies(seen, rng).best_index()]
+        legal[self.tallies(seen, rng).0.best_index()]
     }
 
+    /// Points per hand, or (playing for the game, with a score in view)
+    /// the chance of winning the game, between 0 and 1.
     fn values(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Option<Vec<ActionValue>> {
-        Some(self.tallies(seen, rng).values(seen.legal().as_slice(), 1.0))
+        let (tallies, scale) = self.tallies(seen, rng);
+        Some(tallies.values(seen.legal().as_slice(), scale))
     }
 }
 
 impl Pimc {
-    /// Each legal action's points over the sampled worlds.
-    fn tallies(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Tallies {
+    /// Each legal action's value over the sampled worlds, and the scale
+    /// that turns it into points or a chance.
+    fn tallies(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> (Tallies, f64) {
         let legal = seen.legal();
         let team = seen.actor().team();
+        let valuer = Valuer::new(&self.valuation, seen.score());
         let mut tallies = Tallies::new(legal.len());
         for _ in 0..self.worlds {
             if crate::stop::requested() {
@@ -90,66 +115,88 @@ impl Pimc {
                 continue;
             };
             let values = if seen.stage() == Stage::Play {
-                card_points(&world, team, legal.as_slice())
+                card_outcomes(&world, team, legal.as_slice())
+                    .iter()
+                    .map(|outcome| valuer.value(outcome, team))
+                    .collect()
             } else {
                 legal
                     .iter()
-                    .map(|&action| i64::from(bidding_value(world, action, team, rng)))
+                    .map(|&action| valuer.value(&bidding_outcome(world, action, rng), team))
                     .collect()
             };
             tallies.add(values, 1);
         }
-        tallies
+        (tallies, valuer.scale())
     }
 }
 
 /// The points `team` scores after each of `legal` (cards) when everyone
 /// then plays open-handed, in the order of `legal`.
 pub(crate) fn card_points(world: &GameState, team: Team, legal: &[Action]) -> Vec<i64> {
+    card_outcomes(world, team, legal)
+        .iter()
+        .map(|outcome| i64::from(outcome.payoff(team)))
+        .collect()
+}
+
+/// How the hand ends after each of `legal` (cards) when everyone then
+/// plays open-handed, in the order of `legal`.
+pub(crate) fn card_outcomes(world: &GameState, team: Team, legal: &[Action]) -> Vec<Outcome> {
     let values = SOLVER.with_borrow_mut(|solver| solver.card_values(world));
     legal
         .iter()
-        .map(|action| match action {
-            Action::Play(card) => values
-                .iter()
-                .find(|(c, _)| c == card)
-                .map_or(0, |&(_, tricks)| {
-                    i64::from(points_after(world, team, tricks))
-                }),
-            _ => 0,
+        .map(|action| {
+            let tricks = match action {
+                Action::Play(card) => values.iter().find(|(c, _)| c == card).map(|&(_, t)| t),
+                _ => None,
+            };
+            tricks.map_or(NO_POINTS, |tricks| outcome_after(world, team, tricks))
         })
         .collect()
 }
 
-/// The payoff to `team` when it ends the hand with `tricks` tricks.
-fn points_after(state: &GameState, team: Team, tricks: u8) -> i32 {
+/// A hand that scores nothing (a passed-out hand, or no valuation found).
+const NO_POINTS: Outcome = Outcome {
+    points: [0, 0],
+    tricks: [0, 0],
+};
+
+/// How the hand ends when `team` takes `tricks` tricks.
+fn outcome_after(state: &GameState, team: Team, tricks: u8) -> Outcome {
     let mut split = [0u8; 2];
     split[team.index()] = tricks;
     split[team.other().index()] = 5 - tricks;
-    score(state.contract(), state.lone_defender().is_some(), split).payoff(team)
+    score(state.contract(), state.lone_defender().is_some(), split)
 }
 
-/// The payoff to `team` of taking `action` in `world`, with the rest of the
+/// How the hand ends after `action` in `world`, with the rest of the
 /// bidding by the heuristic rules and the play open-handed.
-fn bidding_value(mut world: GameState, action: Action, team: Team, rng: &mut SmallRng) -> i32 {
+fn bidding_outcome(mut world: GameState, action: Action, rng: &mut SmallRng) -> Outcome {
     world.apply(action);
     while !matches!(world.stage(), Stage::Play | Stage::Finished) {
         let next = Heuristic.act(&Seen::new(&world, &[]), rng);
         world.apply(next);
     }
-    points_after_bidding(&world, team)
+    outcome_after_bidding(&world)
 }
 
 /// The payoff to `team` from `world`, where the bidding is over, with the
 /// cards played open-handed; a hand nobody bid scores what the rules say.
 pub(crate) fn points_after_bidding(world: &GameState, team: Team) -> i32 {
+    outcome_after_bidding(world).payoff(team)
+}
+
+/// How the hand ends from `world`, where the bidding is over, with the
+/// cards played open-handed.
+pub(crate) fn outcome_after_bidding(world: &GameState) -> Outcome {
     if world.stage() == Stage::Finished {
-        return world.outcome().map_or(0, |outcome| outcome.payoff(team));
+        return world.outcome().unwrap_or(NO_POINTS);
     }
     let Some(split) = SOLVER.with_borrow_mut(|solver| solver.solve_for_score(world)) else {
-        return 0;
+        return NO_POINTS;
     };
-    score(world.contract(), world.lone_defender().is_some(), split).payoff(team)
+    score(world.contract(), world.lone_defender().is_some(), split)
 }
 
 /// A full state consistent with everything the actor knows, at the same
@@ -301,4 +348,66 @@ fn deal_hidden(
         }
     }
     Some((hands, kitty))
+}
+
+#[cfg(test)]
+mod tests {
+    use euchre_game::engine::seat::Seat;
+    use euchre_game::engine::state::Deal;
+    use euchre_game::game::GameScore;
+    use rand::SeedableRng;
+
+    use super::*;
+
+    fn coin() -> HandOutcomes {
+        HandOutcomes {
+            dealers: [0.5, 0.0, 0.0],
+            others: [0.5, 0.0, 0.0],
+            nothing: 0.0,
+            source: "a fair coin".into(),
+        }
+    }
+
+    fn first_decision(seed: u64) -> GameState {
+        let mut rng = SmallRng::seed_from_u64(seed);
+        GameState::new(Deal::random(Seat::West, &mut rng), Rules::default())
+    }
+
+    use euchre_game::engine::rules::Rules;
+
+    #[test]
+    fn playing_for_the_game_without_a_score_in_view_values_points_as_pimc_does() {
+        let blind = Pimc::new(12);
+        let game = Pimc::for_game(12, coin());
+        assert_eq!(game.name(), "pimc:12,game");
+        for seed in 0..6 {
+            let state = first_decision(seed);
+            let seen = Seen::new(&state, &[]);
+            let values = |bot: &Pimc| {
+                bot.values(&seen, &mut SmallRng::seed_from_u64(seed))
+                    .unwrap()
+            };
+            assert_eq!(values(&blind), values(&game), "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn with_a_score_in_view_each_action_is_valued_by_a_chance_of_winning() {
+        let game = Pimc::for_game(12, coin());
+        for (points, seed) in [([0, 0], 1), ([9, 8], 2), ([3, 9], 3)] {
+            let state = first_decision(seed);
+            let score = GameScore {
+                points,
+                dealer: Seat::West,
+                target: 10,
+            };
+            let seen = Seen::in_game(&state, &[], score);
+            let values = game
+                .values(&seen, &mut SmallRng::seed_from_u64(seed))
+                .unwrap();
+            for value in &values {
+                assert!((0.0..=1.0).contains(&value.value), "{points:?}: {value:?}");
+            }
+        }
+    }
 }
