@@ -16,6 +16,7 @@ use euchre_game::engine::error::NotationError;
 use euchre_game::engine::rules::{LonerLead, Rules};
 use euchre_game::engine::seat::Seat;
 use euchre_game::engine::seat_knowledge::{KnowledgeError, SeatKnowledge};
+use euchre_game::game::GameScore;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use serde::{Deserialize, Serialize};
@@ -55,6 +56,50 @@ pub struct ActRequest {
     /// Seeds the bot's random choices, for a reproducible answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// The game's score as this hand was dealt. Left out, the view has no
+    /// game around it: a bot that plays for the game then plays the hand
+    /// for points, as every score-blind bot always does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<ScoreView>,
+}
+
+/// The game's score in a request: each side's points and the points that
+/// win (10 when left out).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScoreView {
+    pub north_south: u8,
+    pub east_west: u8,
+    #[serde(default = "default_target")]
+    pub target: u8,
+}
+
+fn default_target() -> u8 {
+    euchre_game::game::DEFAULT_TARGET
+}
+
+impl ScoreView {
+    /// The score with `dealer` dealing this hand, if it is one a hand can
+    /// be played at (the target 1 to 100, neither side there yet).
+    fn game_score(self, dealer: Seat) -> Result<GameScore, ActError> {
+        if !(1..=100).contains(&self.target) {
+            return Err(ActError::Score(format!(
+                "a target of {} points; a game is to 1 to 100",
+                self.target
+            )));
+        }
+        if self.north_south >= self.target || self.east_west >= self.target {
+            return Err(ActError::Score(format!(
+                "{}-{} in a game to {}: the game is over, so no hand is dealt",
+                self.north_south, self.east_west, self.target
+            )));
+        }
+        Ok(GameScore {
+            points: [self.north_south, self.east_west],
+            dealer,
+            target: self.target,
+        })
+    }
 }
 
 /// The bot's move.
@@ -94,6 +139,8 @@ pub enum ActError {
     DiscardDisagrees { field: Card, action: Card },
     #[error("this bot plays under {bot}, but the request asks for {request}")]
     Rules { bot: String, request: String },
+    #[error("score: {0}")]
+    Score(String),
     #[error(transparent)]
     Impossible(#[from] KnowledgeError),
 }
@@ -188,8 +235,15 @@ impl ActRequest {
 /// playing `rules`.
 pub fn act(bot: &dyn Bot, rules: Rules, request: &ActRequest) -> Result<ActAnswer, ActError> {
     let view = request.view(rules)?;
+    let score = request
+        .score
+        .map(|score| score.game_score(view.dealer))
+        .transpose()?;
     let (state, history) = view.complete_with_history()?;
-    let seen = Seen::new(&state, &history);
+    let seen = match score {
+        Some(score) => Seen::in_game(&state, &history, score),
+        None => Seen::new(&state, &history),
+    };
     let mut rng = SmallRng::seed_from_u64(request.seed.unwrap_or_else(fresh_seed));
     let action = bot.act(&seen, &mut rng);
     let probabilities = bot.probabilities(&seen).map(|pairs| {

@@ -49,6 +49,7 @@ fn request_for(state: &GameState, history: &[(Seat, Action)], seed: u64) -> ActR
         dealer_may_discard_upcard: None,
         loner_lead: None,
         seed: Some(seed),
+        score: None,
     }
 }
 
@@ -149,6 +150,46 @@ fn a_view_naming_a_card_the_seat_cannot_hold_is_refused() {
     request.discard = None;
     let answer = act(bot.as_ref(), Rules::default(), &request).unwrap();
     assert!(["pass", "order", "order alone"].contains(&answer.action.as_str()));
+}
+
+/// A request may carry the game's score: a bot that plays for the game
+/// then values by the chance of winning (a chance, not points), and a
+/// score no hand is played at is refused by name.
+#[test]
+fn a_score_in_a_request_reaches_a_bot_that_plays_for_the_game() {
+    let bot = from_spec("pimc:16,game", Rules::default(), Unseen::Heuristic).unwrap();
+    let text =
+        r#"{"dealer":"N","seat":"E","hand":["9c","Tc","Qc","Kc","Ac"],"upcard":"Jh","seed":4"#;
+    let request =
+        |score: &str| -> ActRequest { serde_json::from_str(&format!("{text}{score}}}")).unwrap() };
+    let blind = act(bot.as_ref(), Rules::default(), &request("")).unwrap();
+    let at_score = act(
+        bot.as_ref(),
+        Rules::default(),
+        &request(r#","score":{"north_south":9,"east_west":3}"#),
+    )
+    .unwrap();
+    for answer in [&blind, &at_score] {
+        assert!(["pass", "order", "order alone"].contains(&answer.action.as_str()));
+    }
+    for (score, wrong) in [
+        (
+            r#","score":{"north_south":10,"east_west":3}"#,
+            "the game is over",
+        ),
+        (
+            r#","score":{"north_south":1,"east_west":3,"target":0}"#,
+            "a target of 0",
+        ),
+    ] {
+        let error = act(bot.as_ref(), Rules::default(), &request(score)).unwrap_err();
+        assert!(error.to_string().starts_with("score: "), "{error}");
+        assert!(error.to_string().contains(wrong), "{error}");
+    }
+    let unknown: Result<ActRequest, _> = serde_json::from_str(&format!(
+        "{text},\"score\":{{\"north_south\":1,\"ns\":2}}}}"
+    ));
+    assert!(unknown.is_err(), "a score's unknown field is refused");
 }
 
 /// A lone hand's first lead depends on a rule option: a client under the
