@@ -11,6 +11,7 @@ use euchre_game::engine::rules::Rules;
 use euchre_game::engine::seat::{Seat, Team};
 use euchre_game::engine::state::{Contract, Deal, GameState, Stage};
 use euchre_game::engine::trump::effective_suit;
+use euchre_game::game::GameScore;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use thiserror::Error;
@@ -207,6 +208,30 @@ impl HumanGame {
             .max_by_key(|team| self.score[team.index()])
     }
 
+    /// The game's score as this hand was dealt, which every bot at the
+    /// table sees (a bot that plays for the game plays to it). `None` for
+    /// a target past 100, which no model covers: the bots then play the
+    /// hand for points.
+    pub fn game_score(&self) -> Option<GameScore> {
+        let target = u8::try_from(self.target)
+            .ok()
+            .filter(|t| (1..=100).contains(t))?;
+        let points = self.score.map(|points| points.min(u32::from(target)) as u8);
+        Some(GameScore {
+            points,
+            dealer: self.deal.dealer,
+            target,
+        })
+    }
+
+    /// The view of the seat to act, with the game's score.
+    fn seen(&self) -> Seen<'_> {
+        match self.game_score() {
+            Some(score) => Seen::in_game(&self.state, &self.history, score),
+            None => Seen::new(&self.state, &self.history),
+        }
+    }
+
     pub fn persons_turn(&self) -> bool {
         self.state.to_act() == Some(PERSON)
     }
@@ -377,7 +402,7 @@ impl HumanGame {
         if !self.persons_turn() {
             return None;
         }
-        let seen = Seen::new(&self.state, &self.history);
+        let seen = self.seen();
         let mut rng = self.rng.clone();
         if let Some(values) = bot.values(&seen, &mut rng) {
             return Some(Hint::Values(values));
@@ -411,7 +436,7 @@ impl HumanGame {
             // not played, and the decision is made again in full next time.
             let mut rng = self.rng.clone();
             let action = {
-                let seen = Seen::new(&self.state, &self.history);
+                let seen = self.seen();
                 crate::stop::with_stop(Arc::clone(stop), || bot.act(&seen, &mut rng))
             };
             if stop() {
@@ -500,6 +525,40 @@ mod tests {
             points[1] += u32::from(outcome.points[1]);
         }
         assert_eq!(points, game.score);
+    }
+
+    /// Every bot at the table sees the game's score as each hand was
+    /// dealt, and the dealer of that hand.
+    #[test]
+    fn the_bots_see_the_games_score_as_each_hand_was_dealt() {
+        let mut game = game();
+        let never = crate::stop::never();
+        assert_eq!(
+            game.game_score(),
+            Some(GameScore {
+                points: [0, 0],
+                dealer: game.deal().dealer,
+                target: 10
+            })
+        );
+        game.run_bots(&never);
+        while game.summary().is_none() {
+            let action = game.state().legal_actions()[0];
+            game.person_moves(action, &never).unwrap();
+        }
+        let after = game.score;
+        game.next_hand(&never).unwrap();
+        let seen = game.game_score().unwrap();
+        assert_eq!(seen.points, after.map(|p| p as u8));
+        assert_eq!(seen.dealer, game.deal().dealer);
+        let endless = HumanGame::new(
+            Arc::new(Heuristic),
+            Arc::new(Heuristic),
+            Rules::default(),
+            500,
+            3,
+        );
+        assert_eq!(endless.game_score(), None, "no model past 100 points");
     }
 
     #[test]
