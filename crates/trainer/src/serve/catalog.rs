@@ -12,7 +12,7 @@ use euchre_bots::bots::heuristic::Heuristic;
 use euchre_bots::bots::pimc::Pimc;
 use euchre_bots::bots::policy::Unseen;
 use euchre_bots::bots::random::RandomBot;
-use euchre_bots::spec::{BotSpecError, from_spec};
+use euchre_bots::spec::{BotSpecError, Spec, from_spec};
 use euchre_game::engine::rules::Rules;
 use thiserror::Error;
 
@@ -47,7 +47,7 @@ impl std::fmt::Debug for BotCatalog {
 /// A choice no bot of this server answers to.
 #[derive(Debug, Error)]
 #[error(
-    "no bot '{choice}' here: choose one this server offers ({offered}), or random, heuristic or pimc:N with N from 1 to {MAX_CLIENT_PIMC_WORLDS}"
+    "no bot '{choice}' here: choose one this server offers ({offered}), or random, heuristic or pimc:N with N from 1 to {MAX_CLIENT_PIMC_WORLDS} (pimc:N,game plays for the game)"
 )]
 pub struct UnknownChoice {
     pub choice: String,
@@ -104,11 +104,20 @@ impl BotCatalog {
         let bot: Option<Arc<dyn Bot>> = match choice.split_once(':') {
             None if choice == "random" => Some(Arc::new(RandomBot)),
             None if choice == "heuristic" => Some(Arc::new(Heuristic)),
-            Some(("pimc", worlds)) => worlds
-                .parse::<usize>()
-                .ok()
-                .filter(|worlds| (1..=MAX_CLIENT_PIMC_WORLDS).contains(worlds))
-                .map(|worlds| Arc::new(Pimc::new(worlds)) as Arc<dyn Bot>),
+            // The spec grammar's PIMC (`pimc:N`, `pimc:N,game`), capped.
+            Some(("pimc", _)) => match euchre_bots::spec::parse(choice) {
+                Ok(Spec::Pimc { worlds, game }) if worlds <= MAX_CLIENT_PIMC_WORLDS => {
+                    Some(if game {
+                        Arc::new(Pimc::for_game(
+                            worlds,
+                            euchre_bots::game_outcomes::reference(),
+                        ))
+                    } else {
+                        Arc::new(Pimc::new(worlds))
+                    })
+                }
+                _ => None,
+            },
             _ => None,
         };
         bot.map(|bot| (choice.to_owned(), bot))
@@ -165,8 +174,15 @@ mod tests {
         assert_eq!(catalog.choose("2").unwrap().0, "pimc:10");
         assert_eq!(catalog.choose("1").unwrap().0, "heuristic");
         assert_eq!(catalog.choose(" pimc:200 ").unwrap().0, "pimc:200");
+        let (label, bot) = catalog.choose("pimc:50,game").unwrap();
+        assert_eq!(
+            (label.as_str(), bot.name()),
+            ("pimc:50,game", "pimc:50,game".to_owned())
+        );
         for refused in [
             "pimc:201",
+            "pimc:201,game",
+            "pimc:5,points",
             "pimc:100000000",
             "pimc:0",
             "policy:/dev/zero",
