@@ -27,6 +27,7 @@ use euchre_game::engine::action::Action;
 use euchre_game::engine::card::CardSet;
 use euchre_game::engine::seat::{Seat, Team};
 use euchre_game::engine::state::GameState;
+use euchre_game::game::{DEFAULT_TARGET, GameScore};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use rayon::prelude::*;
@@ -43,17 +44,61 @@ pub const MARKS: [(f64, Label); 3] = [
     (0.1, Label::Dubious),
 ];
 
+/// The marks for losses in the chance of winning the game: a tenth of the
+/// points' thresholds, since early in a game a point is worth about 7
+/// points of percent under the reference model (0-0: 51.9%, 1-0: 59.0%,
+/// dealing), so a blunder gives up 5% of a game, about half a point.
+pub const CHANCE_MARKS: [(f64, Label); 3] = [
+    (0.05, Label::Blunder),
+    (0.025, Label::Mistake),
+    (0.01, Label::Dubious),
+];
+
 /// How many standard errors a loss must exceed to be marked: a smaller one
 /// may be the sampling's noise, not the move's.
 pub const SIGNIFICANCE: f64 = 2.0;
 
-/// The bot's mark for a loss with standard error `error`, if it is large
-/// enough to mark and larger than the noise of the worlds it was valued on.
+/// What a judge's losses are counted in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LossUnit {
+    /// Points per hand for the mover's side: a score-blind judge.
+    Points,
+    /// The mover's side's chance of winning the game, from the record's
+    /// score: a judge that plays for the game.
+    Chance,
+}
+
+impl LossUnit {
+    pub fn marks(self) -> &'static [(f64, Label); 3] {
+        match self {
+            LossUnit::Points => &MARKS,
+            LossUnit::Chance => &CHANCE_MARKS,
+        }
+    }
+
+    /// The unit in words, for a report's key.
+    pub fn describe(self) -> &'static str {
+        match self {
+            LossUnit::Points => "points per hand",
+            LossUnit::Chance => "chance of winning the game (1 = a whole game)",
+        }
+    }
+}
+
+/// The bot's mark for a loss in points with standard error `error`, if it
+/// is large enough to mark and larger than the noise of the worlds it was
+/// valued on.
 pub fn mark(loss: f64, error: f64) -> Option<Label> {
+    mark_in(LossUnit::Points, loss, error)
+}
+
+/// [`mark`] for a loss in `unit`.
+pub fn mark_in(unit: LossUnit, loss: f64, error: f64) -> Option<Label> {
     if loss <= SIGNIFICANCE * error {
         return None;
     }
-    MARKS
+    unit.marks()
         .iter()
         .find(|(threshold, _)| loss >= *threshold)
         .map(|&(_, label)| label)
@@ -129,6 +174,9 @@ pub struct DealReport {
     pub actions: Vec<[String; 2]>,
     /// Points scored by NS and EW.
     pub points: [u8; 2],
+    /// The game's score (NS, EW) as the deal was dealt, where the record
+    /// lets it be followed from its initial score.
+    pub score: Option<[u8; 2]>,
     pub decisions: Vec<Decision>,
     pub skipped: Vec<Skipped>,
     /// Annotations on decisions that were not analysed (no choice, or an
@@ -195,6 +243,8 @@ pub struct Refused {
 pub struct GameAnalysis {
     pub title: String,
     pub bot: String,
+    /// What the losses are counted in.
+    pub unit: LossUnit,
     pub rules: String,
     pub deals: Vec<DealReport>,
     pub refused: Vec<Refused>,
@@ -221,6 +271,26 @@ pub fn analyse(game: &Game, bot: &dyn Bot, seed: u64) -> GameAnalysis {
     let started = Instant::now();
     let mut refused = Vec::new();
     let mut deals = Vec::new();
+    let unit = if bot.plays_for_the_game() {
+        LossUnit::Chance
+    } else {
+        LossUnit::Points
+    };
+    // The score before each deal, followed from the record's initial score
+    // while every deal replays.
+    let target = game
+        .winning_score
+        .and_then(|target| u8::try_from(target).ok())
+        .filter(|target| (1..=100).contains(target))
+        .unwrap_or(DEFAULT_TARGET);
+    let mut running: Option<[u8; 2]> = match game.metadata.initial_score.as_slice() {
+        [ns, ew] => u8::try_from(*ns)
+            .ok()
+            .zip(u8::try_from(*ew).ok())
+            .map(|(ns, ew)| [ns, ew])
+            .filter(|points| points.iter().all(|&p| p < target)),
+        _ => None,
+    };
     for (position, entry) in game.deals.iter().enumerate() {
         if crate::stop::requested() {
             break;
@@ -228,6 +298,7 @@ pub fn analyse(game: &Game, bot: &dyn Bot, seed: u64) -> GameAnalysis {
         let deal = match entry {
             Ok(deal) => deal,
             Err(error) => {
+                running = None;
                 refused.push(Refused {
                     deal: error.number,
                     reason: error.problem.to_string(),
@@ -235,13 +306,42 @@ pub fn analyse(game: &Game, bot: &dyn Bot, seed: u64) -> GameAnalysis {
                 continue;
             }
         };
-        match reconstruct(deal, game.rules) {
-            Ok(rebuilt) => deals.push(analyse_deal(game, deal, &rebuilt, bot, seed, position)),
-            Err(problem) => refused.push(Refused {
+        let rebuilt = match reconstruct(deal, game.rules) {
+            Ok(rebuilt) => rebuilt,
+            Err(problem) => {
+                running = None;
+                refused.push(Refused {
+                    deal: deal.number,
+                    reason: problem.to_string(),
+                });
+                continue;
+            }
+        };
+        let score = running.map(|points| GameScore {
+            points,
+            dealer: rebuilt.variants[0].deal.dealer,
+            target,
+        });
+        if unit == LossUnit::Chance && score.is_none() {
+            refused.push(Refused {
                 deal: deal.number,
-                reason: problem.to_string(),
-            }),
+                reason: "the game's score before this deal is unknown (an earlier deal did not replay, or the record has no initial score), and the judge plays for the game".to_owned(),
+            });
+            continue;
         }
+        let judged_at = score.filter(|_| unit == LossUnit::Chance);
+        let mut report = analyse_deal(game, deal, &rebuilt, bot, seed, position, judged_at, unit);
+        report.score = score.map(|score| score.points);
+        deals.push(report);
+        // A game ends at the target; a record that goes on is no longer
+        // followed.
+        running = score
+            .map(|score| match rebuilt.end.outcome() {
+                Some(outcome) => score.after(&outcome),
+                None => score,
+            })
+            .filter(|after| after.winner().is_none())
+            .map(|after| after.points);
     }
     let mut players: Vec<Totals> = Seat::ALL
         .iter()
@@ -323,6 +423,7 @@ pub fn analyse(game: &Game, bot: &dyn Bot, seed: u64) -> GameAnalysis {
             .clone()
             .unwrap_or_else(|| "untitled game".to_owned()),
         bot: bot.name(),
+        unit,
         rules: game.rules.to_string(),
         deals,
         refused,
@@ -341,6 +442,9 @@ fn comment_of(annotation: &euchre_game::egn::Annotation) -> Comment {
     }
 }
 
+/// One deal's report; `score` is the game's score the judge sees (`None`:
+/// score-blind), `unit` what its losses are counted in.
+#[allow(clippy::too_many_arguments)]
 fn analyse_deal(
     game: &Game,
     deal: &RecordedDeal,
@@ -348,6 +452,8 @@ fn analyse_deal(
     bot: &dyn Bot,
     seed: u64,
     position: usize,
+    score: Option<GameScore>,
+    unit: LossUnit,
 ) -> DealReport {
     let canonical = &rebuilt.variants[0];
     let players = Seat::ALL
@@ -425,7 +531,7 @@ fn analyse_deal(
                 let mut rng = SmallRng::seed_from_u64(
                     seed ^ (position as u64) << 40 ^ (index as u64) << 20 ^ variant_index as u64,
                 );
-                judge(game, variant, index, bot, &mut rng)
+                judge(game, variant, index, bot, score, &mut rng)
             })
             .collect();
         let combined = combine(&judged, made);
@@ -442,7 +548,7 @@ fn analyse_deal(
             loss,
             loss_error,
             mark: loss
-                .and_then(|loss| mark(loss, loss_error.unwrap_or(0.0)))
+                .and_then(|loss| mark_in(unit, loss, loss_error.unwrap_or(0.0)))
                 .map(Label::word),
             discards_weighed: variants.len(),
             annotations: comments_at(index),
@@ -494,6 +600,7 @@ fn analyse_deal(
             })
             .collect(),
         points: outcome,
+        score: None,
         decisions,
         skipped,
         other_annotations,
@@ -518,6 +625,7 @@ fn judge(
     variant: &Variant,
     index: usize,
     bot: &dyn Bot,
+    score: Option<GameScore>,
     rng: &mut SmallRng,
 ) -> Judged {
     let mut state = GameState::new(variant.deal, game.rules);
@@ -525,7 +633,10 @@ fn judge(
         state.apply(action);
     }
     let history = &variant.actions[..index];
-    let seen = Seen::new(&state, history);
+    let seen = match score {
+        Some(score) => Seen::in_game(&state, history, score),
+        None => Seen::new(&state, history),
+    };
     let legal: Vec<Action> = seen.legal().iter().copied().collect();
     if let Some(values) = bot.values(&seen, rng) {
         let values: Vec<(f64, f64, f64)> = legal

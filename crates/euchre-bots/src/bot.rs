@@ -133,6 +133,14 @@ pub trait Bot: Send + Sync {
         None
     }
 
+    /// Whether [`Bot::values`], given a view with the game's score, values
+    /// each action by the actor's side's chance of winning the game (a
+    /// number from 0 to 1) rather than by points. Analysis judges in the
+    /// unit the bot values in.
+    fn plays_for_the_game(&self) -> bool {
+        false
+    }
+
     /// Anything worth printing after a match, such as how often a policy
     /// met a key it had never trained.
     fn report(&self) -> Option<String> {

@@ -503,6 +503,46 @@ fn analyze_judges_a_real_final_and_names_the_players() {
     assert!(json[0]["deals"][0]["decisions"][0]["loss"].is_null());
 }
 
+/// A judge that plays for the game judges each decision from the record's
+/// score, in chances of winning: each deal carries the score it was dealt
+/// at, following from the last deal's points, and every value is a chance.
+#[test]
+fn analyze_judges_in_chances_of_winning_from_the_records_score() {
+    let file = egn_fixture("VWEC_Finals_Annotated.egn");
+    let output = trainer(&["analyze", &file, "--bot", "pimc:20,game", "--json"], "");
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let game = &json[0];
+    assert_eq!(game["unit"], "chance");
+    let deals = game["deals"].as_array().unwrap();
+    assert_eq!(deals.len(), 13);
+    let mut expected = [0u64, 0];
+    for deal in deals {
+        let score: Vec<u64> = deal["score"]
+            .as_array()
+            .expect("a score for every deal")
+            .iter()
+            .map(|p| p.as_u64().unwrap())
+            .collect();
+        assert_eq!(score, expected, "deal {}", deal["number"]);
+        for decision in deal["decisions"].as_array().unwrap() {
+            for option in decision["options"].as_array().unwrap() {
+                let value = option["value"].as_f64().unwrap();
+                assert!((0.0..=1.0).contains(&value), "{option}");
+            }
+        }
+        expected[0] += deal["points"][0].as_u64().unwrap();
+        expected[1] += deal["points"][1].as_u64().unwrap();
+    }
+    let stdout = text(&trainer(&["analyze", &file, "--bot", "pimc:20,game"], "").stdout);
+    assert!(stdout.contains("chance of winning the game"), "{stdout}");
+    assert!(stdout.contains("dealt at NS "), "{stdout}");
+    // A score-blind judge counts points, as before.
+    let output = trainer(&["analyze", &file, "--bot", "pimc:20", "--json"], "");
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json[0]["unit"], "points");
+}
+
 #[test]
 fn analyze_refuses_bad_files_with_the_reason() {
     let dir = std::env::temp_dir().join(format!("trainer-analyze-{}", std::process::id()));

@@ -91,6 +91,10 @@ impl Bot for Pimc {
         legal[self.tallies(seen, rng).0.best_index()]
     }
 
+    fn plays_for_the_game(&self) -> bool {
+        matches!(self.valuation, Valuation::Game(_))
+    }
+
     /// Points per hand, or (playing for the game, with a score in view)
     /// the chance of winning the game, between 0 and 1.
     fn values(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Option<Vec<ActionValue>> {

@@ -64,6 +64,12 @@ impl Bot for SplitBot {
         self.owner(seen).probabilities(seen)
     }
 
+    /// Both parts must: a view with a score would otherwise be valued in
+    /// chances at some decisions and in points at others.
+    fn plays_for_the_game(&self) -> bool {
+        self.bidder.plays_for_the_game() && self.player.plays_for_the_game()
+    }
+
     fn report(&self) -> Option<String> {
         let reports: Vec<String> = [&self.bidder, &self.player]
             .into_iter()

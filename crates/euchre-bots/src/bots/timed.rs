@@ -92,6 +92,10 @@ impl Bot for Timed {
         self.inner.probabilities(seen)
     }
 
+    fn plays_for_the_game(&self) -> bool {
+        self.inner.plays_for_the_game()
+    }
+
     fn report(&self) -> Option<String> {
         self.inner.report()
     }

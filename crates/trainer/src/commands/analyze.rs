@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use euchre_bots::analysis::{GameAnalysis, MARKS, SIGNIFICANCE, Totals, analyse};
+use euchre_bots::analysis::{GameAnalysis, SIGNIFICANCE, Totals, analyse};
 use euchre_bots::bots::policy::Unseen;
 use euchre_bots::spec::from_spec;
 use euchre_game::egn;
@@ -151,8 +151,11 @@ pub fn report(path: &std::path::Path, analysis: &GameAnalysis, all_decisions: bo
     );
     let _ = writeln!(
         out,
-        "loss: points per hand the move gave up against the bot's choice, for the mover's side (± its standard error over the bot's worlds); marks, for a loss over {SIGNIFICANCE} standard errors: {}",
-        MARKS
+        "loss: the {} the move gave up against the bot's choice, for the mover's side (± its standard error over the bot's worlds); marks, for a loss over {SIGNIFICANCE} standard errors: {}",
+        analysis.unit.describe(),
+        analysis
+            .unit
+            .marks()
             .iter()
             .map(|(threshold, label)| format!("{} {} ≥ {threshold}", label.tag(), label.word()))
             .collect::<Vec<_>>()
@@ -210,10 +213,15 @@ pub fn report(path: &std::path::Path, analysis: &GameAnalysis, all_decisions: bo
     };
     let _ = writeln!(out, "\n{heading}");
     for deal in &analysis.deals {
+        let mut shown = false;
         for decision in &deal.decisions {
             if !all_decisions && decision.made == decision.preferred {
                 continue;
             }
+            if !shown && let Some([ns, ew]) = deal.score {
+                let _ = writeln!(out, "  deal {} dealt at NS {ns}, EW {ew}", deal.number);
+            }
+            shown = true;
             let at = decision
                 .trick
                 .map_or("bidding".to_owned(), |trick| format!("trick {trick}"));

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use euchre_bots::analysis::{DealReport, Decision, GameAnalysis, MARKS, SIGNIFICANCE, Totals};
+use euchre_bots::analysis::{DealReport, Decision, GameAnalysis, SIGNIFICANCE, Totals};
 use euchre_game::engine::action::Action;
 use euchre_game::engine::card::Card;
 use euchre_game::engine::seat::Seat;
@@ -271,14 +271,17 @@ pub(super) fn analysis_page(
     let _ = write!(
         body,
         "<h1>{}</h1><p>Judged by <b>{}</b>: {} deals, {decisions} decisions with a choice, in {:.1} s. \
-         Loss: points per hand the move gave up against the bot's choice, for the mover's side, \
+         Loss: the {} the move gave up against the bot's choice, for the mover's side, \
          ± its standard error over the bot's worlds. Marks, for a loss over {} standard errors: {}.</p>",
         escape(&analysis.title),
         escape(&analysis.bot),
         analysis.deals.len(),
         analysis.seconds,
+        analysis.unit.describe(),
         SIGNIFICANCE,
-        MARKS
+        analysis
+            .unit
+            .marks()
             .iter()
             .map(|(threshold, label)| format!("{} from {threshold}", label.word()))
             .collect::<Vec<_>>()
