@@ -226,7 +226,7 @@ enum Source {
 
 /// How an analysis ended, on its blocking thread.
 enum Outcome {
-    Done(GameAnalysis),
+    Done(Box<GameAnalysis>),
     Refused(StatusCode, String),
     /// Its client left, its time ran out, or the server is stopping.
     Stopped,
@@ -283,6 +283,7 @@ pub(super) async fn submit(State(desk): Shared, multipart: Multipart) -> Respons
     drop(cancel);
     match outcome {
         Ok(Outcome::Done(analysis)) => {
+            let analysis = *analysis;
             let id = {
                 use rand::RngExt;
                 format!("{:016x}", lock(&desk.ids).random::<u64>())
@@ -326,7 +327,7 @@ fn analyse_source(source: Source, label: &str, bot: &dyn euchre_bots::bot::Bot) 
     }
     // The label the client chose, never a policy file's path.
     analysis.bot = label.to_owned();
-    Outcome::Done(analysis)
+    Outcome::Done(Box::new(analysis))
 }
 
 /// A file the games directory lists: a regular file (a link is refused,
