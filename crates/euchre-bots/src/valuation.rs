@@ -74,12 +74,7 @@ mod tests {
     use euchre_game::engine::seat::Seat;
 
     fn coin() -> HandOutcomes {
-        HandOutcomes {
-            dealers: [0.5, 0.0, 0.0],
-            others: [0.5, 0.0, 0.0],
-            nothing: 0.0,
-            source: "a fair coin".into(),
-        }
+        HandOutcomes::even(0.0)
     }
 
     #[test]

@@ -11,10 +11,10 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use support::{TempDir, ok, text, trainer};
+use support::{TempDir, ok, text, trainer, trainer_within_fed};
 
 /// Ways to open a file other than the hardened reader and writer.
 const DIRECT_ACCESS: [&str; 9] = [
@@ -126,7 +126,12 @@ fn library_lines(path: &Path, text: &str) -> Vec<(usize, String)> {
     let lines: Vec<&str> = text.lines().collect();
     let mut kept = Vec::new();
     for (index, line) in lines.iter().enumerate() {
-        let next = lines.get(index + 1).map_or("", |next| next.trim_start());
+        // The item the attribute is on, past comments and other attributes.
+        let next = lines[index + 1..]
+            .iter()
+            .map(|next| next.trim_start())
+            .find(|next| !next.starts_with("//") && !next.starts_with("#["))
+            .unwrap_or("");
         if line.trim_start().starts_with("#[cfg(test)]")
             && (next.starts_with("mod ") || next.starts_with("pub(") || next.starts_with("pub mod"))
         {
@@ -198,31 +203,6 @@ fn every_file_the_code_opens_goes_through_the_hardened_reader_and_writer_or_is_a
         unused.is_empty(),
         "allow-list entries that no longer open files (remove them): {unused:?}"
     );
-}
-
-/// Runs the trainer with `stdin`, killing it if it has not finished in
-/// `limit`: a command that blocks (on a FIFO) or reads without end fails.
-fn trainer_within(args: &[&str], stdin: &str, limit: Duration) -> Output {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_trainer"))
-        .args(args)
-        .env("RUST_BACKTRACE", "0")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).ok();
-    let started = Instant::now();
-    while started.elapsed() < limit {
-        if child.try_wait().unwrap().is_some() {
-            return child.wait_with_output().unwrap();
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.kill().ok();
-    child.wait().ok();
-    panic!("trainer {args:?} still running after {limit:?}");
 }
 
 /// Exit status 1 (never a signal or a panic) with the reason on stderr.
@@ -329,7 +309,7 @@ fn every_reader_refuses_a_fifo_a_device_a_link_to_one_an_oversized_and_a_missing
             let args = args_for(template, file.to_str().unwrap(), run.to_str().unwrap());
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             let started = Instant::now();
-            let output = trainer_within(&args, "", Duration::from_secs(20));
+            let output = trainer_within_fed(&args, "", Duration::from_secs(20));
             let stderr = refused_with_1(&output, &format!("{args:?}"));
             assert!(stderr.contains(kind), "{args:?}: {stderr}");
             let name = file.file_name().unwrap().to_string_lossy();
@@ -344,6 +324,25 @@ fn every_reader_refuses_a_fifo_a_device_a_link_to_one_an_oversized_and_a_missing
             );
         }
     }
+}
+
+/// A bidding run of 300 iterations in `run`, to export from.
+fn small_run(run: &Path) {
+    ok(&trainer(&[
+        "train",
+        "--phase",
+        "bidding",
+        "--store",
+        "memory",
+        "--run-dir",
+        run.to_str().unwrap(),
+        "--iterations",
+        "300",
+        "--threads",
+        "1",
+        "--seed",
+        "1",
+    ]));
 }
 
 /// Each command that writes a user's file, with the file at `{}`: asked
@@ -390,21 +389,7 @@ fn writer_args(template: &[String], file: &Path) -> Vec<String> {
 fn every_writer_refuses_a_fifo_a_device_a_link_a_read_only_and_a_missing_folder_up_front() {
     let temp = TempDir::new("surfaces-writers");
     let run = temp.path("run");
-    ok(&trainer(&[
-        "train",
-        "--phase",
-        "bidding",
-        "--store",
-        "memory",
-        "--run-dir",
-        run.to_str().unwrap(),
-        "--iterations",
-        "300",
-        "--threads",
-        "1",
-        "--seed",
-        "1",
-    ]));
+    small_run(&run);
     let read_only = read_only_folder(&temp.path("read-only"));
     let _unmount = Unmount(read_only.clone());
     for (index, template) in writers(&run).iter().enumerate() {
@@ -442,7 +427,7 @@ fn every_writer_refuses_a_fifo_a_device_a_link_a_read_only_and_a_missing_folder_
             let before = std::fs::symlink_metadata(file).ok().map(|m| m.file_type());
             let args = writer_args(template, file);
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            let output = trainer_within(&args, "q\n", Duration::from_secs(60));
+            let output = trainer_within_fed(&args, "q\n", Duration::from_secs(60));
             let stderr = refused_with_1(&output, &format!("{args:?}"));
             assert!(stderr.contains(problem), "{args:?}: {stderr}");
             assert!(
@@ -463,21 +448,7 @@ fn every_writer_refuses_a_fifo_a_device_a_link_a_read_only_and_a_missing_folder_
 fn a_link_planted_at_the_temporary_name_is_not_written_through() {
     let temp = TempDir::new("surfaces-planted");
     let run = temp.path("run");
-    ok(&trainer(&[
-        "train",
-        "--phase",
-        "bidding",
-        "--store",
-        "memory",
-        "--run-dir",
-        run.to_str().unwrap(),
-        "--iterations",
-        "300",
-        "--threads",
-        "1",
-        "--seed",
-        "1",
-    ]));
+    small_run(&run);
     let victim = temp.path("victim");
     std::fs::write(&victim, b"keep me").unwrap();
     let out = temp.path("out.bin");

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use support::{ok, text, trainer};
+use support::{ok, text, trainer, trainer_within};
 
 struct TempDir(PathBuf);
 
@@ -50,29 +50,6 @@ fn refused_with_1(output: &Output) -> String {
         text(&output.stderr)
     );
     text(&output.stderr)
-}
-
-/// Runs the trainer, killing it if it has not finished in `limit`: a
-/// command that blocks (on a FIFO) or reads without end fails the test.
-fn trainer_within(args: &[&str], limit: Duration) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_trainer"))
-        .args(args)
-        .env("RUST_BACKTRACE", "0")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while started.elapsed() < limit {
-        if child.try_wait().unwrap().is_some() {
-            return child.wait_with_output().unwrap();
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.kill().ok();
-    child.wait().ok();
-    panic!("trainer {args:?} still running after {limit:?}");
 }
 
 fn bidding_run(dir: &Path, store: &str, iterations: &str, seed: &str) {

@@ -364,12 +364,7 @@ mod tests {
     use super::*;
 
     fn coin() -> HandOutcomes {
-        HandOutcomes {
-            dealers: [0.5, 0.0, 0.0],
-            others: [0.5, 0.0, 0.0],
-            nothing: 0.0,
-            source: "a fair coin".into(),
-        }
+        HandOutcomes::even(0.0)
     }
 
     fn first_decision(seed: u64) -> GameState {

@@ -92,6 +92,20 @@ impl HandOutcomes {
         Ok(self)
     }
 
+    /// One point a hand to either side alike, whoever deals, and a hand
+    /// passed out `nothing` of the time: the problem of points, whose
+    /// chances are known in closed form (a reference for tests and a model
+    /// with no dealer's edge).
+    pub fn even(nothing: f64) -> HandOutcomes {
+        let half = (1.0 - nothing) / 2.0;
+        HandOutcomes {
+            dealers: [half, 0.0, 0.0],
+            others: [half, 0.0, 0.0],
+            nothing,
+            source: "one point a hand to either side alike".into(),
+        }
+    }
+
     /// The dealer's side's expected points a hand, minus the other side's.
     pub fn dealers_edge(&self) -> f64 {
         GAINS
@@ -217,15 +231,8 @@ mod tests {
     use super::*;
     use crate::engine::seat::Seat;
 
-    /// Each hand gives one point to one side, as a fair coin decides.
     fn coin(nothing: f64) -> HandOutcomes {
-        let half = (1.0 - nothing) / 2.0;
-        HandOutcomes {
-            dealers: [half, 0.0, 0.0],
-            others: [half, 0.0, 0.0],
-            nothing,
-            source: "a fair coin".into(),
-        }
+        HandOutcomes::even(nothing)
     }
 
     /// The problem of points: the chance of `needed` heads before `their`

@@ -37,24 +37,14 @@ pub fn run(request: &EvalRequest) -> anyhow::Result<()> {
         "--hands {} must be an even number of at least 2: each deal is played twice, with the seats swapped",
         request.hands
     );
-    let a: Arc<dyn Bot> =
-        from_spec(&request.a, request.rules, request.unseen).context("building bot A (--a)")?;
-    let b: Arc<dyn Bot> =
-        from_spec(&request.b, request.rules, request.unseen).context("building bot B (--b)")?;
-    for warning in a.warnings().iter().chain(&b.warnings()) {
-        eprintln!("warning: {warning}");
-    }
+    let (a, b) = sides(request)?;
     let deals = request.hands / 2;
     let bar = ProgressBar::new(deals);
     set_template(
         &bar,
         "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} deals ({per_sec}, ETA {eta})",
     );
-    let threads = crate::config::worker_threads(request.threads);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .context("starting the match's threads")?;
+    let (threads, pool) = match_pool(request.threads)?;
     let started = Instant::now();
     let results =
         pool.install(|| run_match(&a, &b, request.rules, deals, request.seed, &|| bar.inc(1)));
@@ -149,13 +139,9 @@ pub fn run(request: &EvalRequest) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `eval --games`: whole duplicate games to the target, with the score in
-/// every bot's view; games won is the headline, points per hand beside it.
-fn run_games_match(request: &EvalRequest, games: u64) -> anyhow::Result<()> {
-    ensure!(
-        games >= 2,
-        "--games {games} is too few for an interval: give at least 2 (each is played twice, seats swapped)"
-    );
+/// Both sides' bots, with what a reader should know before trusting the
+/// match printed.
+fn sides(request: &EvalRequest) -> anyhow::Result<(Arc<dyn Bot>, Arc<dyn Bot>)> {
     let a: Arc<dyn Bot> =
         from_spec(&request.a, request.rules, request.unseen).context("building bot A (--a)")?;
     let b: Arc<dyn Bot> =
@@ -163,16 +149,33 @@ fn run_games_match(request: &EvalRequest, games: u64) -> anyhow::Result<()> {
     for warning in a.warnings().iter().chain(&b.warnings()) {
         eprintln!("warning: {warning}");
     }
+    Ok((a, b))
+}
+
+/// The match's threads (every core for 0) and their pool.
+fn match_pool(threads: usize) -> anyhow::Result<(usize, rayon::ThreadPool)> {
+    let threads = crate::config::worker_threads(threads);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("starting the match's threads")?;
+    Ok((threads, pool))
+}
+
+/// `eval --games`: whole duplicate games to the target, with the score in
+/// every bot's view; games won is the headline, points per hand beside it.
+fn run_games_match(request: &EvalRequest, games: u64) -> anyhow::Result<()> {
+    ensure!(
+        games >= 2,
+        "--games {games} is too few for an interval: give at least 2 (each is played twice, seats swapped)"
+    );
+    let (a, b) = sides(request)?;
     let bar = ProgressBar::new(games);
     set_template(
         &bar,
         "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} games ({per_sec}, ETA {eta})",
     );
-    let threads = crate::config::worker_threads(request.threads);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .context("starting the match's threads")?;
+    let (threads, pool) = match_pool(request.threads)?;
     let started = Instant::now();
     let pairs = pool.install(|| {
         run_games(

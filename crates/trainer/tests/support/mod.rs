@@ -94,6 +94,38 @@ pub fn bidding_policy_with(dir: &Path, settings: &[&str]) -> PathBuf {
     policy
 }
 
+/// Runs the trainer with `stdin` written to it, killing it if it has not
+/// finished in `limit`: a command that blocks (on a FIFO) or reads without
+/// end fails the test.
+pub fn trainer_within_fed(args: &[&str], stdin: &str, limit: std::time::Duration) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_trainer"))
+        .args(args)
+        .env("RUST_BACKTRACE", "0")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A command that refuses at once closes its end first; that is fine.
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    let started = std::time::Instant::now();
+    while started.elapsed() < limit {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().ok();
+    child.wait().ok();
+    panic!("trainer {args:?} still running after {limit:?}");
+}
+
+/// [`trainer_within_fed`] with nothing on stdin.
+pub fn trainer_within(args: &[&str], limit: std::time::Duration) -> Output {
+    trainer_within_fed(args, "", limit)
+}
+
 /// A trainer process with its output piped, for tests that stop it.
 pub fn spawn(args: &[&str]) -> std::process::Child {
     Command::new(env!("CARGO_BIN_EXE_trainer"))
