@@ -343,6 +343,41 @@ pub fn analyse(game: &Game, bot: &dyn Bot, seed: u64) -> GameAnalysis {
             .filter(|after| after.winner().is_none())
             .map(|after| after.points);
     }
+    let Summary {
+        players,
+        teams,
+        largest,
+        labels,
+    } = summarise(game, &deals);
+    GameAnalysis {
+        title: game
+            .metadata
+            .title
+            .clone()
+            .unwrap_or_else(|| "untitled game".to_owned()),
+        bot: bot.name(),
+        unit,
+        rules: game.rules.to_string(),
+        deals,
+        refused,
+        players,
+        teams,
+        largest,
+        labels,
+        seconds: started.elapsed().as_secs_f64(),
+    }
+}
+
+/// The game's totals by player and by team, its largest losses and the
+/// annotators' labels against the judge.
+struct Summary {
+    players: Vec<Totals>,
+    teams: Vec<Totals>,
+    largest: Vec<LargeLoss>,
+    labels: Vec<LabelRow>,
+}
+
+fn summarise(game: &Game, deals: &[DealReport]) -> Summary {
     let mut players: Vec<Totals> = Seat::ALL
         .iter()
         .map(|seat| Totals {
@@ -416,22 +451,11 @@ pub fn analyse(game: &Game, bot: &dyn Bot, seed: u64) -> GameAnalysis {
     labels.retain(|row| row.decisions > 0);
     largest.sort_by(|a, b| b.loss.total_cmp(&a.loss));
     largest.truncate(LARGEST);
-    GameAnalysis {
-        title: game
-            .metadata
-            .title
-            .clone()
-            .unwrap_or_else(|| "untitled game".to_owned()),
-        bot: bot.name(),
-        unit,
-        rules: game.rules.to_string(),
-        deals,
-        refused,
+    Summary {
         players,
         teams,
         largest,
         labels,
-        seconds: started.elapsed().as_secs_f64(),
     }
 }
 
