@@ -349,6 +349,47 @@ pub fn is_writable(dir: &Path) -> bool {
     }
 }
 
+/// Checks, before any work is done, that [`write_atomically`] can
+/// write `path`: what is there is a regular file or nothing, and its
+/// folder exists and takes new files. A program that writes its result at
+/// the end (a saved game, an export) says so at the start instead.
+pub fn check_writable(path: &Path) -> Result<(), StoreError> {
+    crate::regular_file::check_replaceable(path)?;
+    let folder = match path.parent() {
+        Some(parent) if parent.as_os_str().is_empty() => Path::new("."),
+        Some(parent) => parent,
+        None => Path::new("."),
+    };
+    match std::fs::metadata(folder) {
+        Ok(metadata) if metadata.is_dir() => {}
+        Ok(metadata) => {
+            return Err(StoreError::NotRegularFile {
+                path: folder.to_path_buf(),
+                kind: crate::regular_file::kind_of(&metadata),
+                action: "a file cannot be written inside it; name a path in an existing folder",
+            });
+        }
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Err(StoreError::Missing {
+                path: folder.to_path_buf(),
+                hint: "the folder to write into does not exist; create it first".to_owned(),
+            });
+        }
+        Err(source) => {
+            return Err(StoreError::Io {
+                path: folder.to_path_buf(),
+                source,
+            });
+        }
+    }
+    if !is_writable(folder) {
+        return Err(StoreError::FolderNotWritable {
+            path: folder.to_path_buf(),
+        });
+    }
+    Ok(())
+}
+
 /// Writes `bytes` to `path` so that readers see the old file or the new
 /// one: write a temporary file, fsync it, rename it over, fsync the folder.
 ///

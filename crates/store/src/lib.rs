@@ -52,7 +52,7 @@ mod verify;
 pub use client_state::ClientState;
 pub use dir::{
     Backend, FORMAT_VERSION, Fingerprint, MANIFEST_FILE, Manifest, StoreDir, UnknownBackend,
-    classify_write_error, is_writable, write_atomically,
+    check_writable, classify_write_error, is_writable, write_atomically,
 };
 pub use durable::DurableTable;
 pub use error::StoreError;
@@ -69,8 +69,8 @@ pub use memory::MemoryTable;
 pub use mmap::{KEYS_FILE, KeyUniverse, MmapTable, PHF_FILE, RECORDS_FILE, Skeleton};
 pub use record::{MAX_ACTIONS, Record};
 pub use regular_file::{
-    Links, RegularFileError, check_writable, kind_of, open_regular, open_regular_with,
-    read_bounded, read_bounded_with, read_text_bounded, read_text_bounded_with,
+    Links, RegularFileError, kind_of, open_regular, open_regular_with, read_bounded,
+    read_bounded_with, read_text_bounded, read_text_bounded_with,
 };
 pub use snapshot::SnapshotTable;
 pub use table::{ExactRecords, Key, SlotId, StoredRecord, Table};

@@ -161,47 +161,6 @@ pub fn read_text_bounded_with(
     })
 }
 
-/// Checks, before any work is done, that [`crate::write_atomically`] can
-/// write `path`: what is there is a regular file or nothing, and its
-/// folder exists and takes new files. A program that writes its result at
-/// the end (a saved game, an export) says so at the start instead.
-pub fn check_writable(path: &Path) -> Result<(), crate::StoreError> {
-    check_replaceable(path)?;
-    let folder = match path.parent() {
-        Some(parent) if parent.as_os_str().is_empty() => Path::new("."),
-        Some(parent) => parent,
-        None => Path::new("."),
-    };
-    match std::fs::metadata(folder) {
-        Ok(metadata) if metadata.is_dir() => {}
-        Ok(metadata) => {
-            return Err(crate::StoreError::NotRegularFile {
-                path: folder.to_path_buf(),
-                kind: kind_of(&metadata),
-                action: "a file cannot be written inside it; name a path in an existing folder",
-            });
-        }
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            return Err(crate::StoreError::Missing {
-                path: folder.to_path_buf(),
-                hint: "the folder to write into does not exist; create it first".to_owned(),
-            });
-        }
-        Err(source) => {
-            return Err(crate::StoreError::Io {
-                path: folder.to_path_buf(),
-                source,
-            });
-        }
-    }
-    if !crate::dir::is_writable(folder) {
-        return Err(crate::StoreError::FolderNotWritable {
-            path: folder.to_path_buf(),
-        });
-    }
-    Ok(())
-}
-
 /// Refuses to replace what is at `path` unless it is a regular file (or
 /// nothing): a rename over a device, a FIFO, a directory or a symbolic
 /// link would replace it, not write into it.

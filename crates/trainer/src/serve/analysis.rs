@@ -24,7 +24,6 @@ use euchre_game::egn;
 use rand::rngs::SmallRng;
 use serde::Deserialize;
 
-use super::ServeError;
 use super::analysis_pages;
 use super::catalog::BotCatalog;
 use super::guard::{Cancel, MAX_UPLOAD_BYTES};
@@ -47,24 +46,20 @@ pub(super) struct AnalysisDesk {
     shutdown: Arc<AtomicBool>,
 }
 
-/// Refuses, at start, a games directory that is not one: a mistyped
+/// Why a games directory is not one, checked at start: a mistyped
 /// `--games` would otherwise serve an empty list without a word.
-pub(super) fn check_games_dir(dir: &FsPath) -> Result<(), ServeError> {
-    let why = match std::fs::metadata(dir) {
-        Ok(metadata) if metadata.is_dir() => return Ok(()),
-        Ok(metadata) => format!(
+pub(super) fn games_dir_problem(dir: &FsPath) -> Option<String> {
+    match std::fs::metadata(dir) {
+        Ok(metadata) if metadata.is_dir() => None,
+        Ok(metadata) => Some(format!(
             "{}, not a directory; name the directory that holds the .egn files",
             store::kind_of(&metadata)
-        ),
+        )),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            "no such directory; name the directory that holds the .egn files".to_owned()
+            Some("no such directory; name the directory that holds the .egn files".to_owned())
         }
-        Err(error) => error.to_string(),
-    };
-    Err(ServeError::GamesDir {
-        path: dir.to_path_buf(),
-        why,
-    })
+        Err(error) => Some(error.to_string()),
+    }
 }
 
 impl AnalysisDesk {

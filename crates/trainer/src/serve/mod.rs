@@ -189,8 +189,13 @@ pub fn app(options: &ServeOptions, shutdown: &Arc<AtomicBool>) -> Result<Router,
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |elapsed| elapsed.as_nanos() as u64)
     });
-    if let Some(dir) = &options.games_dir {
-        analysis::check_games_dir(dir)?;
+    if let Some(dir) = &options.games_dir
+        && let Some(why) = analysis::games_dir_problem(dir)
+    {
+        return Err(ServeError::GamesDir {
+            path: dir.clone(),
+            why,
+        });
     }
     let analysis = Arc::new(AnalysisDesk::new(
         options.games_dir.clone(),
