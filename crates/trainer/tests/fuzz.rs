@@ -800,19 +800,33 @@ fn fuzz_store_opens() {
 #[ignore = "the long run: a million inputs a target, about an hour on 2 cores"]
 fn fuzz_long_run() {
     let inputs = long_run_inputs();
-    let reports = [
-        policy_files(inputs),
-        profiles(inputs),
-        views(inputs),
-        replay_lines(inputs),
-        egn_games(inputs),
-        egn_uploads(inputs),
-        manifests(inputs),
-        undo_journals(inputs),
-        damaged_store(inputs, "memory"),
-        damaged_store(inputs, "lmdb"),
-        damaged_store(inputs, "mmap"),
+    // `FUZZ_TARGETS=egn-upload,lmdb` runs only those (by the names in
+    // this list); every target by default.
+    let wanted = std::env::var("FUZZ_TARGETS").ok();
+    let runs = |name: &str| {
+        wanted
+            .as_deref()
+            .is_none_or(|list| list.split(',').any(|wanted| wanted.trim() == name))
+    };
+    let targets: [(&str, &dyn Fn() -> Report); 11] = [
+        ("policy-file", &|| policy_files(inputs)),
+        ("profile", &|| profiles(inputs)),
+        ("bot-api-view", &|| views(inputs)),
+        ("replay-line", &|| replay_lines(inputs)),
+        ("egn", &|| egn_games(inputs)),
+        ("egn-upload", &|| egn_uploads(inputs)),
+        ("store-manifest", &|| manifests(inputs)),
+        ("undo-journal", &|| undo_journals(inputs)),
+        ("open-memory-store", &|| damaged_store(inputs, "memory")),
+        ("open-lmdb-store", &|| damaged_store(inputs, "lmdb")),
+        ("open-mmap-store", &|| damaged_store(inputs, "mmap")),
     ];
+    let reports: Vec<Report> = targets
+        .iter()
+        .filter(|(name, _)| runs(name))
+        .map(|(_, run)| run())
+        .collect();
+    assert!(!reports.is_empty(), "FUZZ_TARGETS names no target");
     for report in &reports {
         check(report);
     }

@@ -163,11 +163,16 @@ struct Submitted {
     bot: String,
 }
 
-async fn read_form(mut multipart: Multipart) -> Result<Submitted, (StatusCode, String)> {
+/// The form's fields; a form that names no judge gets `default_bot` (the
+/// first bot the server offers, as for new games and the API).
+async fn read_form(
+    mut multipart: Multipart,
+    default_bot: &str,
+) -> Result<Submitted, (StatusCode, String)> {
     let mut submitted = Submitted {
         text: None,
         picked: None,
-        bot: "pimc:50".to_owned(),
+        bot: default_bot.to_owned(),
     };
     let unreadable = |error: axum::extract::multipart::MultipartError| {
         if error.status() == StatusCode::PAYLOAD_TOO_LARGE {
@@ -234,7 +239,7 @@ pub(super) async fn submit(State(desk): Shared, multipart: Multipart) -> Respons
             analysis_pages::form_page(&desk.files(), &desk.offered(), Some(message)),
         )
     };
-    let submitted = match read_form(multipart).await {
+    let submitted = match read_form(multipart, desk.bots.default_bot().0).await {
         Ok(submitted) => submitted,
         Err((status, message)) => return refuse(status, &message),
     };
