@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use euchre_game::engine::action::Action;
 use euchre_game::engine::rules::Rules;
-use euchre_game::engine::state::{GameState, Stage};
+use euchre_game::engine::state::{GameState, Outcome, Stage};
 use rustc_hash::FxHashMap;
 
 use thiserror::Error;
@@ -175,13 +175,19 @@ pub fn table_card(policy: &PolicyFile, state: &GameState) -> Action {
 /// Each team's payoff with the rest of `state`, a position in play (or a
 /// finished hand), played by [`table_card`] at every seat.
 pub fn play_out(policy: &PolicyFile, state: &GameState) -> [f64; 2] {
+    play_out_outcome(policy, state).map_or([0.0; 2], |outcome| {
+        team_payoffs(|team| f64::from(outcome.payoff(team)))
+    })
+}
+
+/// How the hand ends with the rest of `state` played by [`table_card`] at
+/// every seat; `None` for a hand nobody bid.
+pub fn play_out_outcome(policy: &PolicyFile, state: &GameState) -> Option<Outcome> {
     let mut playout = *state;
     while playout.stage() == Stage::Play {
         playout.apply(table_card(policy, &playout));
     }
-    playout.outcome().map_or([0.0; 2], |outcome| {
-        team_payoffs(|team| f64::from(outcome.payoff(team)))
-    })
+    playout.outcome()
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@ pub const SPEC_HELP: &str = "random | heuristic | pimc:WORLDS (pimc:WORLDS,game 
      what the bids reveal; 200 worlds by default), or search-bids:FILE | search-bids:WORLDS:FILE \
      (the same, with each bid the policy is not sure of searched over those worlds too; \
      after WORLDS, ',playout' or ',blend' values each world by a full-play table's own play of the rest, \
-     alone or with the open-hand solve, ',bids=N' searches bids over N worlds, ',lead=N' the opening lead over N (',lead=table': the table's card, unsearched), ',every-bid' searches every bid (a full-play table is sure of all its bids), ',trust=P' trusts the inference P% (90 by default), ',ahead' chooses the next card once per history the bot would see rather than per world (a full-play table answers in between), ',continuations' values each searched bid with each side finishing the auction in the way (the blueprint's bids, bolder or warier) that suits it, and ',ms=N' stops at N milliseconds a decision: \
+     alone or with the open-hand solve, ',bids=N' searches bids over N worlds, ',lead=N' the opening lead over N (',lead=table': the table's card, unsearched), ',every-bid' searches every bid (a full-play table is sure of all its bids), ',trust=P' trusts the inference P% (90 by default), ',ahead' chooses the next card once per history the bot would see rather than per world (a full-play table answers in between), ',continuations' values each searched bid with each side finishing the auction in the way (the blueprint's bids, bolder or warier) that suits it, ',game' values each world's outcome by the chance of winning the game from the score, and ',ms=N' stops at N milliseconds a decision: \
      search-bids:400,playout,ms=100:FILE), \
      or bids:BOT+BOT (the first bot's bids, the second's card play: bids:pimc:50+policy-argmax:FILE)";
 
@@ -44,7 +44,7 @@ pub enum BotSpecError {
     #[error("bot '{spec}': search needs at least one world")]
     SearchWorlds { spec: String },
     #[error(
-        "bot '{spec}': unknown search option '{option}'; after the number of worlds come ',playout', ',blend', ',open-hand' or ',bids=WORLDS' (worlds per searched bid), ',lead=WORLDS' (worlds for the opening lead) or ',lead=table' (the table's lead, unsearched), ',every-bid' (search every bid, not only those the blueprint is unsure of), ',infer-bids' (read the other seats' bids by the table's bidding blueprint), ',trust=PERCENT' (how far the inference trusts the blueprint; 90 by default, 0 is PIMC's uniform worlds), ',ahead' (the next card chosen per history seen, not per world), ',continuations' (each searched bid valued with each side finishing the auction in the way that suits it) or ',ms=MILLISECONDS', as in search-bids:400,playout,ms=100:FILE"
+        "bot '{spec}': unknown search option '{option}'; after the number of worlds come ',playout', ',blend', ',open-hand' or ',bids=WORLDS' (worlds per searched bid), ',lead=WORLDS' (worlds for the opening lead) or ',lead=table' (the table's lead, unsearched), ',every-bid' (search every bid, not only those the blueprint is unsure of), ',infer-bids' (read the other seats' bids by the table's bidding blueprint), ',trust=PERCENT' (how far the inference trusts the blueprint; 90 by default, 0 is PIMC's uniform worlds), ',ahead' (the next card chosen per history seen, not per world), ',continuations' (each searched bid valued with each side finishing the auction in the way that suits it), ',game' (each outcome valued by the chance of winning the game from the score) or ',ms=MILLISECONDS', as in search-bids:400,playout,ms=100:FILE"
     )]
     SearchOption { spec: String, option: String },
     #[error("bot '{spec}': {source}")]
@@ -228,6 +228,8 @@ fn search_options(spec: &str, head: &str, bids: BidsBy) -> Result<SearchOptions,
             options.ahead = true;
         } else if part == "continuations" {
             options.continuations = true;
+        } else if part == "game" {
+            options.game = true;
         } else if let Some(worlds) = part.strip_prefix("bids=") {
             options.bid_worlds = positive(worlds).ok_or_else(unknown)?;
         } else if part == "lead=table" {

@@ -18,6 +18,7 @@ use euchre_game::engine::rules::Rules;
 use euchre_game::engine::seat::Seat;
 use euchre_game::engine::state::{Deal, GameState, Stage};
 use euchre_game::engine::trump::cards_of_suit;
+use euchre_game::game::GameScore;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use support::{TempDir, bidding_policy, bidding_policy_with};
@@ -183,6 +184,65 @@ fn a_searched_bid_goes_alone_with_the_five_best_trumps() {
         assert_eq!(search.act(&seen, &mut rng), lone, "{options}");
         let report = search.report().unwrap();
         assert!(report.contains("1 bids searched"), "{report}");
+    }
+}
+
+/// A search that plays for the game (`,game`) values each bid by the
+/// chance of winning it leaves: at 9 points a sure make wins the game
+/// whether made alone or not, worth 1 either way, where the score-blind
+/// search values the lone march at 4 points. Without a score in view it
+/// values points, as the blind search does.
+#[test]
+fn a_search_for_the_game_values_a_sure_make_at_nine_as_the_game_won() {
+    let temp = TempDir::new("search-game");
+    let policy = bidding_policy(&temp.0);
+    let rules = Rules::default();
+    let hand = |text: &str| text.parse::<CardSet>().unwrap();
+    let dealer = Seat::South;
+    let mut hands = [CardSet::EMPTY; 4];
+    hands[dealer.left().index()] = hand("JS JC AS KS QS");
+    hands[dealer.left().left().index()] = hand("9H TH JH QH KH");
+    hands[dealer.left().left().left().index()] = hand("AH 9D TD JD QD");
+    hands[dealer.index()] = hand("KD AD 9C TC QC");
+    let deal = Deal::new(dealer, hands, "TS".parse().unwrap()).unwrap();
+    let state = GameState::new(deal, rules);
+    let bidder = dealer.left().team();
+    let mut points = [0u8; 2];
+    points[bidder.index()] = 9;
+    points[bidder.other().index()] = 8;
+    let score = GameScore {
+        points,
+        dealer,
+        target: 10,
+    };
+    let spec = |extra: &str| format!("search-bids:16{extra}:{}", policy.display());
+    let blind = from_spec(&spec(""), rules, Unseen::Heuristic).unwrap();
+    let game = from_spec(&spec(",game"), rules, Unseen::Heuristic).unwrap();
+    assert!(game.plays_for_the_game() && !blind.plays_for_the_game());
+    assert!(
+        game.name().starts_with("search-bids:16,game:"),
+        "{}",
+        game.name()
+    );
+    let value_of = |bot: &Arc<dyn Bot>, seen: &Seen<'_>, action: Action| {
+        let values = bot.values(seen, &mut SmallRng::seed_from_u64(3)).unwrap();
+        values.iter().find(|v| v.action == action).unwrap().value
+    };
+    let lone = Action::Order { alone: true };
+    let with_partner = Action::Order { alone: false };
+
+    let in_game = Seen::in_game(&state, &[], score);
+    assert_eq!(value_of(&game, &in_game, lone), 1.0);
+    assert_eq!(value_of(&game, &in_game, with_partner), 1.0);
+    assert_eq!(value_of(&blind, &in_game, lone), 4.0);
+
+    let unscored = Seen::new(&state, &[]);
+    for &action in state.legal_actions().as_slice() {
+        assert_eq!(
+            value_of(&game, &unscored, action),
+            value_of(&blind, &unscored, action),
+            "{action}"
+        );
     }
 }
 

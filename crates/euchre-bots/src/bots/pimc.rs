@@ -135,15 +135,6 @@ impl Pimc {
     }
 }
 
-/// The points `team` scores after each of `legal` (cards) when everyone
-/// then plays open-handed, in the order of `legal`.
-pub(crate) fn card_points(world: &GameState, team: Team, legal: &[Action]) -> Vec<i64> {
-    card_outcomes(world, team, legal)
-        .iter()
-        .map(|outcome| i64::from(outcome.payoff(team)))
-        .collect()
-}
-
 /// How the hand ends after each of `legal` (cards) when everyone then
 /// plays open-handed, in the order of `legal`.
 pub(crate) fn card_outcomes(world: &GameState, team: Team, legal: &[Action]) -> Vec<Outcome> {
@@ -183,12 +174,6 @@ fn bidding_outcome(mut world: GameState, action: Action, rng: &mut SmallRng) -> 
         world.apply(next);
     }
     outcome_after_bidding(&world)
-}
-
-/// The payoff to `team` from `world`, where the bidding is over, with the
-/// cards played open-handed; a hand nobody bid scores what the rules say.
-pub(crate) fn points_after_bidding(world: &GameState, team: Team) -> i32 {
-    outcome_after_bidding(world).payoff(team)
 }
 
 /// How the hand ends from `world`, where the bidding is over, with the

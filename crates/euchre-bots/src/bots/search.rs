@@ -83,13 +83,14 @@ use rand::rngs::SmallRng;
 
 use crate::bot::{ActionValue, Bot, Tallies};
 use crate::bots::heuristic::Heuristic;
-use crate::bots::pimc::{card_points, points_after_bidding, replay, sample_hidden};
+use crate::bots::pimc::{card_outcomes, outcome_after_bidding, replay, sample_hidden};
 use crate::bots::policy::PolicyBot;
-use crate::card_play_table::{play_out, table_card};
+use crate::card_play_table::{play_out_outcome, table_card};
 use crate::meta::CardPlay;
 use crate::phase::Phase;
 use crate::policy_file::{PolicyFile, most_likely};
 use crate::seen::Seen;
+use crate::valuation::{Valuation, Valuer};
 
 /// Candidate worlds dealt per world solved. More candidates give the
 /// resampling more worlds to choose among when the bids are telling;
@@ -288,6 +289,10 @@ pub struct SearchOptions {
     /// [`Continuation`] that suits it (see the module docs), not by the
     /// blueprint's bids alone.
     pub continuations: bool,
+    /// Value each world's outcome by the chance of winning the game it
+    /// leaves, from the score in view ([`Valuation::Game`]), not by points;
+    /// the blueprint's own bids and cards stay what it trained.
+    pub game: bool,
 }
 
 impl SearchOptions {
@@ -306,6 +311,7 @@ impl SearchOptions {
             infer_bids: false,
             ahead: false,
             continuations: false,
+            game: false,
         }
     }
 
@@ -355,6 +361,9 @@ impl fmt::Display for SearchOptions {
         if self.continuations {
             write!(f, ",continuations")?;
         }
+        if self.game {
+            write!(f, ",game")?;
+        }
         Ok(())
     }
 }
@@ -367,6 +376,8 @@ pub struct SearchBot {
     /// The bidding blueprint that reads the other seats' bids, with
     /// [`SearchOptions::infer_bids`].
     bid_model: Option<PolicyFile>,
+    /// Points, or with [`SearchOptions::game`] the chance of winning.
+    valuation: Valuation,
 }
 
 impl fmt::Debug for SearchBot {
@@ -467,28 +478,49 @@ impl SearchBot {
             label,
             counts: Counts::default(),
             bid_model,
+            valuation: if options.game {
+                Valuation::Game(crate::game_outcomes::reference())
+            } else {
+                Valuation::Points
+            },
         })
     }
 
-    /// What `team` scores in `world`, where the bidding is over, played on
-    /// as [`WorldValues`] says.
-    fn value_after_bidding(&self, world: &GameState, team: Team) -> i64 {
+    /// `team`'s value of `world`, where the bidding is over, played on as
+    /// [`WorldValues`] says and each ending valued by `valuer`.
+    fn value_after_bidding(&self, world: &GameState, team: Team, valuer: &Valuer) -> i64 {
         let values = self.options.values;
         let mut value = 0;
         if values.solves_open_hand() {
-            value += i64::from(points_after_bidding(world, team));
+            value += valuer.value(&outcome_after_bidding(world), team);
         }
         if values.needs_table() {
-            value += play_out(self.blueprint.file(), world)[team.index()] as i64;
+            value += self.played_out(world, team, valuer);
         }
         value
     }
 
-    /// What `team` scores after each `legal` card in `world`, valued as
+    /// `team`'s value of the hand from `state` played out by the table at
+    /// every seat.
+    fn played_out(&self, state: &GameState, team: Team, valuer: &Valuer) -> i64 {
+        play_out_outcome(self.blueprint.file(), state)
+            .map_or(0, |outcome| valuer.value(&outcome, team))
+    }
+
+    /// `team`'s value after each `legal` card in `world`, played on as
     /// [`WorldValues`] says, in the order of `legal`.
-    fn card_values(&self, world: &GameState, team: Team, legal: &[Action]) -> Vec<i64> {
+    fn card_values(
+        &self,
+        world: &GameState,
+        team: Team,
+        legal: &[Action],
+        valuer: &Valuer,
+    ) -> Vec<i64> {
         let mut values = if self.options.values.solves_open_hand() {
-            card_points(world, team, legal)
+            card_outcomes(world, team, legal)
+                .iter()
+                .map(|outcome| valuer.value(outcome, team))
+                .collect()
         } else {
             vec![0; legal.len()]
         };
@@ -496,7 +528,7 @@ impl SearchBot {
             for (value, &action) in values.iter_mut().zip(legal) {
                 let mut after = *world;
                 after.apply(action);
-                *value += play_out(self.blueprint.file(), &after)[team.index()] as i64;
+                *value += self.played_out(&after, team, valuer);
             }
         }
         values
@@ -634,25 +666,32 @@ impl SearchBot {
         world
     }
 
-    /// The points `team` scores after `action` in `world`, with the bidding
+    /// The bidder's value of `action` in `world`, with the bidding
     /// finished by the blueprint's most likely bids and the cards played as
     /// [`WorldValues`] says.
-    fn bid_points(&self, world: GameState, action: Action, rng: &mut SmallRng) -> i64 {
+    fn bid_value(
+        &self,
+        world: GameState,
+        action: Action,
+        valuer: &Valuer,
+        rng: &mut SmallRng,
+    ) -> i64 {
         let Some(team) = world.to_act().map(|seat| seat.team()) else {
             return 0;
         };
         let after = self.auction_after(world, action, Styles::BLUEPRINT, rng);
-        self.value_after_bidding(&after, team)
+        self.value_after_bidding(&after, team, valuer)
     }
 
     /// Each of `legal`'s points in `world` for every pair of
     /// [`Continuation`]s (`[partner][other side]`, in
     /// [`Continuation::ALL`]'s order). Continuations that finish the
     /// auction alike share one valuation.
-    fn bid_points_by_continuation(
+    fn bid_values_by_continuation(
         &self,
         world: &GameState,
         legal: &[Action],
+        valuer: &Valuer,
         rng: &mut SmallRng,
     ) -> Vec<ByContinuation> {
         let Some(team) = world.to_act().map(|seat| seat.team()) else {
@@ -673,9 +712,9 @@ impl SearchBot {
                         *value = match finished.iter().find(|(done, _)| *done == after) {
                             Some(&(_, known)) => known,
                             None => {
-                                let points = self.value_after_bidding(&after, team);
-                                finished.push((after, points));
-                                points
+                                let value = self.value_after_bidding(&after, team, valuer);
+                                finished.push((after, value));
+                                value
                             }
                         };
                     }
@@ -689,16 +728,18 @@ impl SearchBot {
     /// no world fits what the actor saw.
     fn search(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Action {
         match self.search_tallies(seen, rng) {
-            Some(tallies) => seen.legal()[tallies.best_index()],
+            Some((tallies, _)) => seen.legal()[tallies.best_index()],
             None => Heuristic.act(seen, rng),
         }
     }
 
     /// Each legal action's weighted value: each card by valuing the world
-    /// after it, each bid by [`Self::bid_points`]. `None` when no world
-    /// fits what the actor saw.
-    fn search_tallies(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Option<Tallies> {
+    /// after it, each bid by [`Self::bid_value`]; and the scale that turns
+    /// a value into points or a chance. `None` when no world fits what the
+    /// actor saw.
+    fn search_tallies(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Option<(Tallies, f64)> {
         let started = Instant::now();
+        let valuer = Valuer::new(&self.valuation, seen.score());
         let playing = seen.stage() == Stage::Play;
         let worlds = self.options.worlds_for(seen);
         let legal = seen.legal();
@@ -762,22 +803,22 @@ impl SearchBot {
             }
             distinct += 1;
             if playing && self.options.ahead {
-                looked_ahead.push((copies, self.branches(world, legal.as_slice())));
+                looked_ahead.push((copies, self.branches(world, legal.as_slice(), &valuer)));
                 continue;
             }
             if !playing && self.options.continuations {
                 by_continuation.push((
                     copies,
-                    self.bid_points_by_continuation(world, legal.as_slice(), rng),
+                    self.bid_values_by_continuation(world, legal.as_slice(), &valuer, rng),
                 ));
                 continue;
             }
             let values = if playing {
-                self.card_values(world, team, legal.as_slice())
+                self.card_values(world, team, legal.as_slice(), &valuer)
             } else {
                 legal
                     .iter()
-                    .map(|&action| self.bid_points(*world, action, rng))
+                    .map(|&action| self.bid_value(*world, action, &valuer, rng))
                     .collect()
             };
             tallies.add(values, copies);
@@ -793,13 +834,13 @@ impl SearchBot {
         if !looked_ahead.is_empty() {
             tallies = choose_next_cards(&looked_ahead, legal.len());
         }
-        Some(tallies)
+        Some((tallies, valuer.scale()))
     }
 
     /// One [`Branch`] for each of the actor's `legal` cards in `world`: the
     /// other seats answer with the table's cards until the actor's next
     /// turn, whose cards are then valued as [`WorldValues`] says.
-    fn branches(&self, world: &GameState, legal: &[Action]) -> Vec<Branch> {
+    fn branches(&self, world: &GameState, legal: &[Action], valuer: &Valuer) -> Vec<Branch> {
         let Some(actor) = world.to_act() else {
             return Vec::new();
         };
@@ -817,14 +858,14 @@ impl SearchBot {
                     state.apply(answer);
                 }
                 let values = if state.stage() == Stage::Play {
-                    self.card_values(&state, team, state.legal_actions().as_slice())
+                    self.card_values(&state, team, state.legal_actions().as_slice(), valuer)
                 } else {
                     // The hand ended before the actor's next turn: every
                     // source of value agrees on its outcome.
-                    let points = state
+                    let value = state
                         .outcome()
-                        .map_or(0, |outcome| i64::from(outcome.payoff(team)));
-                    vec![points * self.options.values.sources() as i64]
+                        .map_or(0, |outcome| valuer.value(&outcome, team));
+                    vec![value * self.options.values.sources() as i64]
                 };
                 Branch {
                     seen_between,
@@ -999,10 +1040,18 @@ impl Bot for SearchBot {
     }
 
     /// Every decision searched, bids included (even where the bot would
-    /// play its blueprint's sure bid), each value in points per hand.
+    /// play its blueprint's sure bid), each value in points per hand or,
+    /// playing for the game with a score in view, a chance of winning.
     fn values(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Option<Vec<ActionValue>> {
-        let tallies = self.search_tallies(seen, rng)?;
-        Some(tallies.values(seen.legal().as_slice(), self.options.values.sources()))
+        let (tallies, scale) = self.search_tallies(seen, rng)?;
+        Some(tallies.values(
+            seen.legal().as_slice(),
+            self.options.values.sources() * scale,
+        ))
+    }
+
+    fn plays_for_the_game(&self) -> bool {
+        self.options.game
     }
 
     fn report(&self) -> Option<String> {
