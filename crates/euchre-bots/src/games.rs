@@ -19,6 +19,7 @@ use euchre_game::game::GameScore;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 
 use crate::arena::{mix, play_hand_at};
 use crate::bot::Bot;
@@ -28,7 +29,7 @@ use crate::bot::Bot;
 pub const MAX_HANDS: u32 = 500;
 
 /// One table's game, from side A's point of view.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TableGame {
     /// Whether A won; `None` for a game unfinished after [`MAX_HANDS`].
     pub a_won: Option<bool>,
@@ -38,7 +39,7 @@ pub struct TableGame {
 }
 
 /// Both tables of one game: A north-south, then A east-west.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GamePair {
     pub tables: [TableGame; 2],
 }
@@ -55,6 +56,16 @@ impl GamePair {
             })
             .sum::<f64>()
             / 2.0
+    }
+
+    /// A's points minus B's over both tables, and the hands they took.
+    fn net_and_hands(&self) -> (f64, f64) {
+        self.tables.iter().fold((0.0, 0.0), |(net, hands), table| {
+            (
+                net + f64::from(table.points[0]) - f64::from(table.points[1]),
+                hands + f64::from(table.hands),
+            )
+        })
     }
 }
 
@@ -139,8 +150,10 @@ pub struct GamesSummary {
     pub share: f64,
     pub share_interval: f64,
     pub hands: u64,
-    /// A's points minus B's, a hand, over every hand of every game.
+    /// A's points minus B's, a hand, over every hand of every game, and
+    /// the half-width of its 95% interval over the pairs of games.
     pub net_per_hand: f64,
+    pub net_interval: f64,
 }
 
 pub fn summarise_games(pairs: &[GamePair]) -> GamesSummary {
@@ -159,6 +172,27 @@ pub fn summarise_games(pairs: &[GamePair]) -> GamesSummary {
         .clone()
         .map(|t| i64::from(t.points[0]) - i64::from(t.points[1]))
         .sum();
+    let net_per_hand = net as f64 / hands.max(1) as f64;
+    // A ratio of sums over pairs (points over hands): its interval by the
+    // delta method, from each pair's residual net − rate × hands.
+    let residual_variance = if pairs.len() > 1 {
+        pairs
+            .iter()
+            .map(|pair| {
+                let (net, hands) = pair.net_and_hands();
+                (net - net_per_hand * hands).powi(2)
+            })
+            .sum::<f64>()
+            / (n - 1.0)
+    } else {
+        0.0
+    };
+    let hands_per_pair = hands as f64 / n;
+    let net_interval = if hands_per_pair > 0.0 {
+        1.96 * (residual_variance / n).sqrt() / hands_per_pair
+    } else {
+        0.0
+    };
     GamesSummary {
         games: 2 * pairs.len() as u64,
         a_won: count(Some(true)),
@@ -167,7 +201,8 @@ pub fn summarise_games(pairs: &[GamePair]) -> GamesSummary {
         share,
         share_interval: 1.96 * (variance / n).sqrt(),
         hands,
-        net_per_hand: net as f64 / hands.max(1) as f64,
+        net_per_hand,
+        net_interval,
     }
 }
 
@@ -190,6 +225,40 @@ mod tests {
             "each pair splits its two games"
         );
         assert_eq!(summary.net_per_hand, 0.0);
+        assert_eq!(summary.net_interval, 0.0);
+    }
+
+    #[test]
+    fn the_points_interval_is_over_pairs_of_games_weighted_by_their_hands() {
+        let table = |a_won, points: [u32; 2], hands| TableGame {
+            a_won: Some(a_won),
+            points,
+            hands,
+        };
+        // Every pair alike: no spread, whatever the rate.
+        let same = GamePair {
+            tables: [table(true, [10, 4], 6), table(false, [6, 10], 10)],
+        };
+        let summary = summarise_games(&[same; 8]);
+        assert_eq!(summary.net_per_hand, 2.0 / 16.0);
+        assert_eq!(summary.net_interval, 0.0);
+        // Two kinds of pair: rate 12/16 and −8/16 over 16 hands each, so
+        // the rate is 1/8 and the residuals ±10 points.
+        let good = GamePair {
+            tables: [table(true, [10, 2], 8), table(true, [10, 6], 8)],
+        };
+        let bad = GamePair {
+            tables: [table(false, [4, 10], 8), table(false, [8, 10], 8)],
+        };
+        let summary = summarise_games(&[good, bad, good, bad]);
+        assert!((summary.net_per_hand - 0.125).abs() < 1e-12);
+        // Residuals ±10, variance 400/3 over 4 pairs of 16 hands.
+        let expected = 1.96 * (400.0f64 / 3.0 / 4.0).sqrt() / 16.0;
+        assert!(
+            (summary.net_interval - expected).abs() < 1e-12,
+            "{summary:?}"
+        );
+        assert_eq!(summary.share, 0.5);
     }
 
     #[test]

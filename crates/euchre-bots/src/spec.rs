@@ -383,10 +383,10 @@ mod tests {
             }
         );
         assert_eq!(
-            parse("search:400,blend,bids=900,lead=1600,every-bid,trust=50,ms=25,infer-bids,ahead,continuations:runs/a:b/policy.bin")
+            parse("search:400,blend,bids=900,lead=1600,every-bid,trust=50,ms=25,infer-bids,ahead,continuations,game:runs/a:b/policy.bin")
                 .unwrap(),
             Spec::Search {
-                text: "search:400,blend,bids=900,lead=1600,every-bid,trust=50,ms=25,infer-bids,ahead,continuations:runs/a:b/policy.bin"
+                text: "search:400,blend,bids=900,lead=1600,every-bid,trust=50,ms=25,infer-bids,ahead,continuations,game:runs/a:b/policy.bin"
                     .to_owned(),
                 options: SearchOptions {
                     worlds: 400,
@@ -399,6 +399,7 @@ mod tests {
                     infer_bids: true,
                     ahead: true,
                     continuations: true,
+                    game: true,
                 },
                 path: PathBuf::from("runs/a:b/policy.bin"),
             }

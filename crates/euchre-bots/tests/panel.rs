@@ -36,6 +36,7 @@ fn round_robin(panel: &[Arc<dyn Bot>], deals: u64, seed: u64) -> Vec<PairRecord>
                 a,
                 b,
                 deals: results.iter().map(deal_points).collect(),
+                games: Vec::new(),
             });
         }
     }
@@ -46,7 +47,8 @@ fn round_robin(panel: &[Arc<dyn Bot>], deals: u64, seed: u64) -> Vec<PairRecord>
 fn a_panel_is_rated_in_the_order_of_its_strength_and_the_same_every_time() {
     let panel = [bot("random"), bot("heuristic"), bot("pimc:3")];
     let pairs = round_robin(&panel, 300, 5);
-    let rated = ratings(panel.len(), &pairs, 300, 100, 5);
+    let wins: Vec<_> = pairs.iter().map(|pair| pair.deal_wins(300)).collect();
+    let rated = ratings(panel.len(), &wins, 300, 100, 5, 0.0);
     // The heuristic and PIMC both beat random clearly: their intervals
     // lie above random's.
     assert!(rated[1].low > rated[0].high, "{rated:?}");

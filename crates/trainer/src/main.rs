@@ -140,16 +140,8 @@ enum Command {
         /// Hands to play (even: each deal is played twice).
         #[arg(long, default_value_t = 20_000)]
         hands: u64,
-        /// Play this many duplicate games to --target instead of hands:
-        /// each game's sequence of deals is played twice with the seats
-        /// swapped, every bot sees the score, and games won (with a 95%
-        /// interval) is the headline, points per hand beside it.
-        #[arg(long, conflicts_with = "hands")]
-        games: Option<u64>,
-        /// The points that win a game (with --games).
-        #[arg(long, default_value_t = euchre_game::game::DEFAULT_TARGET,
-              value_parser = clap::value_parser!(u8).range(1..=100))]
-        target: u8,
+        #[command(flatten)]
+        games: GamesArgs,
         /// Worker threads (default: every core).
         #[arg(long, value_parser = trainer::config::parse_threads, default_value_t = 0)]
         threads: usize,
@@ -177,6 +169,8 @@ enum Command {
         /// Hands each pair plays (even: each deal is played twice).
         #[arg(long, default_value_t = 4_000)]
         hands: u64,
+        #[command(flatten)]
+        games: GamesArgs,
         /// The deals' seed, shared by every pair.
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -299,6 +293,21 @@ enum Command {
         #[command(subcommand)]
         target: BenchTarget,
     },
+}
+
+/// Whole games instead of hands, for `eval` and `arena`.
+#[derive(Debug, clap::Args)]
+struct GamesArgs {
+    /// Play this many duplicate games to --target instead of hands: each
+    /// game's sequence of deals is played twice with the seats swapped
+    /// (twice this many games), every bot sees the score, and games won
+    /// (with a 95% interval) is the headline, points per hand beside it.
+    #[arg(long, conflicts_with = "hands")]
+    games: Option<u64>,
+    /// The points that win a game (with --games).
+    #[arg(long, default_value_t = euchre_game::game::DEFAULT_TARGET,
+          value_parser = clap::value_parser!(u8).range(1..=100))]
+    target: u8,
 }
 
 #[derive(Debug, clap::Args)]
@@ -645,8 +654,7 @@ fn run(cli: Cli, group: Option<&Group>) -> anyhow::Result<()> {
             a,
             b,
             hands,
-            games,
-            target,
+            games: GamesArgs { games, target },
             threads,
             seed,
             config,
@@ -665,6 +673,7 @@ fn run(cli: Cli, group: Option<&Group>) -> anyhow::Result<()> {
         Command::Arena {
             bots,
             hands,
+            games: GamesArgs { games, target },
             seed,
             dir,
             threads,
@@ -672,7 +681,10 @@ fn run(cli: Cli, group: Option<&Group>) -> anyhow::Result<()> {
             unseen,
         } => commands::arena::run(&commands::arena::ArenaRequest {
             bots,
-            hands,
+            play: match games {
+                Some(games) => commands::arena::Play::Games { games, target },
+                None => commands::arena::Play::Hands(hands),
+            },
             seed,
             dir,
             threads,

@@ -466,6 +466,78 @@ fn an_arena_rates_a_panel_and_adding_a_bot_plays_only_its_pairs() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// The same panel in games: whole duplicate games to the target beside its
+/// hands in one arena file, rated on games won; more games play only the
+/// new ones, and games to another target are refused beside them.
+#[test]
+fn an_arena_in_games_rates_games_won_beside_its_hands_and_resumes() {
+    let dir = std::env::temp_dir().join(format!("trainer-arena-games-{}", std::process::id()));
+    std::fs::remove_dir_all(&dir).ok();
+    let dir_text = dir.to_str().unwrap();
+    let arena = |extra: &[&str]| {
+        let mut args = vec![
+            "arena",
+            "--bot",
+            "random",
+            "--bot",
+            "h=heuristic",
+            "--dir",
+            dir_text,
+        ];
+        args.extend(extra);
+        trainer(&args, "")
+    };
+    let hands = arena(&["--hands", "100"]);
+    assert!(hands.status.success(), "{}", text(&hands.stderr));
+    let games = arena(&["--games", "20"]);
+    assert!(games.status.success(), "{}", text(&games.stderr));
+    let table = text(&games.stdout);
+    assert!(
+        table.contains("40 games to 10 a pair (20 shared sequences of deals"),
+        "{table}"
+    );
+    assert!(
+        table.contains("the share of the games a bot wins"),
+        "{table}"
+    );
+    let pair = table
+        .lines()
+        .find(|line| line.starts_with("random  h"))
+        .unwrap_or_else(|| panic!("{table}"));
+    let won: f64 = pair
+        .split_whitespace()
+        .nth(5)
+        .unwrap()
+        .trim_end_matches('%')
+        .parse()
+        .unwrap();
+    assert!(won < 20.0, "random wins few games to 10: {pair}");
+    let saved = std::fs::read_to_string(dir.join("arena.json")).unwrap();
+    assert!(saved.contains("\"games\":[") && saved.contains("\"target\":10"));
+    assert!(
+        std::fs::read_to_string(dir.join("arena.md"))
+            .unwrap()
+            .contains("games won")
+    );
+
+    let more = arena(&["--games", "30"]);
+    assert!(more.status.success(), "{}", text(&more.stderr));
+    let progress = text(&more.stderr);
+    assert!(
+        progress.contains("random vs h: games' sequences of deals 20..30 of 30"),
+        "{progress}"
+    );
+    let again = arena(&["--hands", "100"]);
+    assert!(again.status.success());
+    assert!(
+        !text(&again.stderr).contains("random vs h:"),
+        "the hands were kept"
+    );
+    let other_target = refused(&arena(&["--games", "30", "--target", "5"]));
+    assert!(other_target.contains("--target 10"), "{other_target}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// A vendored real record (see crates/euchre-game/tests/egn/NOTICE.md).
 fn egn_fixture(name: &str) -> String {
     format!(

@@ -1,5 +1,6 @@
 //! `trainer arena`: a round robin among named bots on shared duplicate
-//! deals ([`euchre_bots::round_robin`]): every pair's match with 95%
+//! deals, or shared duplicate games to a target in which every bot sees the
+//! score ([`euchre_bots::round_robin`]): every pair's match with 95%
 //! intervals, Bradley-Terry ratings with intervals, each bot's weakest
 //! pairing and its time per decision, as a terminal table, `arena.md` and
 //! `ratings.svg` in the arena's directory.
@@ -7,7 +8,8 @@
 //! The results live in `arena.json` there, written after every piece of
 //! every pair, so an interrupted arena resumes where it stopped, and an
 //! arena run again with another bot added plays only the new pairs (or,
-//! with more hands, only the new deals).
+//! with more hands or games, only the new ones). Hands and games of one
+//! panel live side by side in the same file.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -19,8 +21,10 @@ use euchre_bots::arena::run_deals;
 use euchre_bots::bot::Bot;
 use euchre_bots::bots::policy::Unseen;
 use euchre_bots::bots::timed::{DecisionTimes, Timed};
+use euchre_bots::games::run_games;
 use euchre_bots::round_robin::{
-    PairRecord, PairSummary, Rating, deal_points, ratings, summarise_pair, weakest_pairings,
+    PairRecord, PairSummary, PairWins, Rating, deal_points, ratings, summarise_pair,
+    summarise_pair_games, weakest_pairings,
 };
 use euchre_bots::spec::from_spec;
 use euchre_game::engine::rules::Rules;
@@ -32,16 +36,34 @@ const REPORT_FILE: &str = "arena.md";
 const PLOT_FILE: &str = "ratings.svg";
 /// Deals played between saves.
 const PIECE: u64 = 250;
+/// Pairs of games played between saves (a game is about ten deals).
+const GAMES_PIECE: u64 = 25;
+/// Games added to each side of every pair before rating on games won: a
+/// pair won 40-0 says the winner is stronger, not infinitely so, and an
+/// unsmoothed fit would send the loser's rating to zero and everyone
+/// else's to 100%. Over thousands of games a pair it moves a share by a
+/// few hundredths of a point.
+const GAMES_PRIOR: f64 = 1.0;
 /// Resamplings of the deals for the ratings' intervals.
 const REPLICATES: usize = 400;
 /// An arena file is a few megabytes at most.
 const MAX_STATE_BYTES: u64 = 256 << 20;
 
+/// What each pair of an arena plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Play {
+    /// This many hands: each deal twice, the seats swapped.
+    Hands(u64),
+    /// This many duplicate games to `target` points: each game's sequence
+    /// of deals played twice, the seats swapped (twice as many games).
+    Games { games: u64, target: u8 },
+}
+
 #[derive(Debug)]
 pub struct ArenaRequest {
     /// `NAME=SPEC`, or a spec alone (named by its public label).
     pub bots: Vec<String>,
-    pub hands: u64,
+    pub play: Play,
     pub seed: u64,
     pub dir: PathBuf,
     pub threads: usize,
@@ -63,6 +85,9 @@ struct ArenaFile {
     version: u32,
     seed: u64,
     rules: Rules,
+    /// The points that win its games, once it has played any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    target: Option<u8>,
     bots: Vec<Entry>,
     pairs: Vec<PairRecord>,
 }
@@ -75,6 +100,7 @@ impl ArenaFile {
                 version: 1,
                 seed,
                 rules,
+                target: None,
                 bots: Vec::new(),
                 pairs: Vec::new(),
             });
@@ -139,11 +165,34 @@ impl ArenaFile {
                     a,
                     b,
                     deals: Vec::new(),
+                    games: Vec::new(),
                 });
                 self.pairs.len() - 1
             }
         };
         &mut self.pairs[at]
+    }
+
+    /// Records that this arena's games are played to `target`, refusing
+    /// games to another target beside them.
+    fn play_games_to(&mut self, target: u8, dir: &Path) -> anyhow::Result<()> {
+        match self.target {
+            Some(played) if played != target => bail!(
+                "{} holds games played to {played} points; to add to them use --target {played}, or use another --dir",
+                dir.display()
+            ),
+            _ => self.target = Some(target),
+        }
+        Ok(())
+    }
+
+    /// How many units (deals, or pairs of games) the pair has played.
+    fn played(&mut self, a: usize, b: usize, play: Play) -> u64 {
+        let pair = self.pair_mut(a, b);
+        match play {
+            Play::Hands(_) => pair.deals.len() as u64,
+            Play::Games { .. } => pair.games.len() as u64,
+        }
     }
 
     fn save(&self, dir: &Path) -> anyhow::Result<()> {
@@ -175,11 +224,23 @@ fn entry(text: &str) -> anyhow::Result<Entry> {
 }
 
 pub fn run(request: &ArenaRequest) -> anyhow::Result<()> {
-    ensure!(
-        request.hands >= 2 && request.hands.is_multiple_of(2),
-        "--hands {} must be an even number of at least 2: each deal is played twice",
-        request.hands
-    );
+    // Deals, or pairs of games: what one index of the shared sequence is.
+    let units = match request.play {
+        Play::Hands(hands) => {
+            ensure!(
+                hands >= 2 && hands.is_multiple_of(2),
+                "--hands {hands} must be an even number of at least 2: each deal is played twice"
+            );
+            hands / 2
+        }
+        Play::Games { games, .. } => {
+            ensure!(
+                games >= 2,
+                "--games {games} is too few for an interval: give at least 2 (each is played twice, seats swapped)"
+            );
+            games
+        }
+    };
     let entries = request
         .bots
         .iter()
@@ -196,6 +257,9 @@ pub fn run(request: &ArenaRequest) -> anyhow::Result<()> {
         store::check_writable(&request.dir.join(name))?;
     }
     let mut file = ArenaFile::load(&request.dir, request.seed, request.rules)?;
+    if let Play::Games { target, .. } = request.play {
+        file.play_games_to(target, &request.dir)?;
+    }
     let mut panel = Vec::new();
     let mut bots: BTreeMap<usize, Arc<Timed>> = BTreeMap::new();
     for entry in &entries {
@@ -219,7 +283,6 @@ pub fn run(request: &ArenaRequest) -> anyhow::Result<()> {
         .num_threads(threads)
         .build()
         .context("starting the arena's threads")?;
-    let deals = request.hands / 2;
     let pairs: Vec<(usize, usize)> = panel
         .iter()
         .enumerate()
@@ -229,36 +292,44 @@ pub fn run(request: &ArenaRequest) -> anyhow::Result<()> {
     for &(a, b) in &pairs {
         let (a_bot, b_bot): (Arc<dyn Bot>, Arc<dyn Bot>) = (bots[&a].clone(), bots[&b].clone());
         loop {
-            let done = file.pair_mut(a, b).deals.len() as u64;
-            if done >= deals {
+            let done = file.played(a, b, request.play);
+            if done >= units {
                 break;
             }
-            let end = (done + PIECE).min(deals);
+            let (piece, what) = match request.play {
+                Play::Hands(_) => (PIECE, "deals"),
+                Play::Games { .. } => (GAMES_PIECE, "games' sequences of deals"),
+            };
+            let end = (done + piece).min(units);
             eprintln!(
-                "{} vs {}: deals {}..{} of {deals} ({:.0} s so far)",
+                "{} vs {}: {what} {done}..{end} of {units} ({:.0} s so far)",
                 file.bots[a].name,
                 file.bots[b].name,
-                done,
-                end,
                 started.elapsed().as_secs_f64()
             );
-            let results = pool.install(|| {
-                run_deals(
-                    &a_bot,
-                    &b_bot,
-                    request.rules,
-                    done..end,
-                    request.seed,
-                    &|| {},
-                )
-            });
-            file.pair_mut(a, b)
-                .deals
-                .extend(results.iter().map(deal_points));
+            let (rules, seed) = (request.rules, request.seed);
+            let record = match request.play {
+                Play::Hands(_) => {
+                    let results =
+                        pool.install(|| run_deals(&a_bot, &b_bot, rules, done..end, seed, &|| {}));
+                    let record = file.pair_mut(a, b);
+                    record.deals.extend(results.iter().map(deal_points));
+                    record
+                }
+                Play::Games { target, .. } => {
+                    let games = pool.install(|| {
+                        run_games(&a_bot, &b_bot, rules, target, done..end, seed, &|| {})
+                    });
+                    let record = file.pair_mut(a, b);
+                    record.games.extend(games);
+                    record
+                }
+            };
+            debug_assert_eq!(record.a, a);
             file.save(&request.dir)?;
         }
     }
-    let report = Report::new(&file, &panel, deals as usize, &bots, request);
+    let report = Report::new(&file, &panel, units as usize, &bots, request);
     print!("{}", report.text());
     store::write_atomically(&request.dir.join(REPORT_FILE), report.markdown().as_bytes())?;
     report.plot(&request.dir.join(PLOT_FILE))?;
@@ -280,7 +351,8 @@ struct Report {
     ratings: Vec<Rating>,
     weakest: Vec<Option<(usize, f64)>>,
     times: Vec<DecisionTimes>,
-    hands: u64,
+    /// What each pair played: hands or games, and how many.
+    play: Play,
     seed: u64,
 }
 
@@ -288,7 +360,7 @@ impl Report {
     fn new(
         file: &ArenaFile,
         panel: &[usize],
-        deals: usize,
+        units: usize,
         bots: &BTreeMap<usize, Arc<Timed>>,
         request: &ArenaRequest,
     ) -> Report {
@@ -301,23 +373,75 @@ impl Report {
                 Some(PairRecord {
                     a: position(pair.a)?,
                     b: position(pair.b)?,
-                    deals: pair.deals[..deals.min(pair.deals.len())].to_vec(),
+                    ..pair.clone()
                 })
             })
             .collect();
-        let summaries: Vec<PairSummary> = pairs
+        let (summaries, wins): (Vec<PairSummary>, Vec<PairWins>) = pairs
             .iter()
-            .map(|pair| summarise_pair(pair, deals))
-            .collect();
+            .map(|pair| match request.play {
+                Play::Hands(_) => (summarise_pair(pair, units), pair.deal_wins(units)),
+                Play::Games { .. } => (summarise_pair_games(pair, units), pair.game_wins(units)),
+            })
+            .unzip();
         Report {
             names: panel.iter().map(|&i| file.bots[i].name.clone()).collect(),
             specs: panel.iter().map(|&i| file.bots[i].spec.clone()).collect(),
-            ratings: ratings(panel.len(), &pairs, deals, REPLICATES, request.seed),
+            ratings: ratings(
+                panel.len(),
+                &wins,
+                units,
+                REPLICATES,
+                request.seed,
+                match request.play {
+                    Play::Hands(_) => 0.0,
+                    Play::Games { .. } => GAMES_PRIOR,
+                },
+            ),
             weakest: weakest_pairings(panel.len(), &summaries),
             summaries,
             times: panel.iter().map(|i| bots[i].times()).collect(),
-            hands: 2 * deals as u64,
+            play: request.play,
             seed: request.seed,
+        }
+    }
+
+    /// What each pair played, for a heading.
+    fn played(&self) -> String {
+        match self.play {
+            Play::Hands(hands) => format!("{hands} hands a pair on shared duplicate deals"),
+            Play::Games { games, target } => format!(
+                "{} games to {target} a pair ({games} shared sequences of deals, each played twice with the seats swapped; every bot sees the score)",
+                2 * games
+            ),
+        }
+    }
+
+    /// What the ratings resample.
+    fn units_word(&self) -> &'static str {
+        match self.play {
+            Play::Hands(_) => "deals",
+            Play::Games { .. } => "sequences of deals",
+        }
+    }
+
+    /// What a rating is.
+    fn rating_meaning(&self) -> &'static str {
+        match self.play {
+            Play::Hands(_) => {
+                "the share of the points a bot takes from a bot of the panel's average strength"
+            }
+            Play::Games { .. } => {
+                "the share of the games a bot wins against a bot of the panel's average strength (a game won each way added to every pair, so that a bot that never won is still rated)"
+            }
+        }
+    }
+
+    /// What a share is of.
+    fn of_what(&self) -> &'static str {
+        match self.play {
+            Play::Hands(_) => "points",
+            Play::Games { .. } => "games won",
         }
     }
 
@@ -334,18 +458,22 @@ impl Report {
         let width = self.names.iter().map(String::len).max().unwrap_or(4).max(4);
         let _ = writeln!(
             out,
-            "{} bots, {} hands a pair on shared duplicate deals (seed {})\n",
+            "{} bots, {} (seed {})\n",
             self.names.len(),
-            self.hands,
+            self.played(),
             self.seed
         );
+        let share_heading = match self.play {
+            Play::Hands(_) => "A's share",
+            Play::Games { .. } => "A's games",
+        };
         let _ = writeln!(
             out,
             "{:<w$}  {:<w$}  {:>17}  {:>15}",
             "A",
             "B",
             "A - B a hand",
-            "A's share",
+            share_heading,
             w = width
         );
         for s in &self.summaries {
@@ -363,7 +491,9 @@ impl Report {
         }
         let _ = writeln!(
             out,
-            "\nrating: the share of the points taken from a bot of the panel's average strength (Bradley-Terry, 95% interval over deals)"
+            "\nrating: {} (Bradley-Terry, 95% interval over {})",
+            self.rating_meaning(),
+            self.units_word()
         );
         let _ = writeln!(
             out,
@@ -413,9 +543,9 @@ impl Report {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "# Arena: {} bots, {} hands a pair, seed {}\n",
+            "# Arena: {} bots, {}, seed {}\n",
             self.names.len(),
-            self.hands,
+            self.played(),
             self.seed
         );
         let _ = writeln!(out, "| bot | spec |\n|---|---|");
@@ -429,7 +559,8 @@ impl Report {
         }
         let _ = writeln!(
             out,
-            "\n| A | B | A − B a hand | A's share |\n|---|---|---|---|"
+            "\n| A | B | A − B a hand | A's share of the {} |\n|---|---|---|---|",
+            self.of_what()
         );
         for s in &self.summaries {
             let _ = writeln!(
@@ -445,7 +576,10 @@ impl Report {
         }
         let _ = writeln!(
             out,
-            "\nRating: the share of the points a bot takes from a bot of the panel's average strength (Bradley-Terry on points, 95% interval from {REPLICATES} resamplings of the deals).\n"
+            "\nRating: {} (Bradley-Terry on {}, 95% interval from {REPLICATES} resamplings of the {}).\n",
+            self.rating_meaning(),
+            self.of_what(),
+            self.units_word()
         );
         let _ = writeln!(
             out,
@@ -492,10 +626,15 @@ impl Report {
             let rows = order.len() as f64;
             let mut chart = ChartBuilder::on(&root)
                 .caption(
-                    format!(
-                        "share against the panel's average bot ({} hands a pair)",
-                        self.hands
-                    ),
+                    match self.play {
+                        Play::Hands(hands) => {
+                            format!("share against the panel's average bot ({hands} hands a pair)")
+                        }
+                        Play::Games { games, target } => format!(
+                            "games won against the panel's average bot ({} games to {target} a pair)",
+                            2 * games
+                        ),
+                    },
                     ("sans-serif", 18),
                 )
                 .margin(12)
@@ -505,7 +644,7 @@ impl Report {
             let names: Vec<String> = order.iter().map(|&bot| self.names[bot].clone()).collect();
             chart
                 .configure_mesh()
-                .x_desc("% of the points")
+                .x_desc(format!("% of the {}", self.of_what()))
                 .y_labels(order.len())
                 .y_label_formatter(&|y| {
                     let row = y.round();

@@ -218,8 +218,8 @@ fn run_games_match(request: &EvalRequest, games: u64) -> anyhow::Result<()> {
         }
     );
     println!(
-        "A's points per hand minus B's over those games: {:+.4}",
-        summary.net_per_hand
+        "A's points per hand minus B's over those games: {:+.4} ± {:.4}",
+        summary.net_per_hand, summary.net_interval
     );
     Ok(())
 }
