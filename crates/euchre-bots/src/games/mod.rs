@@ -10,6 +10,8 @@
 //! more hands than the other simply deals further along the same sequence,
 //! and games can be played in any order, in parallel, or resumed.
 
+pub mod by_score;
+
 use std::sync::Arc;
 
 use euchre_game::engine::rules::Rules;
@@ -23,6 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::arena::{mix, play_hand_at};
 use crate::bot::Bot;
+use by_score::OutcomesByScore;
 
 /// Hands after which a game that has not ended (every hand passed out,
 /// without stick the dealer) is called unfinished.
@@ -76,7 +79,9 @@ pub fn game_deal(seed: u64, game: u64, hand: u32) -> Deal {
     Deal::random(dealer, &mut rng)
 }
 
-/// Plays game `game` once with A seated as `a_team`.
+/// Plays game `game` once with A seated as `a_team`, counting each hand
+/// in `outcomes`.
+#[allow(clippy::too_many_arguments)]
 fn play_game(
     a: &dyn Bot,
     b: &dyn Bot,
@@ -85,6 +90,7 @@ fn play_game(
     target: u8,
     seed: u64,
     game: u64,
+    outcomes: &mut OutcomesByScore,
 ) -> TableGame {
     let (north_south, east_west) = match a_team {
         Team::NorthSouth => (a, b),
@@ -99,7 +105,8 @@ fn play_game(
     while score.winner().is_none() && hands < MAX_HANDS {
         let deal = game_deal(seed, game, hands);
         debug_assert_eq!(deal.dealer, score.dealer);
-        let (_, outcome) = play_hand_at(deal, rules, Some(score), bots, &mut rng, |_, _, _| {});
+        let (state, outcome) = play_hand_at(deal, rules, Some(score), bots, &mut rng, |_, _, _| {});
+        outcomes.record(&score, &state, a_team);
         if let Some(outcome) = outcome {
             score = score.after(&outcome);
         } else {
@@ -126,15 +133,44 @@ pub fn run_games(
     seed: u64,
     on_game: &(dyn Fn() + Sync),
 ) -> Vec<GamePair> {
-    games
+    run_games_by_score(a, b, rules, target, games, seed, on_game).0
+}
+
+/// [`run_games`], with how every hand of those games ended by the score
+/// it was dealt at.
+pub fn run_games_by_score(
+    a: &Arc<dyn Bot>,
+    b: &Arc<dyn Bot>,
+    rules: Rules,
+    target: u8,
+    games: std::ops::Range<u64>,
+    seed: u64,
+    on_game: &(dyn Fn() + Sync),
+) -> (Vec<GamePair>, OutcomesByScore) {
+    let played: Vec<(GamePair, OutcomesByScore)> = games
         .into_par_iter()
         .map(|game| {
-            let tables = [Team::NorthSouth, Team::EastWest]
-                .map(|a_team| play_game(a.as_ref(), b.as_ref(), a_team, rules, target, seed, game));
+            let mut outcomes = OutcomesByScore::default();
+            let tables = [Team::NorthSouth, Team::EastWest].map(|a_team| {
+                play_game(
+                    a.as_ref(),
+                    b.as_ref(),
+                    a_team,
+                    rules,
+                    target,
+                    seed,
+                    game,
+                    &mut outcomes,
+                )
+            });
             on_game();
-            GamePair { tables }
+            (GamePair { tables }, outcomes)
         })
-        .collect()
+        .collect();
+    let outcomes = played
+        .iter()
+        .fold(OutcomesByScore::default(), |all, (_, game)| all.merge(game));
+    (played.into_iter().map(|(pair, _)| pair).collect(), outcomes)
 }
 
 /// What duplicate games show, from A's point of view.
@@ -279,6 +315,26 @@ mod tests {
         }
         let summary = summarise_games(&pairs);
         assert!(summary.share > 0.9, "{summary:?}");
+        // Every hand of every game is counted once for each side.
+        let (_, outcomes) =
+            run_games_by_score(&heuristic, &random, Rules::default(), 10, 0..100, 5, &|| {});
+        for side in 0..2 {
+            let hands: u64 = by_score::ScoreBand::ALL
+                .iter()
+                .map(|&band| outcomes.get(band, side).hands)
+                .sum();
+            assert_eq!(hands, summary.hands);
+        }
+        let euchred = |side| {
+            by_score::ScoreBand::ALL
+                .iter()
+                .map(|&band| outcomes.get(band, side).euchred)
+                .sum::<u64>()
+        };
+        assert!(
+            euchred(1) > 10 * euchred(0),
+            "random orders on any hand and is euchred: {outcomes:?}"
+        );
         assert!(summary.net_per_hand > 0.5, "{summary:?}");
         // The same seed plays the same games, in any order.
         let again = run_games(&heuristic, &random, Rules::default(), 10, 40..50, 5, &|| {});
