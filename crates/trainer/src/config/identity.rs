@@ -1,6 +1,8 @@
 //! A run's identity: what is fixed when it starts and checked on every
 //! resume, as `settings.toml` records it.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use euchre_game::engine::rules::Rules;
 use serde::{Deserialize, Serialize};
 use store::Backend;
@@ -116,7 +118,10 @@ impl Identity {
         }
     }
 
-    /// Each setting that differs from `other`, as "name: ours vs theirs".
+    /// Each setting that differs from `saved`, as "name: theirs, ours":
+    /// by a reader's name where one is written below, and otherwise by its
+    /// key in `settings.toml` ([`changed_keys`]), so a setting added to the
+    /// identity without a check of its own still stops a resume.
     pub fn differences(&self, saved: &Identity) -> Vec<String> {
         let mut out = Vec::new();
         let mut check = |name: &str, now: String, then: String| {
@@ -186,6 +191,56 @@ impl Identity {
             describe_table(self.card_play_from.as_ref()),
             describe_table(saved.card_play_from.as_ref()),
         );
+        if out.is_empty() {
+            out = changed_keys(self, saved, stage_unfinished);
+        }
         out
+    }
+}
+
+/// Every setting `now` and `then` record differently in `settings.toml`,
+/// by its dotted key, leaving out the bidding blueprint where
+/// `blueprint_unknown` (a stage that has not ended has none yet).
+fn changed_keys(now: &Identity, then: &Identity, blueprint_unknown: bool) -> Vec<String> {
+    let flat = |identity: &Identity| {
+        let mut keys = BTreeMap::new();
+        // An identity always serialises: every field is a plain value.
+        if let Ok(value) = toml::Value::try_from(identity) {
+            flatten("", &value, &mut keys);
+        }
+        keys
+    };
+    let (now, then) = (flat(now), flat(then));
+    let keys: BTreeSet<&String> = now.keys().chain(then.keys()).collect();
+    let absent = "nothing".to_owned();
+    keys.into_iter()
+        .filter(|key| !(blueprint_unknown && key.starts_with("bidding_from")))
+        .filter(|&key| now.get(key) != then.get(key))
+        .map(|key| {
+            format!(
+                "{key}: the run has {}, this command asks for {}",
+                then.get(key).unwrap_or(&absent),
+                now.get(key).unwrap_or(&absent)
+            )
+        })
+        .collect()
+}
+
+/// `value`'s leaves by dotted key under `prefix`.
+fn flatten(prefix: &str, value: &toml::Value, out: &mut BTreeMap<String, String>) {
+    match value {
+        toml::Value::Table(table) => {
+            for (key, value) in table {
+                let key = if prefix.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{prefix}.{key}")
+                };
+                flatten(&key, value, out);
+            }
+        }
+        leaf => {
+            out.insert(prefix.to_owned(), leaf.to_string());
+        }
     }
 }

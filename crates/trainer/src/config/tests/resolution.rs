@@ -9,8 +9,11 @@ use crate::config::curve::{DEFAULT_EVAL_AGAINST, FULL_PLAY_EVAL_EVERY, FULL_PLAY
 use crate::config::*;
 use euchre_bots::meta::BidChoice;
 use euchre_bots::meta::BlueprintSource;
+use euchre_bots::meta::Leaves;
 use euchre_bots::opponent_bids::OpponentBids;
 use euchre_bots::phase::Phase;
+use euchre_game::engine::rules::LonerLead;
+use euchre_game::keys::play::PlayAbstraction;
 use store::Backend;
 
 #[test]
@@ -333,4 +336,123 @@ fn a_new_full_play_run_measures_a_curve_unless_told_not_to() {
         curve(Phase::Bidding, Some("5m")).unwrap().against,
         DEFAULT_EVAL_AGAINST
     );
+}
+
+/// The resume guard against every field of the identity: each one changed
+/// alone stops a resume, by a reader's name where one is written. The
+/// destructurings fail to compile when a field is added, so that it joins
+/// this list.
+#[test]
+fn a_change_to_any_field_of_a_runs_identity_stops_its_resume() {
+    let base = resolve_flags(
+        RunProfile::default(),
+        RunOptions {
+            phase: Some(Phase::FullPlay),
+            store: Some(Backend::Mmap),
+            ..RunOptions::default()
+        },
+    )
+    .unwrap()
+    .0;
+    let Identity {
+        phase: _,
+        store: _,
+        rules: _,
+        solver: _,
+        encoding: _,
+        seed: _,
+        bids: _,
+        card_play_from: _,
+    } = &base;
+    let SolverSettings {
+        schedule: _,
+        alpha: _,
+        beta: _,
+        gamma: _,
+        leaves: _,
+        abstraction: _,
+        opponent_bids: _,
+        card_play_strategy: _,
+    } = &base.solver;
+    let table = euchre_bots::meta::CardPlaySource {
+        path: PathBuf::from("/runs/t/policy.bin"),
+        checksum: 3,
+        iterations: 9,
+    };
+    type Change = Box<dyn Fn(&mut Identity)>;
+    let changes: Vec<(&str, Change)> = vec![
+        ("phase", Box::new(|i| i.phase = Phase::Bidding)),
+        ("store", Box::new(|i| i.store = Backend::Lmdb)),
+        (
+            "rules",
+            Box::new(|i| i.rules = i.rules.with_options(Some(false), None, None, None)),
+        ),
+        (
+            "rules",
+            Box::new(|i| i.rules = i.rules.with_options(None, Some(true), None, None)),
+        ),
+        (
+            "rules",
+            Box::new(|i| i.rules = i.rules.with_options(None, None, Some(false), None)),
+        ),
+        (
+            "rules",
+            Box::new(|i| {
+                let other = match i.rules.loner_lead {
+                    LonerLead::LeftOfDealer => LonerLead::LeftOfLoner,
+                    LonerLead::LeftOfLoner => LonerLead::LeftOfDealer,
+                };
+                i.rules = i.rules.with_options(None, None, None, Some(other));
+            }),
+        ),
+        (
+            "solver",
+            Box::new(|i| i.solver.schedule = ScheduleName::CfrPlus),
+        ),
+        // Under the linear schedule the exponents are not read, but a run
+        // resumed with others would not be the run it was.
+        ("solver.alpha", Box::new(|i| i.solver.alpha += 0.5)),
+        ("solver.beta", Box::new(|i| i.solver.beta += 0.5)),
+        ("solver.gamma", Box::new(|i| i.solver.gamma += 0.5)),
+        (
+            "leaves",
+            Box::new(|i| i.solver.leaves = Leaves::HeuristicPlay),
+        ),
+        (
+            "play key",
+            Box::new(|i| i.solver.abstraction = PlayAbstraction::MakerSeat),
+        ),
+        (
+            "opponents' bids",
+            Box::new(|i| i.solver.opponent_bids = OpponentBids::Heuristic { share: 0.9 }),
+        ),
+        (
+            "card play's strategy",
+            Box::new(|i| i.solver.card_play_strategy = CardPlayStrategy::Average),
+        ),
+        (
+            "store encoding",
+            Box::new(|i| i.encoding = EncodingName::F32),
+        ),
+        ("seed", Box::new(|i| i.seed += 1)),
+        ("bids", Box::new(|i| i.bids = Bids::Trained)),
+        (
+            "card-play table",
+            Box::new(move |i| i.card_play_from = Some(table.clone())),
+        ),
+    ];
+    for (name, change) in &changes {
+        let mut changed = base.clone();
+        change(&mut changed);
+        assert_ne!(changed, base, "{name}: the change changed nothing");
+        let differences = changed.differences(&base);
+        assert!(
+            differences
+                .iter()
+                .any(|d| d.starts_with(&format!("{name}:"))),
+            "{name}: {differences:?}"
+        );
+        assert!(!base.differences(&changed).is_empty(), "{name}");
+    }
+    assert!(base.differences(&base.clone()).is_empty());
 }
