@@ -405,7 +405,13 @@ impl HumanGame {
         let seen = self.seen();
         let mut rng = self.rng.clone();
         if let Some(values) = bot.values(&seen, &mut rng) {
-            return Some(Hint::Values(values));
+            // A bot that plays for the game values by the chance of winning
+            // it wherever the person's view shows the score.
+            return Some(if bot.plays_for_the_game() && seen.score().is_some() {
+                Hint::Chances(values)
+            } else {
+                Hint::Values(values)
+            });
         }
         if let Some(probabilities) = bot.probabilities(&seen) {
             return Some(Hint::Probabilities(probabilities));
@@ -451,7 +457,11 @@ impl HumanGame {
 /// What a bot makes of the person's options (see [`HumanGame::hint`]).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Hint {
+    /// Each move's value in points per hand for the person's side.
     Values(Vec<ActionValue>),
+    /// Each move's chance of winning the game for the person's side, from
+    /// the score: the hint bot plays for the game.
+    Chances(Vec<ActionValue>),
     Probabilities(Vec<(Action, f64)>),
     Choice(Action),
 }
@@ -574,6 +584,14 @@ mod tests {
         assert_eq!(values.len(), legal.len());
         assert!(values.iter().all(|value| legal.contains(value.action)));
         assert!(matches!(game.hint(&Heuristic), Some(Hint::Choice(_))));
+        let for_game = crate::bots::pimc::Pimc::for_game(8, crate::game_outcomes::reference());
+        let Some(Hint::Chances(chances)) = game.hint(&for_game) else {
+            panic!("a bot that plays for the game hints in chances of winning it");
+        };
+        assert!(
+            chances.iter().all(|c| (0.0..=1.0).contains(&c.value)),
+            "{chances:?}"
+        );
         game.person_moves(legal[0], &crate::stop::never()).unwrap();
         if !game.persons_turn() {
             assert_eq!(game.hint(&pimc), None);

@@ -366,14 +366,21 @@ impl Terminal {
 }
 
 /// What the hint bot makes of `action`, in brackets after the move: its
-/// value for your side in points per hand, its probability, or a star on
-/// the move it would make.
+/// value for your side in points per hand (or, from a bot that plays for
+/// the game, your side's chance of winning it), its probability, or a star
+/// on the move it would make.
 fn hint_note(hint: &Hint, action: Action) -> String {
     match hint {
         Hint::Values(values) => values
             .iter()
             .find(|value| value.action == action)
             .map_or(String::new(), |value| format!(" [{:+.2}]", value.value)),
+        Hint::Chances(chances) => chances
+            .iter()
+            .find(|value| value.action == action)
+            .map_or(String::new(), |value| {
+                format!(" [wins {:.0}%]", 100.0 * value.value)
+            }),
         Hint::Probabilities(probabilities) => probabilities
             .iter()
             .find(|(a, _)| *a == action)

@@ -167,6 +167,17 @@ fn hints_html(table: &HumanGame, hint: &Hint) -> String {
                         )
                     },
                 ),
+                Hint::Chances(chances) => chances
+                    .iter()
+                    .find(|value| value.action == action)
+                    .map_or(String::new(), |value| {
+                        format!(
+                            "{:.1}% to win the game (spread {:.1} points over {} sampled deals)",
+                            100.0 * value.value,
+                            100.0 * value.spread,
+                            value.worlds
+                        )
+                    }),
                 Hint::Probabilities(probabilities) => probabilities
                     .iter()
                     .find(|(a, _)| *a == action)
