@@ -19,6 +19,7 @@ use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 use crate::arena::DealResult;
+use crate::games::by_score::OutcomesByScore;
 use crate::games::{GamePair, summarise_games};
 
 /// The points each side took at the two tables of one deal: `[table][side]`,
@@ -41,6 +42,9 @@ pub struct PairRecord {
     /// Absent from an arena file written before games were played.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub games: Vec<GamePair>,
+    /// How every hand of those games ended, by the score it was dealt at.
+    #[serde(default, skip_serializing_if = "OutcomesByScore::is_empty")]
+    pub games_by_score: OutcomesByScore,
 }
 
 impl PairRecord {
@@ -339,6 +343,7 @@ mod tests {
             b,
             deals,
             games: Vec::new(),
+            games_by_score: OutcomesByScore::default(),
         }
     }
 

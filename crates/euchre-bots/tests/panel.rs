@@ -37,6 +37,7 @@ fn round_robin(panel: &[Arc<dyn Bot>], deals: u64, seed: u64) -> Vec<PairRecord>
                 b,
                 deals: results.iter().map(deal_points).collect(),
                 games: Vec::new(),
+                games_by_score: Default::default(),
             });
         }
     }

@@ -3,9 +3,12 @@
 //! hands when the other side is about to win, goes alone less when a make
 //! already wins), which points a hand cannot show.
 
+use std::fmt::Write;
+
 use euchre_game::engine::seat::Team;
 use euchre_game::engine::state::GameState;
 use euchre_game::game::GameScore;
+use serde::{Deserialize, Serialize};
 
 /// Where a game stands for one side, as the hand is dealt. "Near" is two
 /// points or fewer from the target: one made hand away.
@@ -61,7 +64,7 @@ impl ScoreBand {
 }
 
 /// One side's hands in one band.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BandTally {
     pub hands: u64,
     /// Hands in which this side made trump.
@@ -84,7 +87,7 @@ impl BandTally {
 }
 
 /// Each side's tallies by band: `[band][side]`, side 0 being A.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutcomesByScore {
     pub tallies: [[BandTally; 2]; ScoreBand::ALL.len()],
 }
@@ -124,6 +127,46 @@ impl OutcomesByScore {
     /// `side`'s tally in `band`.
     pub fn get(&self, band: ScoreBand, side: usize) -> &BandTally {
         &self.tallies[band.index()][side]
+    }
+
+    /// Whether no hand has been counted.
+    pub fn is_empty(&self) -> bool {
+        self.tallies.iter().flatten().all(|tally| tally.hands == 0)
+    }
+
+    /// The tallies as a text table, the sides named `sides` (A, then B):
+    /// how often each made trump and went alone (of its hands in the
+    /// band), and how many of its contracts marched or were euchred.
+    pub fn table(&self, sides: [&str; 2]) -> String {
+        let width = sides.iter().map(|s| s.len()).max().unwrap_or(4).max(4);
+        let mut out = format!(
+            "{:<25} {:<width$} {:>7} {:>6} {:>6} {:>6} {:>6}\n",
+            "score band", "side", "hands", "makes", "alone", "march", "euch."
+        );
+        let percent = |part: u64, whole: u64| {
+            if whole == 0 {
+                "-".to_owned()
+            } else {
+                format!("{:.1}%", 100.0 * part as f64 / whole as f64)
+            }
+        };
+        for band in ScoreBand::ALL {
+            for (side, name) in sides.into_iter().enumerate() {
+                let tally = self.get(band, side);
+                let _ = writeln!(
+                    out,
+                    "{:<25} {:<width$} {:>7} {:>6} {:>6} {:>6} {:>6}",
+                    if side == 0 { band.label() } else { "" },
+                    name,
+                    tally.hands,
+                    percent(tally.made_trump, tally.hands),
+                    percent(tally.alone, tally.hands),
+                    percent(tally.marched, tally.made_trump),
+                    percent(tally.euchred, tally.made_trump),
+                );
+            }
+        }
+        out
     }
 }
 

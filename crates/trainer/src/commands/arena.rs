@@ -21,7 +21,8 @@ use euchre_bots::arena::run_deals;
 use euchre_bots::bot::Bot;
 use euchre_bots::bots::policy::Unseen;
 use euchre_bots::bots::timed::{DecisionTimes, Timed};
-use euchre_bots::games::run_games;
+use euchre_bots::games::by_score::OutcomesByScore;
+use euchre_bots::games::run_games_by_score;
 use euchre_bots::round_robin::{
     PairRecord, PairSummary, PairWins, Rating, deal_points, ratings, summarise_pair,
     summarise_pair_games, weakest_pairings,
@@ -166,6 +167,7 @@ impl ArenaFile {
                     b,
                     deals: Vec::new(),
                     games: Vec::new(),
+                    games_by_score: Default::default(),
                 });
                 self.pairs.len() - 1
             }
@@ -317,11 +319,12 @@ pub fn run(request: &ArenaRequest) -> anyhow::Result<()> {
                     record
                 }
                 Play::Games { target, .. } => {
-                    let games = pool.install(|| {
-                        run_games(&a_bot, &b_bot, rules, target, done..end, seed, &|| {})
+                    let (games, by_score) = pool.install(|| {
+                        run_games_by_score(&a_bot, &b_bot, rules, target, done..end, seed, &|| {})
                     });
                     let record = file.pair_mut(a, b);
                     record.games.extend(games);
+                    record.games_by_score = record.games_by_score.clone().merge(&by_score);
                     record
                 }
             };
@@ -348,6 +351,9 @@ struct Report {
     specs: Vec<String>,
     /// By position in the panel.
     summaries: Vec<PairSummary>,
+    /// Each pair's hands by the score they were dealt at, where it played
+    /// games (over every game it has played).
+    by_score: Vec<(usize, usize, OutcomesByScore)>,
     ratings: Vec<Rating>,
     weakest: Vec<Option<(usize, f64)>>,
     times: Vec<DecisionTimes>,
@@ -400,6 +406,13 @@ impl Report {
             ),
             weakest: weakest_pairings(panel.len(), &summaries),
             summaries,
+            by_score: match request.play {
+                Play::Hands(_) => Vec::new(),
+                Play::Games { .. } => pairs
+                    .iter()
+                    .map(|pair| (pair.a, pair.b, pair.games_by_score.clone()))
+                    .collect(),
+            },
             times: panel.iter().map(|i| bots[i].times()).collect(),
             play: request.play,
             seed: request.seed,
@@ -607,6 +620,21 @@ impl Report {
                 100.0 * rating.high,
                 time(times.median_ms),
                 time(times.p99_ms)
+            );
+        }
+        if !self.by_score.is_empty() {
+            let _ = writeln!(
+                out,
+                "\n## Each side's bids by where its game stood\n\nHow often a side made trump and went alone (of its hands in the band: both five or more points to go, neither within two, within two of winning, the other side within two, both within two), and how many of its contracts marched or were euchred, over every game the pair has played.\n"
+            );
+        }
+        for (a, b, outcomes) in &self.by_score {
+            let _ = writeln!(
+                out,
+                "### {} against {}\n\n```\n{}```",
+                cell(&self.names[*a]),
+                cell(&self.names[*b]),
+                outcomes.table([&self.names[*a], &self.names[*b]])
             );
         }
         out

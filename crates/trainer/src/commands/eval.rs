@@ -10,7 +10,6 @@ use indicatif::ProgressBar;
 use crate::training::terminal::set_template;
 use euchre_bots::arena::{bid_partings, partings, run_match, summarise};
 use euchre_bots::bot::Bot;
-use euchre_bots::games::by_score::{OutcomesByScore, ScoreBand};
 use euchre_bots::games::{run_games_by_score, summarise_games};
 use euchre_bots::spec::from_spec;
 
@@ -223,45 +222,9 @@ fn run_games_match(request: &EvalRequest, games: u64) -> anyhow::Result<()> {
         summary.net_per_hand, summary.net_interval
     );
     println!();
-    print!("{}", by_score_table(&outcomes));
+    println!(
+        "each side's hands by where its game stood when dealt: how often it made trump and went alone, and of its contracts how many marched or were euchred"
+    );
+    print!("{}", outcomes.table(["A", "B"]));
     Ok(())
-}
-
-/// Each side's bids and their ends by where its game stood as the hand
-/// was dealt: how often it made trump and went alone (of its hands in the
-/// band), and how often its contracts marched or were euchred.
-fn by_score_table(outcomes: &OutcomesByScore) -> String {
-    use std::fmt::Write;
-    let mut out = String::from(
-        "each side's hands by where its game stood when dealt: how often it made trump and went alone, and of its contracts how many marched or were euchred\n",
-    );
-    let _ = writeln!(
-        out,
-        "{:<25} {:>4} {:>7} {:>6} {:>6} {:>6} {:>6}",
-        "score band", "side", "hands", "makes", "alone", "march", "euch."
-    );
-    let percent = |part: u64, whole: u64| {
-        if whole == 0 {
-            "-".to_owned()
-        } else {
-            format!("{:.1}%", 100.0 * part as f64 / whole as f64)
-        }
-    };
-    for band in ScoreBand::ALL {
-        for (side, name) in ["A", "B"].into_iter().enumerate() {
-            let tally = outcomes.get(band, side);
-            let _ = writeln!(
-                out,
-                "{:<25} {:>4} {:>7} {:>6} {:>6} {:>6} {:>6}",
-                if side == 0 { band.label() } else { "" },
-                name,
-                tally.hands,
-                percent(tally.made_trump, tally.hands),
-                percent(tally.alone, tally.hands),
-                percent(tally.marched, tally.made_trump),
-                percent(tally.euchred, tally.made_trump),
-            );
-        }
-    }
-    out
 }
