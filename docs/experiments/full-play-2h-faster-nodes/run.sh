@@ -1,7 +1,9 @@
 #!/bin/bash
 # The user's command, 2 hours, 2 threads, binary at 51d80b0 (forced plays keyed by seat, four-lane records).
-cd /work/runs/now2h
-T=/work/bin/trainer-51d80b0
+WORK=${1:?usage: $0 WORK_DIR, the folder the runs of this record live in}
+BIN_DIR=${BIN_DIR:?set BIN_DIR to the folder of the trainer binaries this record names, built at the commits it gives}
+cd $WORK/now2h
+T=$BIN_DIR/trainer-51d80b0
 /usr/bin/time -v -o time-v.txt $T --phase full-play --store mmap --for 2h > train.out 2> train.log
 echo $? > train.rc
 $T export --run-dir runs/full-play-mmap > export.txt 2>&1

@@ -1,8 +1,10 @@
 #!/bin/sh
 # Finish the pilots to 8 M iterations at low priority, beside the 2-hour run, then their matches.
-T=/work/bin/trainer-7b257f2
-E=/work/runs/now2h/runs/full-play-mmap/policy.bin
-cd /work/runs/model
+WORK=${1:?usage: $0 WORK_DIR, the folder the runs of this record live in}
+BIN_DIR=${BIN_DIR:?set BIN_DIR to the folder of the trainer binaries this record names, built at the commits it gives}
+T=$BIN_DIR/trainer-7b257f2
+E=$WORK/now2h/runs/full-play-mmap/policy.bin
+cd $WORK/model
 for s in 1 0.5; do
   nice -n 19 $T resume --run-dir share-$s --until 8000000 --threads 1 > share-$s-resume.log 2>&1
   nice -n 19 $T export --run-dir share-$s --out s$s-8m.bin > s$s-8m-export.txt 2>&1

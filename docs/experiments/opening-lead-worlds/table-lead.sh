@@ -3,7 +3,7 @@
 # strongest spec; then, on the same deals as the 8-hour arenas, against
 # both PIMCs. Usage: OUT=DIR STAGE=all|screen table-lead.sh
 set -euo pipefail
-cd /work/main
+cd "$(dirname "$0")/../../.."
 T=${TRAINER:-target/release/trainer}
 OUT=${OUT:-runs/lead}
 mkdir -p "$OUT"

@@ -3,21 +3,23 @@
 # the binary before verification (old) against after (new), same sitting,
 # and the new binary's verification at open, warm and cold.
 set -x
-cd /work/main && cargo build --release -p trainer 2>&1 | tail -1
-cp target/release/trainer /tmp/trainer-new
-rm -rf /work/vc && mkdir -p /work/vc
-/tmp/trainer-old train --config /work/main/configs/quick.toml --run-dir /work/vc/bids --threads 2 > /dev/null 2>&1
-cp /work/vc/bids/policy.bin /tmp/bids.bin
+WORK=${1:?usage: $0 WORK_DIR, the folder the runs of this record live in}
+BIN_DIR=${BIN_DIR:?set BIN_DIR to the folder of the trainer binaries this record names, built at the commits it gives}
+cd "$(dirname "$0")/../../.." && cargo build --release -p trainer 2>&1 | tail -1
+cp target/release/trainer $BIN_DIR/trainer-new
+rm -rf $WORK/vc && mkdir -p $WORK/vc
+$BIN_DIR/trainer-old train --config configs/quick.toml --run-dir $WORK/vc/bids --threads 2 > /dev/null 2>&1
+cp $WORK/vc/bids/policy.bin $WORK/bids.bin
 for bin in old new; do
-  /tmp/trainer-$bin train --phase full-play --store mmap --bidding-from /tmp/bids.bin --threads 2 --for 90s --run-dir /work/vc/$bin --checkpoint-every 40000 2>&1 | grep -E "checkpoint at|store:|session" 
+  $BIN_DIR/trainer-$bin train --phase full-play --store mmap --bidding-from $WORK/bids.bin --threads 2 --for 90s --run-dir $WORK/vc/$bin --checkpoint-every 40000 2>&1 | grep -E "checkpoint at|store:|session" 
 done
 for i in 1 2; do
-  /tmp/trainer-new resume --run-dir /work/vc/new --iterations 1 2>&1 | grep -E "checkpoint at|store:|verified"
+  $BIN_DIR/trainer-new resume --run-dir $WORK/vc/new --iterations 1 2>&1 | grep -E "checkpoint at|store:|verified"
 done
 sync; echo 3 > /proc/sys/vm/drop_caches
-/tmp/trainer-new resume --run-dir /work/vc/new --iterations 1 2>&1 | grep -E "checkpoint at|store:|verified"
-/tmp/trainer-new status --run-dir /work/vc/new
+$BIN_DIR/trainer-new resume --run-dir $WORK/vc/new --iterations 1 2>&1 | grep -E "checkpoint at|store:|verified"
+$BIN_DIR/trainer-new status --run-dir $WORK/vc/new
 sync; echo 3 > /proc/sys/vm/drop_caches
-/tmp/trainer-new status --run-dir /work/vc/new
-/tmp/trainer-new status --run-dir /work/vc/new --skip-checksums
-ls -la /work/vc/new/store
+$BIN_DIR/trainer-new status --run-dir $WORK/vc/new
+$BIN_DIR/trainer-new status --run-dir $WORK/vc/new --skip-checksums
+ls -la $WORK/vc/new/store

@@ -1,8 +1,10 @@
 #!/bin/bash
 # The user's bare command, 2 hours, 2 threads, binary 861e0f5 (full play's
 # bidding stage models the heuristic's bids by default).
-cd /work/runs/default2h
-T=/work/bin/trainer-861e0f5
+WORK=${1:?usage: $0 WORK_DIR, the folder the runs of this record live in}
+BIN_DIR=${BIN_DIR:?set BIN_DIR to the folder of the trainer binaries this record names, built at the commits it gives}
+cd $WORK/default2h
+T=$BIN_DIR/trainer-861e0f5
 date -u > started
 /usr/bin/time -v -o time-v.txt $T --phase full-play --store mmap --for 2h > train.out 2> train.log
 echo $? > train.rc
@@ -11,6 +13,6 @@ $T status --run-dir runs/full-play-mmap > status.txt 2>&1
 $T eval --a policy-argmax:runs/full-play-mmap/policy.bin --b heuristic --hands 20000 --unseen uniform > eval-heuristic-20k.txt 2>&1
 $T eval --a policy-argmax:runs/full-play-mmap/policy.bin --b pimc:50 --hands 4000 --unseen uniform --seed 1 > eval-pimc50-seed1.txt 2>&1
 $T eval --a policy-argmax:runs/full-play-mmap/policy.bin --b pimc:50 --hands 4000 --unseen uniform --seed 2 > eval-pimc50-seed2.txt 2>&1
-$T eval --a policy-argmax:runs/full-play-mmap/policy.bin --b policy-argmax:/work/runs/now2h/runs/full-play-mmap/policy.bin --hands 20000 --unseen uniform > eval-h2h-bare-20k.txt 2>&1
-$T eval --a policy-argmax:runs/full-play-mmap/policy.bin --b policy-argmax:/work/runs/model2h/runs/full-play-mmap/policy.bin --hands 20000 --unseen uniform > eval-h2h-flag-20k.txt 2>&1
+$T eval --a policy-argmax:runs/full-play-mmap/policy.bin --b policy-argmax:$WORK/now2h/runs/full-play-mmap/policy.bin --hands 20000 --unseen uniform > eval-h2h-bare-20k.txt 2>&1
+$T eval --a policy-argmax:runs/full-play-mmap/policy.bin --b policy-argmax:$WORK/model2h/runs/full-play-mmap/policy.bin --hands 20000 --unseen uniform > eval-h2h-flag-20k.txt 2>&1
 echo done > finished
