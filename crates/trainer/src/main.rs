@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use euchre_bots::{bots::policy::Unseen, phase, spec};
 use trainer::training::cluster::Group;
 use trainer::{bench, commands, config};
@@ -316,6 +316,10 @@ struct ServeArgs {
     /// policy or not, is the default of new games and the bot of the API.
     #[arg(long)]
     policy: Vec<PathBuf>,
+    /// The `--policy` and `--bot` offers as specs, in the order the command
+    /// line gave them ([`offers_in_order`]).
+    #[arg(skip)]
+    offered: Vec<String>,
     /// A bot spec to offer (repeatable; default heuristic). Clients choose
     /// among these and random, heuristic and pimc:N (N up to 200); they
     /// never name a file.
@@ -550,7 +554,13 @@ fn stop_quietly_on_a_closed_stdout() {
 
 fn main() -> anyhow::Result<()> {
     stop_quietly_on_a_closed_stdout();
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
+    if let (Some(Command::Serve(args)), Some(("serve", serve))) =
+        (&mut cli.command, matches.subcommand())
+    {
+        args.offered = offers_in_order(&args.policy, &args.bot, serve);
+    }
     #[cfg(feature = "mpi")]
     let result = run_under_mpi(cli);
     #[cfg(not(feature = "mpi"))]
@@ -777,10 +787,31 @@ fn default_bot(policy: Option<PathBuf>, bot: Option<String>) -> String {
     }
 }
 
+/// `serve`'s `--policy FILE` and `--bot SPEC` offers as specs, in the
+/// order they were written: the first is the default of new games, as
+/// `--help` says, whichever flag gave it.
+fn offers_in_order(policy: &[PathBuf], bot: &[String], matches: &clap::ArgMatches) -> Vec<String> {
+    let at = |id: &str| -> Vec<usize> {
+        matches
+            .indices_of(id)
+            .map(|indices| indices.collect())
+            .unwrap_or_default()
+    };
+    let mut offers: Vec<(usize, String)> = at("policy")
+        .into_iter()
+        .zip(policy)
+        .map(|(index, path)| (index, format!("policy:{}", path.display())))
+        .chain(at("bot").into_iter().zip(bot.iter().cloned()))
+        .collect();
+    offers.sort_by_key(|(index, _)| *index);
+    offers.into_iter().map(|(_, spec)| spec).collect()
+}
+
 fn serve_command(args: ServeArgs) -> anyhow::Result<()> {
     let ServeArgs {
-        policy,
-        bot,
+        offered: bots,
+        policy: _,
+        bot: _,
         run_dirs,
         port,
         host,
@@ -791,11 +822,6 @@ fn serve_command(args: ServeArgs) -> anyhow::Result<()> {
         games_dir,
         hint_bot,
     } = args;
-    let bots = policy
-        .iter()
-        .map(|path| format!("policy:{}", path.display()))
-        .chain(bot)
-        .collect();
     let options = trainer::serve::ServeOptions {
         bots,
         run_dirs,

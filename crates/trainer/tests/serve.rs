@@ -600,6 +600,39 @@ fn get_status(address: SocketAddr) -> Option<String> {
     response.lines().next().map(str::to_owned)
 }
 
+/// The first bot on the command line is the default of new games,
+/// whichever flag offered it: `--bot heuristic --policy FILE` defaults to
+/// the heuristic, `--policy FILE --bot heuristic` to the policy.
+#[test]
+fn the_first_bot_offered_on_the_command_line_is_the_default_whichever_flag_gave_it() {
+    use std::io::{Read, Write};
+    let temp = TempDir::new("serve-offer-order");
+    let policy = bidding_policy(&temp.0);
+    let policy = policy.to_str().unwrap();
+    let partner_default = |args: &[&str]| {
+        let (mut server, address) = spawn_server(args);
+        let mut stream = std::net::TcpStream::connect(address).unwrap();
+        stream
+            .write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            .unwrap();
+        let mut page = String::new();
+        stream.read_to_string(&mut page).unwrap();
+        server.kill().ok();
+        server.wait().ok();
+        let field = "name=\"partner\" value=\"";
+        let at = page.find(field).unwrap_or_else(|| panic!("{page}")) + field.len();
+        page[at..].split('"').next().unwrap().to_owned()
+    };
+    assert_eq!(
+        partner_default(&["--bot", "heuristic", "--policy", policy]),
+        "heuristic"
+    );
+    assert_eq!(
+        partner_default(&["--policy", policy, "--bot", "heuristic"]),
+        "policy:policy.bin"
+    );
+}
+
 /// Idle connections, half-sent headers and keep-alive connections left
 /// open are all closed after the header timeout, so they cannot hold the
 /// server's descriptors. Ctrl-C then stops the server promptly even with a
