@@ -8,11 +8,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use euchre_bots::bot::Bot;
-use euchre_bots::bots::heuristic::Heuristic;
-use euchre_bots::bots::pimc::Pimc;
 use euchre_bots::bots::policy::Unseen;
-use euchre_bots::bots::random::RandomBot;
-use euchre_bots::spec::{BotSpecError, Spec, from_spec};
+use euchre_bots::spec::{BotSpecError, Spec, build, from_spec};
 use euchre_game::engine::rules::Rules;
 use thiserror::Error;
 
@@ -34,6 +31,9 @@ struct Offered {
 /// The bots of one server.
 pub struct BotCatalog {
     offered: Vec<Offered>,
+    /// The table's rules, for the built-ins a client chooses.
+    rules: Rules,
+    unseen: Unseen,
 }
 
 impl std::fmt::Debug for BotCatalog {
@@ -68,7 +68,11 @@ impl BotCatalog {
             }
             offered.push(Offered { label, bot });
         }
-        Ok(BotCatalog { offered })
+        Ok(BotCatalog {
+            offered,
+            rules,
+            unseen,
+        })
     }
 
     /// The default bot: the first offered.
@@ -101,25 +105,13 @@ impl BotCatalog {
         {
             return Ok((offered.label.clone(), Arc::clone(&offered.bot)));
         }
-        let bot: Option<Arc<dyn Bot>> = match choice.split_once(':') {
-            None if choice == "random" => Some(Arc::new(RandomBot)),
-            None if choice == "heuristic" => Some(Arc::new(Heuristic)),
-            // The spec grammar's PIMC (`pimc:N`, `pimc:N,game`), capped.
-            Some(("pimc", _)) => match euchre_bots::spec::parse(choice) {
-                Ok(Spec::Pimc { worlds, game }) if worlds <= MAX_CLIENT_PIMC_WORLDS => {
-                    Some(if game {
-                        Arc::new(Pimc::for_game(
-                            worlds,
-                            euchre_bots::game_outcomes::reference(),
-                        ))
-                    } else {
-                        Arc::new(Pimc::new(worlds))
-                    })
-                }
-                _ => None,
-            },
+        // The spec grammar's built-ins that read no file, PIMC capped.
+        let built_in = match euchre_bots::spec::parse(choice) {
+            Ok(spec @ (Spec::Random | Spec::Heuristic)) => Some(spec),
+            Ok(spec @ Spec::Pimc { worlds, .. }) if worlds <= MAX_CLIENT_PIMC_WORLDS => Some(spec),
             _ => None,
         };
+        let bot = built_in.and_then(|spec| build(&spec, self.rules, self.unseen).ok());
         bot.map(|bot| (choice.to_owned(), bot))
             .ok_or_else(|| UnknownChoice {
                 choice: choice.chars().take(80).collect(),
