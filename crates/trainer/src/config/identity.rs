@@ -120,7 +120,7 @@ impl Identity {
 
     /// Each setting that differs from `saved`, as "name: theirs, ours":
     /// by a reader's name where one is written below, and otherwise by its
-    /// key in `settings.toml` ([`changed_keys`]), so a setting added to the
+    /// key in `settings.toml`, so a setting added to the
     /// identity without a check of its own still stops a resume.
     pub fn differences(&self, saved: &Identity) -> Vec<String> {
         let mut out = Vec::new();
