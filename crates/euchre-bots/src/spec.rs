@@ -25,7 +25,7 @@ pub const SPEC_HELP: &str = "random | heuristic | pimc:WORLDS (pimc:WORLDS,game 
      what the bids reveal; 200 worlds by default), or search-bids:FILE | search-bids:WORLDS:FILE \
      (the same, with each bid the policy is not sure of searched over those worlds too; \
      after WORLDS, ',playout' or ',blend' values each world by a full-play table's own play of the rest, \
-     alone or with the open-hand solve, ',bids=N' searches bids over N worlds, ',lead=N' the opening lead over N (',lead=table': the table's card, unsearched), ',every-bid' searches every bid (a full-play table is sure of all its bids), ',trust=P' trusts the inference P% (90 by default), ',ahead' chooses the next card once per history the bot would see rather than per world (a full-play table answers in between), ',continuations' values each searched bid with each side finishing the auction in the way (the blueprint's bids, bolder or warier) that suits it, ',game' values each world's outcome by the chance of winning the game from the score, and ',ms=N' stops at N milliseconds a decision: \
+     alone or with the open-hand solve, ',bids=N' searches bids over N worlds, ',lead=N' the opening lead over N (',lead=table': the table's card, unsearched), ',every-bid' searches every bid (a full-play table is sure of all its bids), ',trust=P' trusts the inference P% (90 by default), ',ahead' chooses the next card once per history the bot would see rather than per world (a full-play table answers in between), ',continuations' values each searched bid with each side finishing the auction in the way (the blueprint's bids, bolder or warier) that suits it, ',game' values each world's outcome by the chance of winning the game from the score (',game,endgame-bids' also searches the bids the blueprint is sure of once either side is within two points of winning), and ',ms=N' stops at N milliseconds a decision: \
      search-bids:400,playout,ms=100:FILE), \
      or bids:BOT+BOT (the first bot's bids, the second's card play: bids:pimc:50+policy-argmax:FILE)";
 
@@ -44,9 +44,13 @@ pub enum BotSpecError {
     #[error("bot '{spec}': search needs at least one world")]
     SearchWorlds { spec: String },
     #[error(
-        "bot '{spec}': unknown search option '{option}'; after the number of worlds come ',playout', ',blend', ',open-hand' or ',bids=WORLDS' (worlds per searched bid), ',lead=WORLDS' (worlds for the opening lead) or ',lead=table' (the table's lead, unsearched), ',every-bid' (search every bid, not only those the blueprint is unsure of), ',infer-bids' (read the other seats' bids by the table's bidding blueprint), ',trust=PERCENT' (how far the inference trusts the blueprint; 90 by default, 0 is PIMC's uniform worlds), ',ahead' (the next card chosen per history seen, not per world), ',continuations' (each searched bid valued with each side finishing the auction in the way that suits it), ',game' (each outcome valued by the chance of winning the game from the score) or ',ms=MILLISECONDS', as in search-bids:400,playout,ms=100:FILE"
+        "bot '{spec}': unknown search option '{option}'; after the number of worlds come ',playout', ',blend', ',open-hand' or ',bids=WORLDS' (worlds per searched bid), ',lead=WORLDS' (worlds for the opening lead) or ',lead=table' (the table's lead, unsearched), ',every-bid' (search every bid, not only those the blueprint is unsure of), ',infer-bids' (read the other seats' bids by the table's bidding blueprint), ',trust=PERCENT' (how far the inference trusts the blueprint; 90 by default, 0 is PIMC's uniform worlds), ',ahead' (the next card chosen per history seen, not per world), ',continuations' (each searched bid valued with each side finishing the auction in the way that suits it), ',game' (each outcome valued by the chance of winning the game from the score), ',endgame-bids' (with ',game', every bid searched once either side is within two points of winning) or ',ms=MILLISECONDS', as in search-bids:400,playout,ms=100:FILE"
     )]
     SearchOption { spec: String, option: String },
+    #[error(
+        "bot '{spec}': ',endgame-bids' searches bids by the chance of winning the game; add ',game' before it, as in search-bids:200,game,endgame-bids:FILE"
+    )]
+    EndgameBidsNeedGame { spec: String },
     #[error("bot '{spec}': {source}")]
     Search {
         spec: String,
@@ -230,6 +234,8 @@ fn search_options(spec: &str, head: &str, bids: BidsBy) -> Result<SearchOptions,
             options.continuations = true;
         } else if part == "game" {
             options.game = true;
+        } else if part == "endgame-bids" {
+            options.endgame_bids = true;
         } else if let Some(worlds) = part.strip_prefix("bids=") {
             options.bid_worlds = positive(worlds).ok_or_else(unknown)?;
         } else if part == "lead=table" {
@@ -252,6 +258,11 @@ fn search_options(spec: &str, head: &str, bids: BidsBy) -> Result<SearchOptions,
         } else {
             return Err(unknown());
         }
+    }
+    if options.endgame_bids && !options.game {
+        return Err(BotSpecError::EndgameBidsNeedGame {
+            spec: spec.to_owned(),
+        });
     }
     Ok(options)
 }
@@ -383,10 +394,10 @@ mod tests {
             }
         );
         assert_eq!(
-            parse("search:400,blend,bids=900,lead=1600,every-bid,trust=50,ms=25,infer-bids,ahead,continuations,game:runs/a:b/policy.bin")
+            parse("search:400,blend,bids=900,lead=1600,every-bid,trust=50,ms=25,infer-bids,ahead,continuations,game,endgame-bids:runs/a:b/policy.bin")
                 .unwrap(),
             Spec::Search {
-                text: "search:400,blend,bids=900,lead=1600,every-bid,trust=50,ms=25,infer-bids,ahead,continuations,game:runs/a:b/policy.bin"
+                text: "search:400,blend,bids=900,lead=1600,every-bid,trust=50,ms=25,infer-bids,ahead,continuations,game,endgame-bids:runs/a:b/policy.bin"
                     .to_owned(),
                 options: SearchOptions {
                     worlds: 400,
@@ -400,6 +411,7 @@ mod tests {
                     ahead: true,
                     continuations: true,
                     game: true,
+                    endgame_bids: true,
                 },
                 path: PathBuf::from("runs/a:b/policy.bin"),
             }
@@ -426,6 +438,7 @@ mod tests {
                 "search:50,trust=101:f.bin",
                 "unknown search option 'trust=101'",
             ),
+            ("search-bids:50,endgame-bids:f.bin", "add ',game' before it"),
             ("wizard", "unknown bot"),
         ] {
             let error = parse(text).unwrap_err().to_string();

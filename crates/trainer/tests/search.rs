@@ -246,6 +246,76 @@ fn a_search_for_the_game_values_a_sure_make_at_nine_as_the_game_won() {
     }
 }
 
+/// `,endgame-bids` searches every bid once either side is within two
+/// points of winning, the blueprint's sure bids included, and only then:
+/// at 0-0 it searches exactly the bids `,game` alone does, at 9-9 every bid
+/// with a choice.
+#[test]
+fn endgame_bids_search_the_sure_bids_only_near_the_end_of_a_game() {
+    let temp = TempDir::new("search-endgame");
+    // Trained long enough to be sure of some bids (clear passes).
+    let policy = bidding_policy_with(
+        &temp.0,
+        &[
+            "--iterations",
+            "400000",
+            "--threads",
+            "1",
+            "--leaves",
+            "heuristic-play",
+        ],
+    );
+    let rules = Rules::default();
+    let spec = |extra: &str| format!("search-bids:4,game{extra}:{}", policy.display());
+    let searched_bids = |extra: &str, points: [u8; 2]| -> (u64, u64) {
+        let bot = from_spec(&spec(extra), rules, Unseen::Heuristic).unwrap();
+        let mut rng = SmallRng::seed_from_u64(21);
+        let mut bids_with_a_choice = 0;
+        for hand in 0..24u64 {
+            let dealer = Seat::from_index((hand % 4) as u8);
+            let mut state = GameState::new(Deal::random(dealer, &mut rng), rules);
+            let score = GameScore {
+                points,
+                dealer,
+                target: 10,
+            };
+            let mut history = Vec::new();
+            while let Some(seat) = state.to_act() {
+                if state.stage() == Stage::Play {
+                    break;
+                }
+                if state.legal_actions().len() > 1 {
+                    bids_with_a_choice += 1;
+                }
+                let action = bot.act(&Seen::in_game(&state, &history, score), &mut rng);
+                state.apply(action);
+                history.push((seat, action));
+            }
+        }
+        let report = bot.report().unwrap();
+        let searched = report
+            .split(" bids searched")
+            .next()
+            .and_then(|before| before.rsplit(' ').next())
+            .and_then(|count| count.parse().ok())
+            .unwrap_or_else(|| panic!("{report}"));
+        (searched, bids_with_a_choice)
+    };
+    let (alone, _) = searched_bids("", [0, 0]);
+    let (early, _) = searched_bids(",endgame-bids", [0, 0]);
+    assert_eq!(early, alone, "early in a game nothing changes");
+    let (near, with_a_choice) = searched_bids(",endgame-bids", [9, 9]);
+    assert_eq!(
+        near, with_a_choice,
+        "at 9-9 every bid with a choice is searched"
+    );
+    let (sure_skipped, _) = searched_bids("", [9, 9]);
+    assert!(
+        sure_skipped < near,
+        "{sure_skipped} of {near}: the blueprint is sure of some"
+    );
+}
+
 #[test]
 fn search_specs_name_what_is_wrong() {
     let error = |spec: &str| refusal(spec, Rules::default());

@@ -293,6 +293,12 @@ pub struct SearchOptions {
     /// leaves, from the score in view ([`Valuation::Game`]), not by points;
     /// the blueprint's own bids and cards stay what it trained.
     pub game: bool,
+    /// With [`Self::game`]: once either side is within two points of the
+    /// target, search every bid, the blueprint's sure ones included. A bid
+    /// the blueprint is sure of is sure for points; near the end of a game
+    /// the chance of winning may ask for another (an order to stop the
+    /// other side's last point, no loner when a make wins).
+    pub endgame_bids: bool,
 }
 
 impl SearchOptions {
@@ -312,6 +318,7 @@ impl SearchOptions {
             ahead: false,
             continuations: false,
             game: false,
+            endgame_bids: false,
         }
     }
 
@@ -363,6 +370,9 @@ impl fmt::Display for SearchOptions {
         }
         if self.game {
             write!(f, ",game")?;
+        }
+        if self.endgame_bids {
+            write!(f, ",endgame-bids")?;
         }
         Ok(())
     }
@@ -875,6 +885,20 @@ impl SearchBot {
             .collect()
     }
 
+    /// Whether [`SearchOptions::endgame_bids`] searches every bid of
+    /// `seen`: a score in view with either side within two points.
+    fn searches_every_bid_at(&self, seen: &Seen<'_>) -> bool {
+        use crate::games::by_score::ScoreBand;
+        self.options.game
+            && self.options.endgame_bids
+            && seen.score().is_some_and(|score| {
+                !matches!(
+                    ScoreBand::of(&score, seen.actor().team()),
+                    ScoreBand::Early | ScoreBand::Middle
+                )
+            })
+    }
+
     /// A bid or discard: the blueprint's, or searched (see [`BidsBy`]).
     fn bid(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Action {
         if self.options.bids == BidsBy::Blueprint {
@@ -892,6 +916,7 @@ impl SearchBot {
         if self.options.bids == BidsBy::Search
             && let Some((sure, probability)) = blueprint_choice
             && probability >= CONFIDENT
+            && !self.searches_every_bid_at(seen)
         {
             return if self.bid_model.is_some() {
                 sure
