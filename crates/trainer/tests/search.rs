@@ -145,15 +145,7 @@ fn a_searched_bid_goes_alone_with_the_five_best_trumps() {
     let temp = TempDir::new("search-bids");
     let policy = bidding_policy(&temp.0);
     let rules = Rules::default();
-    let hand = |text: &str| text.parse::<CardSet>().unwrap();
-    let dealer = Seat::South;
-    let mut hands = [CardSet::EMPTY; 4];
-    hands[dealer.left().index()] = hand("JS JC AS KS QS");
-    hands[dealer.left().left().index()] = hand("9H TH JH QH KH");
-    hands[dealer.left().left().left().index()] = hand("AH 9D TD JD QD");
-    hands[dealer.index()] = hand("KD AD 9C TC QC");
-    let deal = Deal::new(dealer, hands, "TS".parse().unwrap()).unwrap();
-    let state = GameState::new(deal, rules);
+    let state = GameState::new(five_best_trumps_deal(), rules);
     let seen = Seen::new(&state, &[]);
     let lone = Action::Order { alone: true };
 
@@ -187,6 +179,22 @@ fn a_searched_bid_goes_alone_with_the_five_best_trumps() {
     }
 }
 
+/// The dealer of [`five_best_trumps_deal`].
+const FIVE_TRUMPS_DEALER: Seat = Seat::South;
+
+/// A deal whose first bidder (left of the dealer) holds the five best
+/// spades with the ten of spades turned up: a sure lone march.
+fn five_best_trumps_deal() -> Deal {
+    let hand = |text: &str| text.parse::<CardSet>().unwrap();
+    let dealer = FIVE_TRUMPS_DEALER;
+    let mut hands = [CardSet::EMPTY; 4];
+    hands[dealer.left().index()] = hand("JS JC AS KS QS");
+    hands[dealer.left().left().index()] = hand("9H TH JH QH KH");
+    hands[dealer.left().left().left().index()] = hand("AH 9D TD JD QD");
+    hands[dealer.index()] = hand("KD AD 9C TC QC");
+    Deal::new(dealer, hands, "TS".parse().unwrap()).unwrap()
+}
+
 /// A search that plays for the game (`,game`) values each bid by the
 /// chance of winning it leaves: at 9 points a sure make wins the game
 /// whether made alone or not, worth 1 either way, where the score-blind
@@ -197,15 +205,8 @@ fn a_search_for_the_game_values_a_sure_make_at_nine_as_the_game_won() {
     let temp = TempDir::new("search-game");
     let policy = bidding_policy(&temp.0);
     let rules = Rules::default();
-    let hand = |text: &str| text.parse::<CardSet>().unwrap();
-    let dealer = Seat::South;
-    let mut hands = [CardSet::EMPTY; 4];
-    hands[dealer.left().index()] = hand("JS JC AS KS QS");
-    hands[dealer.left().left().index()] = hand("9H TH JH QH KH");
-    hands[dealer.left().left().left().index()] = hand("AH 9D TD JD QD");
-    hands[dealer.index()] = hand("KD AD 9C TC QC");
-    let deal = Deal::new(dealer, hands, "TS".parse().unwrap()).unwrap();
-    let state = GameState::new(deal, rules);
+    let dealer = FIVE_TRUMPS_DEALER;
+    let state = GameState::new(five_best_trumps_deal(), rules);
     let bidder = dealer.left().team();
     let mut points = [0u8; 2];
     points[bidder.index()] = 9;
