@@ -52,6 +52,9 @@ pub struct Recipe {
     pub card_play_from: Option<CardPlaySource>,
     /// What the bids assumed of the opponents' bids.
     pub opponent_bids: OpponentBids,
+    /// What the bids were trained to win: the hand's points, or the game,
+    /// with one bid a score context.
+    pub bids_for: BidsFor,
 }
 
 impl Recipe {
@@ -67,7 +70,45 @@ impl Recipe {
             bidding_from: None,
             card_play_from: None,
             opponent_bids: OpponentBids::Equilibrium,
+            bids_for: BidsFor::Points,
         }
+    }
+}
+
+/// What a policy's bids were trained to win.
+///
+/// With [`BidsFor::Game`], each bidding view is trained once per score
+/// context ([`euchre_game::game::context`]): the hand is dealt at a score
+/// drawn from that context, and the hand's end is valued by the dealing
+/// side's chance of winning the game from the score it leaves
+/// ([`crate::game_outcomes::reference`]'s model, to 10), not by its points.
+/// The file keys each context's bids apart
+/// ([`euchre_game::keys::bidding::in_context`]); a view without a score
+/// plays the context where both sides have three or more to go.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[serde(rename_all = "lowercase")]
+pub enum BidsFor {
+    /// The hand's points, whatever the score: every policy before the
+    /// setting existed.
+    #[default]
+    Points,
+    /// The chance of winning the game, one bid a score context.
+    Game,
+}
+
+impl BidsFor {
+    pub fn is_points(&self) -> bool {
+        *self == BidsFor::Points
+    }
+}
+
+impl fmt::Display for BidsFor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BidsFor::Points => "points",
+            BidsFor::Game => "game",
+        })
     }
 }
 
@@ -120,6 +161,10 @@ struct MetaOnDisk {
     /// one) were equilibrium.
     #[serde(default, skip_serializing_if = "OpponentBids::is_equilibrium")]
     opponent_bids: OpponentBids,
+    /// Files written before the setting existed (and every score-blind
+    /// one) bid for points.
+    #[serde(default, skip_serializing_if = "BidsFor::is_points")]
+    bids_for: BidsFor,
 }
 
 impl From<MetaOnDisk> for PolicyMeta {
@@ -133,6 +178,7 @@ impl From<MetaOnDisk> for PolicyMeta {
                 bidding_from: disk.bidding_from,
                 card_play_from: disk.card_play_from,
                 opponent_bids: disk.opponent_bids,
+                bids_for: disk.bids_for,
             },
             iterations: disk.iterations,
             strategy: disk.strategy,
@@ -150,6 +196,7 @@ impl From<PolicyMeta> for MetaOnDisk {
             bidding_from,
             card_play_from,
             opponent_bids,
+            bids_for,
         } = meta.recipe;
         MetaOnDisk {
             phase,
@@ -161,6 +208,7 @@ impl From<PolicyMeta> for MetaOnDisk {
             play_abstraction,
             card_play_from,
             opponent_bids,
+            bids_for,
         }
     }
 }
@@ -410,6 +458,7 @@ mod tests {
         let json = serde_json::to_string(&plain).unwrap();
         assert!(!json.contains("opponent_bids") && !json.contains("bidding_from"));
         assert!(!json.contains("play_abstraction") && !json.contains("card_play_from"));
+        assert!(!json.contains("bids_for"));
         assert_eq!(serde_json::from_str::<PolicyMeta>(&json).unwrap(), plain);
     }
 }

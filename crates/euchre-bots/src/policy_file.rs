@@ -22,7 +22,10 @@ use euchre_game::keys::{Decision, InfoKey, decision_with};
 use store::{Key, Record, StoreError, Table};
 use thiserror::Error;
 
-use crate::meta::{BlueprintSource, PolicyMeta};
+use crate::meta::{BidsFor, BlueprintSource, PolicyMeta};
+use euchre_game::game::GameScore;
+use euchre_game::game::context::ScoreContext;
+use euchre_game::keys::bidding::in_context;
 
 const MAGIC: &[u8; 12] = b"EUCHREPOLICY";
 const VERSION: u32 = 1;
@@ -517,6 +520,27 @@ impl PolicyFile {
     /// that keyed card play otherwise would find none of its keys.
     pub fn decision(&self, state: &GameState) -> Option<Decision> {
         decision_with(state, self.meta.recipe.play_abstraction)
+    }
+
+    /// [`Self::decision`] in a game standing at `score`: a bid of a
+    /// policy whose bids play for the game is keyed by the score's context
+    /// ([`BidsFor::Game`]), and by the plain key where the file holds no
+    /// bid for that context (a view the training never dealt there) or the
+    /// view has no score.
+    pub fn decision_at(&self, state: &GameState, score: Option<GameScore>) -> Option<Decision> {
+        let decision = self.decision(state)?;
+        let scored = match (self.meta.recipe.bids_for, score) {
+            (BidsFor::Game, Some(score)) => in_context(decision.key, ScoreContext::of(&score)),
+            _ => return Some(decision),
+        };
+        if scored != decision.key && self.keys.binary_search(&scored.0).is_ok() {
+            Some(Decision {
+                key: scored,
+                ..decision
+            })
+        } else {
+            Some(decision)
+        }
     }
 
     pub fn len(&self) -> usize {

@@ -69,9 +69,10 @@ impl<'a> Seen<'a> {
         decision(self.state)
     }
 
-    /// The decision keyed as `policy` was trained.
+    /// The decision keyed as `policy` was trained, at this view's score
+    /// where its bids play for the game.
     pub fn decision_for(&self, policy: &PolicyFile) -> Option<Decision> {
-        policy.decision(self.state)
+        policy.decision_at(self.state, self.score)
     }
 
     pub fn stage(&self) -> Stage {

@@ -234,3 +234,40 @@ fn every_enumerated_key_decodes_to_its_view() {
     }
     assert_eq!(BiddingKeyParts::decode(InfoKey(5 << 120)), None);
 }
+
+/// A score-aware policy keys one view once per score context: distinct
+/// keys for distinct contexts, the plain key for the open context, the
+/// same view decoded from each, and card-play keys left alone.
+#[test]
+fn a_score_context_keys_the_same_view_apart_and_the_open_context_is_the_plain_key() {
+    use euchre_game::game::context::ScoreContext;
+    use euchre_game::keys::bidding::{context_of, in_context};
+    let mut rng = SmallRng::seed_from_u64(5);
+    for _ in 0..200 {
+        let mut state = GameState::new(Deal::random(Seat::East, &mut rng), Rules::default());
+        while let Some(decision) = bidding_decision(&state) {
+            let plain = decision.key;
+            assert_eq!(in_context(plain, ScoreContext::OPEN), plain);
+            let keys: HashSet<InfoKey> = ScoreContext::ALL
+                .into_iter()
+                .map(|context| {
+                    let key = in_context(plain, context);
+                    assert_eq!(context_of(key), Some(context));
+                    assert_eq!(key.decision_kind(), plain.decision_kind());
+                    assert_eq!(BiddingKeyParts::decode(key), BiddingKeyParts::decode(plain));
+                    // Tagging again replaces the tag.
+                    assert_eq!(in_context(in_context(key, ScoreContext::OPEN), context), key);
+                    key
+                })
+                .collect();
+            assert_eq!(keys.len(), ScoreContext::ALL.len());
+            let actions = state.legal_actions();
+            state.apply(actions[rng.random_range(0..actions.len())]);
+        }
+        let play = euchre_game::keys::decision(&state).map(|decision| decision.key);
+        if let Some(play) = play {
+            assert_eq!(in_context(play, ScoreContext::ALL[4]), play);
+            assert_eq!(context_of(play), None);
+        }
+    }
+}

@@ -335,4 +335,69 @@ mod tests {
         assert_eq!(bot.counts.from_policy.load(Ordering::Relaxed), 20);
         assert_eq!(bot.counts.unseen.load(Ordering::Relaxed), 0);
     }
+
+    /// A policy whose bids play for the game reads, in a game, the bid of
+    /// the score's context, and the plain key's bid without a score, at a
+    /// context the file never trained, or when its bids play for points.
+    #[test]
+    fn bids_for_the_game_are_read_by_the_scores_context_and_fall_back_to_the_plain_key() {
+        use crate::meta::BidsFor;
+        use euchre_game::game::GameScore;
+        use euchre_game::game::context::ScoreContext;
+        use euchre_game::keys::bidding::in_context;
+
+        let state = GameState::new(
+            Deal::random(Seat::North, &mut SmallRng::seed_from_u64(3)),
+            Rules::default(),
+        );
+        let plain = decision_with(&state, PlayAbstraction::Plain).unwrap();
+        let width = plain.actions.len();
+        assert!(width >= 2);
+        // North deals at 9-3 to north-south: the dealer's side one to go.
+        let near = GameScore {
+            points: [9, 3],
+            dealer: Seat::North,
+            target: 10,
+        };
+        let near_context = ScoreContext::of(&near);
+        assert_ne!(near_context, ScoreContext::OPEN);
+        let table = MemoryTable::new();
+        let prefer = |key: u128, action: usize| {
+            let slot = table.slot(key).unwrap();
+            table
+                .update(slot, &mut |record| record.strategy_sum[action] = 5.0)
+                .unwrap();
+        };
+        prefer(plain.key.0, 0);
+        prefer(in_context(plain.key, near_context).0, width - 1);
+        let play = |bids_for: BidsFor, score: Option<GameScore>| {
+            let path = std::env::temp_dir().join(format!(
+                "policy-for-game-{bids_for}-{}.bin",
+                std::process::id()
+            ));
+            let mut meta = PolicyMeta::new(Phase::Bidding, Rules::default(), 1);
+            meta.recipe.bids_for = bids_for;
+            export(&table, &meta, 7, None, &path, &mut |_, _| {}).unwrap();
+            let bot =
+                PolicyBot::load(&path, Sampling::Argmax, Unseen::Uniform, Arc::new(RandomBot))
+                    .unwrap();
+            std::fs::remove_file(&path).ok();
+            let seen = match score {
+                Some(score) => Seen::in_game(&state, &[], score),
+                None => Seen::new(&state, &[]),
+            };
+            bot.act(&seen, &mut SmallRng::seed_from_u64(1))
+        };
+        let far = GameScore::start(Seat::North, 10);
+        // The other side one to go: a context the file has no bid for.
+        let untrained = GameScore {
+            points: [3, 9],
+            ..near
+        };
+        assert_eq!(play(BidsFor::Game, Some(near)), plain.actions[width - 1]);
+        assert_eq!(play(BidsFor::Game, None), plain.actions[0]);
+        assert_eq!(play(BidsFor::Game, Some(far)), plain.actions[0]);
+        assert_eq!(play(BidsFor::Game, Some(untrained)), plain.actions[0]);
+        assert_eq!(play(BidsFor::Points, Some(near)), plain.actions[0]);
+    }
 }

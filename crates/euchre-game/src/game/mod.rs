@@ -3,6 +3,7 @@
 //! state between hands; [`win`] turns a distribution of hand outcomes into
 //! the chance of winning from any score and dealer.
 
+pub mod context;
 pub mod win;
 
 use crate::engine::seat::{Seat, Team};
@@ -43,8 +44,15 @@ impl GameScore {
     /// side's total stops at the target, which is all that counts) and the
     /// deal passed to the left.
     pub fn after(&self, outcome: &Outcome) -> GameScore {
+        self.after_points(outcome.points)
+    }
+
+    /// The score after a hand in which each side scored `won` (by
+    /// [`Team::index`]): [`GameScore::after`] for a hand known only by
+    /// its points.
+    pub fn after_points(&self, won: [u8; 2]) -> GameScore {
         let mut points = self.points;
-        for (total, &won) in points.iter_mut().zip(&outcome.points) {
+        for (total, &won) in points.iter_mut().zip(&won) {
             *total = total.saturating_add(won).min(self.target);
         }
         GameScore {

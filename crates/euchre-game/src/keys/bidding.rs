@@ -12,6 +12,7 @@ use super::symmetry::SuitPerm;
 use super::{Decision, InfoKey, canonical_order};
 use crate::engine::card::{Card, CardSet, Suit};
 use crate::engine::state::{GameState, Stage};
+use crate::game::context::ScoreContext;
 
 impl InfoKey {
     /// Which decision a key belongs to, from its top byte.
@@ -99,6 +100,7 @@ const UPCARD_SHIFT: u32 = 32; // 5 bits
 const ACTOR_SHIFT: u32 = 40; // 2 bits
 const MAKER_SHIFT: u32 = 42; // 2 bits
 const ALONE_SHIFT: u32 = 44; // 1 bit
+const CONTEXT_SHIFT: u32 = 112; // 4 bits: a score-aware policy's context
 const KIND_SHIFT: u32 = 120; // top byte
 
 impl BiddingKeyParts {
@@ -200,6 +202,25 @@ impl BiddingKeyParts {
             .iter()
             .all(|perm| self.encode(perm) >= own)
     }
+}
+
+/// `key`, a bidding key, as a score-aware policy keys it in `context`:
+/// the context's tag in bits the view never uses, so that the same view
+/// has one key a context, and [`ScoreContext::OPEN`] (tag 0) leaves the
+/// key as it was. A card-play key is returned unchanged.
+pub fn in_context(key: InfoKey, context: ScoreContext) -> InfoKey {
+    if key.decision_kind().is_none() {
+        return key;
+    }
+    let cleared = key.0 & !(0xF << CONTEXT_SHIFT);
+    InfoKey(cleared | u128::from(context.tag()) << CONTEXT_SHIFT)
+}
+
+/// The score context a bidding key carries ([`ScoreContext::OPEN`] for a
+/// plain key); `None` for a card-play key or an unknown tag.
+pub fn context_of(key: InfoKey) -> Option<ScoreContext> {
+    key.decision_kind()?;
+    ScoreContext::from_tag(((key.0 >> CONTEXT_SHIFT) & 0xF) as u8)
 }
 
 /// The bidding decision at `state`, or `None` once play has begun.

@@ -67,6 +67,18 @@ pub enum ConfigError {
         "--card-play-strategy current (or [solver] card_play_strategy) says what card play keeps, but the bidding phase has no card play in its table; drop it, or train --phase full-play or play-N"
     )]
     CurrentCardPlayInBidding,
+    #[error(
+        "--bids-for game values a hand by the score it leaves, but pimc-calibrated leaves value it in fractions of a point, which leave no score; use --leaves open-hand (or heuristic-play, table-play)"
+    )]
+    BidsForGameLeaves,
+    #[error(
+        "--bids-for game keys each bid once per score context, but the mmap store's perfect hash covers the plain bidding keys only; train the bids on --store memory or lmdb"
+    )]
+    BidsForGameOnMmap,
+    #[error(
+        "--bids-for game trains bids, but {phase} here plays them from a blueprint or trains them with card play; use --phase bidding, or --bids staged without --bidding-from (full play's default) so that its bidding stage trains them"
+    )]
+    BidsForGameUnstaged { phase: Phase },
     #[error("[solver] opponent_bids")]
     OpponentBids(#[from] UnknownOpponentBids),
     #[error("opening the card-play table of --card-play-from")]

@@ -97,6 +97,7 @@ impl Identity {
             bidding_from: self.bids.blueprint().cloned(),
             card_play_from: self.card_play_from.clone(),
             opponent_bids: self.solver.opponent_bids,
+            bids_for: self.solver.bids_for,
         }
     }
 
@@ -154,6 +155,11 @@ impl Identity {
             "opponents' bids",
             self.solver.opponent_bids.to_string(),
             saved.solver.opponent_bids.to_string(),
+        );
+        check(
+            "bids for",
+            self.solver.bids_for.to_string(),
+            saved.solver.bids_for.to_string(),
         );
         check(
             "store encoding",

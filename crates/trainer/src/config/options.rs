@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use euchre_bots::meta::BidChoice;
+use euchre_bots::meta::{BidChoice, BidsFor};
 use euchre_bots::meta::{Leaves, UnknownLeaves};
 use euchre_bots::opponent_bids::{OpponentBids, UnknownOpponentBids};
 use euchre_bots::phase::{Phase, UnknownPhase};
@@ -71,6 +71,15 @@ pub struct RunOptions {
     #[arg(long, value_enum)]
     #[serde(skip)]
     pub card_play_strategy: Option<super::CardPlayStrategy>,
+    /// What the bids are trained to win: points (the hand's, whatever the
+    /// score; the default) or game (the chance of winning a game to 10:
+    /// each hand dealt at a score, one bid for each of nine score
+    /// contexts, each side 1, 2 or 3+ points to go). A bidding run, or
+    /// full play's bidding stage; not on the mmap store. Fixed when a run
+    /// starts.
+    #[arg(long, value_enum)]
+    #[serde(skip)]
+    pub bids_for: Option<BidsFor>,
     /// Record encoding: i16 (one scale per infostate, half the disk and
     /// page cache; the default for full play) or f32 (the default for
     /// bidding and play-N). Fixed when a run starts.
@@ -298,6 +307,7 @@ impl RunOptions {
             abstraction: self.abstraction.or(base.abstraction),
             opponent_bids: self.opponent_bids.or(base.opponent_bids),
             card_play_strategy: self.card_play_strategy.or(base.card_play_strategy),
+            bids_for: self.bids_for.or(base.bids_for),
             encoding: self.encoding.or(base.encoding),
             seed: self.seed.or(base.seed),
             bidding_from: self.bidding_from.or(base.bidding_from),

@@ -10,7 +10,7 @@ use store::Backend;
 use euchre_bots::blueprint::BiddingBlueprint;
 
 use euchre_bots::meta::CardPlaySource;
-use euchre_bots::meta::Leaves;
+use euchre_bots::meta::{BidsFor, Leaves};
 use euchre_bots::phase::Phase;
 
 use super::*;
@@ -89,6 +89,7 @@ fn identity_of(
         card_play_strategy: options
             .card_play_strategy
             .unwrap_or_else(|| CardPlayStrategy::default_for(phase)),
+        bids_for: options.bids_for.unwrap_or(solver.bids_for),
         ..solver
     };
     solver
@@ -107,6 +108,7 @@ fn identity_of(
     if !solver.opponent_bids.is_equilibrium() && options.bidding_from.is_some() {
         return Err(ConfigError::OpponentBidsWithFixedBids);
     }
+    check_bids_for(&solver, phase, options)?;
     let card_play_from = options
         .card_play_from
         .as_deref()
@@ -127,6 +129,36 @@ fn identity_of(
         bids,
         card_play_from,
     })
+}
+
+/// Bids for the game, refused where they cannot train: leaves that value
+/// a hand by fractional points (no score follows from them), the mmap
+/// store (its key universe has no score contexts), and card play with
+/// fixed or trained-along bids (bids for the game train in a bidding run,
+/// or in full play's bidding stage).
+fn check_bids_for(
+    solver: &SolverSettings,
+    phase: Phase,
+    options: &RunOptions,
+) -> Result<(), ConfigError> {
+    if solver.bids_for == BidsFor::Points {
+        return Ok(());
+    }
+    if solver.leaves == Leaves::PimcCalibrated {
+        return Err(ConfigError::BidsForGameLeaves);
+    }
+    match phase {
+        Phase::Bidding if options.store == Some(Backend::Mmap) => {
+            Err(ConfigError::BidsForGameOnMmap)
+        }
+        Phase::Bidding => Ok(()),
+        _ if options.bidding_from.is_some()
+            || options.bids.unwrap_or_else(|| default_bids(phase)) != BidsName::Staged =>
+        {
+            Err(ConfigError::BidsForGameUnstaged { phase })
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Where the bids come from, and every combination of settings that

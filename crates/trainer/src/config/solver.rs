@@ -7,7 +7,7 @@ use cfr::Schedule;
 use serde::{Deserialize, Serialize};
 use store::RecordEncoding;
 
-use euchre_bots::meta::Leaves;
+use euchre_bots::meta::{BidsFor, Leaves};
 use euchre_bots::opponent_bids::OpponentBids;
 use euchre_bots::phase::Phase;
 use euchre_game::keys::play::PlayAbstraction;
@@ -45,6 +45,11 @@ pub struct SolverSettings {
     /// default is [`CardPlayStrategy::default_for`] its phase.
     #[serde(skip_serializing_if = "CardPlayStrategy::is_average")]
     pub card_play_strategy: CardPlayStrategy,
+    /// What the bids are trained to win: `points` (the hand's) or `game`
+    /// (the chance of winning the game, one bid a score context). Runs
+    /// saved before the setting existed bid for points.
+    #[serde(skip_serializing_if = "BidsFor::is_points")]
+    pub bids_for: BidsFor,
 }
 
 /// What a run keeps of card play's strategy. Without sums, another
@@ -108,6 +113,7 @@ impl Default for SolverSettings {
             abstraction: PlayAbstraction::Plain,
             opponent_bids: OpponentBids::Equilibrium,
             card_play_strategy: CardPlayStrategy::Average,
+            bids_for: BidsFor::Points,
         }
     }
 }

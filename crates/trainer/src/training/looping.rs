@@ -20,6 +20,7 @@ use crate::training::error::TrainingError;
 use crate::training::run_dir::{Progress, RunDir};
 use euchre_bots::blueprint::BiddingBlueprint;
 use euchre_bots::card_play_table::CardPlayTable;
+use euchre_bots::meta::BidsFor;
 
 /// Why a session ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -269,6 +270,12 @@ pub(crate) fn solver<'t, T: store::Table + ?Sized>(
     if identity.solver.card_play_strategy == CardPlayStrategy::Current {
         root = root.without_card_play_average();
         info!("card play keeps no average: its current strategy is exported");
+    }
+    // Bids for the game train where bids train: a bidding run, or full
+    // play's bidding stage; card play under fixed bids plays for points.
+    if identity.solver.bids_for == BidsFor::Game && fixed_bids.is_none() {
+        root = root.with_bids_for_game();
+        info!("bids for the game: one bid a score context, valued by the chance of winning");
     }
     let opponent_model = identity.solver.opponent_bids.solver();
     if opponent_model.is_some() {

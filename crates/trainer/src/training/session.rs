@@ -119,7 +119,7 @@ impl Session {
             info!("leaves are played out by the card-play table {source}");
         }
         info!(
-            "run {}: phase {}, store {}, seed {}, solver {}, {} leaves, {} play key, {} opponents' bids",
+            "run {}: phase {}, store {}, seed {}, solver {}, {} leaves, {} play key, {} opponents' bids, bids for {}",
             run_dir.display(),
             identity.phase,
             identity.store,
@@ -127,7 +127,8 @@ impl Session {
             identity.solver,
             identity.solver.leaves,
             identity.solver.abstraction,
-            identity.solver.opponent_bids
+            identity.solver.opponent_bids,
+            identity.solver.bids_for
         );
         // Read before the store opens: a checkpoint rewrites it as current.
         let written_as = Manifest::read(&run.file(STORE_DIR))

@@ -373,6 +373,7 @@ fn a_change_to_any_field_of_a_runs_identity_stops_its_resume() {
         abstraction: _,
         opponent_bids: _,
         card_play_strategy: _,
+        bids_for: _,
     } = &base.solver;
     let table = euchre_bots::meta::CardPlaySource {
         path: PathBuf::from("/runs/t/policy.bin"),
@@ -431,6 +432,10 @@ fn a_change_to_any_field_of_a_runs_identity_stops_its_resume() {
             Box::new(|i| i.solver.card_play_strategy = CardPlayStrategy::Average),
         ),
         (
+            "bids for",
+            Box::new(|i| i.solver.bids_for = euchre_bots::meta::BidsFor::Game),
+        ),
+        (
             "store encoding",
             Box::new(|i| i.encoding = EncodingName::F32),
         ),
@@ -455,4 +460,62 @@ fn a_change_to_any_field_of_a_runs_identity_stops_its_resume() {
         assert!(!base.differences(&changed).is_empty(), "{name}");
     }
     assert!(base.differences(&base.clone()).is_empty());
+}
+
+/// Bids for the game train in a bidding run (memory or LMDB) or in full
+/// play's bidding stage, and reach the stage and the policy's recipe;
+/// everywhere else they are refused by name.
+#[test]
+fn bids_for_the_game_train_where_bids_train_and_are_refused_elsewhere() {
+    use euchre_bots::meta::BidsFor;
+    let with = |phase, store, more: fn(RunOptions) -> RunOptions| {
+        resolve_flags(
+            RunProfile::default(),
+            more(RunOptions {
+                phase: Some(phase),
+                store: Some(store),
+                bids_for: Some(BidsFor::Game),
+                ..RunOptions::default()
+            }),
+        )
+    };
+    let bidding = with(Phase::Bidding, Backend::Memory, |o| o).unwrap().0;
+    assert_eq!(bidding.recipe().bids_for, BidsFor::Game);
+    let full_play = with(Phase::FullPlay, Backend::Mmap, |o| o).unwrap().0;
+    let stage = crate::training::bidding_stage::stage_identity(&full_play);
+    assert_eq!(stage.solver.bids_for, BidsFor::Game);
+    assert_eq!(stage.store, Backend::Memory);
+    let refusals: [(Phase, Backend, fn(RunOptions) -> RunOptions, &str); 4] = [
+        (Phase::Bidding, Backend::Mmap, |o| o, "--store memory or lmdb"),
+        (
+            Phase::Bidding,
+            Backend::Memory,
+            |o| RunOptions {
+                leaves: Some(Leaves::PimcCalibrated),
+                ..o
+            },
+            "--leaves open-hand",
+        ),
+        (
+            Phase::FullPlay,
+            Backend::Mmap,
+            |o| RunOptions {
+                bids: Some(BidsName::Trained),
+                ..o
+            },
+            "--bids staged",
+        ),
+        (Phase::Play(4), Backend::Memory, |o| o, "--bids staged"),
+    ];
+    for (phase, store, more, fix) in refusals {
+        let error = with(phase, store, more).unwrap_err();
+        assert!(chain(&error).contains(fix), "{phase} {store}: {error}");
+    }
+    // Points, the default, is what a run made before the setting has.
+    let blind = resolve_flags(RunProfile::default(), RunOptions::default())
+        .unwrap()
+        .0;
+    assert_eq!(blind.solver.bids_for, BidsFor::Points);
+    let saved = toml::to_string(&blind).unwrap();
+    assert!(!saved.contains("bids_for"), "{saved}");
 }

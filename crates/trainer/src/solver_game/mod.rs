@@ -22,6 +22,10 @@
 //! - With modelled bids ([`EuchreGame::with_modelled_bids`]), the
 //!   heuristic's bid is the model of an opponent's bid
 //!   ([`Game::modelled_action`]) that a [`cfr::OpponentModel`] plays.
+//! - With bids for the game ([`EuchreGame::with_bids_for_game`]), each
+//!   hand is dealt at a score drawn from its seed, its bidding keys carry
+//!   the score's context and its end is valued by the chance of winning
+//!   the game ([`for_game`]).
 //! - Exact solvers cannot walk this tree (the deal is one outcome among
 //!   2^64); it is meant for sampling solvers such as external-sampling MCCFR.
 
@@ -30,6 +34,7 @@ use euchre_game::engine::action::{Action, ActionList};
 use euchre_game::engine::rules::Rules;
 use euchre_game::engine::seat::Seat;
 use euchre_game::engine::state::{Deal, GameState, Stage};
+use euchre_game::keys::bidding::in_context;
 use euchre_game::keys::play::PlayAbstraction;
 use euchre_game::keys::{Decision, InfoKey, decision_with};
 use rand::rngs::SmallRng;
@@ -43,6 +48,9 @@ use euchre_bots::leaves::position::team_payoffs;
 use euchre_bots::phase::Phase;
 use euchre_bots::policy_file::is_bidding_key;
 use euchre_bots::seen::Seen;
+use for_game::{DealtAt, ForGame};
+
+pub mod for_game;
 
 /// Tricks played before the solver stops pruning: the fourth trick (the
 /// last with a choice) and the fifth are always walked in full.
@@ -72,6 +80,10 @@ pub struct EuchreGame<'b> {
     modelled_bids: bool,
     /// Whether card-play decisions keep their average strategy.
     card_play_average: bool,
+    /// With bids for the game: the model hands are valued by.
+    for_game: Option<&'static ForGame>,
+    /// The score this hand was dealt at, with bids for the game.
+    dealt_at: Option<DealtAt>,
 }
 
 impl<'b> EuchreGame<'b> {
@@ -87,6 +99,18 @@ impl<'b> EuchreGame<'b> {
             abstraction: PlayAbstraction::Plain,
             modelled_bids: false,
             card_play_average: true,
+            for_game: None,
+            dealt_at: None,
+        }
+    }
+
+    /// Trains the bids for the game: each hand dealt at a score, its
+    /// bidding keyed by the score's context, its end valued by the chance
+    /// of winning ([`for_game`]).
+    pub fn with_bids_for_game(self) -> EuchreGame<'b> {
+        EuchreGame {
+            for_game: Some(ForGame::reference()),
+            ..self
         }
     }
 
@@ -148,17 +172,30 @@ impl<'b> EuchreGame<'b> {
     fn settle(&mut self, state: GameState) {
         self.state = Some(state);
         self.decision = None;
-        if let Some(outcome) = state.outcome() {
-            self.payoffs = Some(team_payoffs(|team| f64::from(outcome.payoff(team))));
+        let points = if let Some(outcome) = state.outcome() {
+            team_payoffs(|team| f64::from(outcome.payoff(team)))
         } else if state.stage() == Stage::Play
             && self
                 .horizon
                 .is_some_and(|cards| state.played().len() >= cards)
         {
-            self.payoffs = Some(self.leaves.evaluate(&state));
+            self.leaves.evaluate(&state)
         } else {
-            self.decision = forced_play(&state).or_else(|| decision_with(&state, self.abstraction));
-        }
+            self.decision = forced_play(&state)
+                .or_else(|| decision_with(&state, self.abstraction))
+                .map(|decision| match self.dealt_at {
+                    Some(at) => Decision {
+                        key: in_context(decision.key, at.context),
+                        ..decision
+                    },
+                    None => decision,
+                });
+            return;
+        };
+        self.payoffs = Some(match (self.for_game, &self.dealt_at) {
+            (Some(for_game), Some(at)) => for_game.payoffs(at, points),
+            _ => points,
+        });
     }
 }
 
@@ -221,6 +258,7 @@ impl Game for EuchreGame<'_> {
         match (self.state, self.decision) {
             (None, _) => {
                 let state = GameState::new(EuchreGame::deal(action as u64), self.rules);
+                self.dealt_at = self.for_game.map(|for_game| for_game.draw(action as u64));
                 self.settle(state);
             }
             (Some(mut state), Some(decision)) => {
