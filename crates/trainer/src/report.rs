@@ -4,7 +4,8 @@ use euchre_game::engine::card::Rank;
 use euchre_game::engine::seat::Seat;
 use euchre_game::engine::state::Deal;
 use euchre_game::engine::trump::cards_of_suit;
-use euchre_game::keys::bidding::{BiddingDecision, BiddingKeyParts};
+use euchre_game::game::context::ScoreContext;
+use euchre_game::keys::bidding::{BiddingDecision, BiddingKeyParts, in_context};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use rustc_hash::FxHashMap;
@@ -57,8 +58,9 @@ const REPORT_DEALS: u64 = 40_000;
 /// is left out, and how many were is printed.
 #[derive(Debug, Default)]
 pub struct BiddingReport {
-    /// Probability of ordering up, by canonical round-1 key.
-    order_by_key: FxHashMap<u128, f64>,
+    /// Probability of ordering up (alone or not), and of ordering up
+    /// alone, by canonical round-1 key (with its score context, if any).
+    order_by_key: FxHashMap<u128, [f64; 2]>,
 }
 
 /// What the report found over its deals: what is printed.
@@ -85,8 +87,13 @@ impl BiddingReport {
             return;
         }
         // Actions in canonical order: pass, order up, order up alone.
-        self.order_by_key
-            .insert(key, (probabilities[1] + probabilities[2]) / total);
+        self.order_by_key.insert(
+            key,
+            [
+                (probabilities[1] + probabilities[2]) / total,
+                probabilities[2] / total,
+            ],
+        );
     }
 
     pub fn from_policy(policy: &PolicyFile) -> BiddingReport {
@@ -120,7 +127,7 @@ impl BiddingReport {
                     contract: None,
                 };
                 summary.hands += 1;
-                let Some(&order) = self.order_by_key.get(&view.canonical().0.0) else {
+                let Some(&[order, _]) = self.order_by_key.get(&view.canonical().0.0) else {
                     summary.untrained += 1;
                     continue;
                 };
@@ -132,6 +139,78 @@ impl BiddingReport {
             }
         }
         summary
+    }
+}
+
+/// Round 1 of a policy whose bids play for the game, by score context:
+/// how often each seat orders up, and how often alone, over the report's
+/// deals, each read as a bot reads it (the context's bid, else the plain
+/// key's).
+#[derive(Debug)]
+pub struct ContextSummary {
+    rows: Vec<(ScoreContext, [[Mean; 2]; 4])>,
+}
+
+impl BiddingReport {
+    pub fn summarise_by_context(&self) -> ContextSummary {
+        let mut rows: Vec<(ScoreContext, [[Mean; 2]; 4])> = ScoreContext::ALL
+            .into_iter()
+            .map(|context| (context, Default::default()))
+            .collect();
+        let mut rng = SmallRng::seed_from_u64(REPORT_SEED);
+        for _ in 0..REPORT_DEALS {
+            let deal = Deal::random(Seat::North, &mut rng);
+            for (column, &(offset, _)) in SEATS.iter().enumerate() {
+                let seat = Seat::from_index(deal.dealer.index() as u8 + offset);
+                let plain = BiddingKeyParts {
+                    decision: BiddingDecision::Round1,
+                    actor_offset: offset,
+                    hand: deal.hands[seat.index()],
+                    upcard: deal.upcard,
+                    own_discard: None,
+                    contract: None,
+                }
+                .canonical()
+                .0;
+                for (context, means) in &mut rows {
+                    let scored = in_context(plain, *context);
+                    let found = self
+                        .order_by_key
+                        .get(&scored.0)
+                        .or_else(|| self.order_by_key.get(&plain.0));
+                    if let Some(&[order, alone]) = found {
+                        means[column][0].add(order);
+                        means[column][1].add(alone);
+                    }
+                }
+            }
+        }
+        ContextSummary { rows }
+    }
+}
+
+impl ContextSummary {
+    pub fn print(&self, title: &str) {
+        println!("{title}");
+        print!("{:<40}", "points to go: dealer's side, other side");
+        for (_, name) in SEATS {
+            print!("{name:>18}");
+        }
+        println!();
+        for (context, means) in &self.rows {
+            print!(
+                "{:<40}",
+                format!("{}, {}", context.dealers.label(), context.others.label())
+            );
+            for [order, alone] in means {
+                print!("{:>18}", format!("{} ({})", order.show(), alone.show()));
+            }
+            println!();
+        }
+        println!(
+            "(each seat's share of orders, and of orders alone in brackets, over the same {} deals)",
+            thousands(REPORT_DEALS)
+        );
     }
 }
 

@@ -41,7 +41,8 @@ impl ToGo {
         self as u8
     }
 
-    fn label(self) -> &'static str {
+    /// `1`, `2` or `3+`.
+    pub fn label(self) -> &'static str {
         match self {
             ToGo::More => "3+",
             ToGo::One => "1",

@@ -55,4 +55,9 @@ pub(crate) fn print_report(report: &ExportReport) {
         (None, None) => {}
     }
     println!("\n{}", report.exported_bids.describe());
+    if let Some(by_context) = &report.by_context {
+        by_context.print(
+            "\nThe bids play for the game: round 1 by the score as the hand is dealt (the first row is the plain keys', which a reader without a score plays):",
+        );
+    }
 }

@@ -17,7 +17,8 @@ use store::{Manifest, Verify};
 
 use crate::config::Identity;
 use crate::format::thousands;
-use crate::report::{BiddingReport, BiddingSummary};
+use crate::report::{BiddingReport, BiddingSummary, ContextSummary};
+use euchre_bots::meta::BidsFor;
 use crate::training::backend;
 use crate::training::error::TrainingError;
 use crate::training::run_dir::{
@@ -47,6 +48,8 @@ pub struct ExportReport {
     pub card_play_response: Option<TimedResponse>,
     /// The exported (average or current) policy's round-1 ordering rates.
     pub exported_bids: BiddingSummary,
+    /// For bids that play for the game: round 1 by score context.
+    pub by_context: Option<ContextSummary>,
     /// The current strategy's, for a run that trained its own bids; `None`
     /// when they came from a blueprint, named in `fixed_bids`.
     pub current_bids: Option<BiddingSummary>,
@@ -127,6 +130,8 @@ pub fn export_locked(
         lbr_seconds: measured.bids_seconds,
         card_play_response: measured.card_play,
         exported_bids: BiddingReport::from_policy(&policy).summarise(),
+        by_context: (policy.meta.recipe.bids_for == BidsFor::Game)
+            .then(|| BiddingReport::from_policy(&policy).summarise_by_context()),
         current_bids: identity
             .bids
             .blueprint()
