@@ -256,7 +256,10 @@ fn a_score_context_keys_the_same_view_apart_and_the_open_context_is_the_plain_ke
                     assert_eq!(key.decision_kind(), plain.decision_kind());
                     assert_eq!(BiddingKeyParts::decode(key), BiddingKeyParts::decode(plain));
                     // Tagging again replaces the tag.
-                    assert_eq!(in_context(in_context(key, ScoreContext::OPEN), context), key);
+                    assert_eq!(
+                        in_context(in_context(key, ScoreContext::OPEN), context),
+                        key
+                    );
                     key
                 })
                 .collect();

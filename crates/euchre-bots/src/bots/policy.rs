@@ -378,9 +378,13 @@ mod tests {
             let mut meta = PolicyMeta::new(Phase::Bidding, Rules::default(), 1);
             meta.recipe.bids_for = bids_for;
             export(&table, &meta, 7, None, &path, &mut |_, _| {}).unwrap();
-            let bot =
-                PolicyBot::load(&path, Sampling::Argmax, Unseen::Uniform, Arc::new(RandomBot))
-                    .unwrap();
+            let bot = PolicyBot::load(
+                &path,
+                Sampling::Argmax,
+                Unseen::Uniform,
+                Arc::new(RandomBot),
+            )
+            .unwrap();
             std::fs::remove_file(&path).ok();
             let seen = match score {
                 Some(score) => Seen::in_game(&state, &[], score),

@@ -44,13 +44,51 @@ pub struct Reconstruction {
     pub end: GameState,
 }
 
-/// Replays `record` under `rules`.
+/// Replays `record` under `rules`: the bids and the contract, who sits
+/// out, who played each card, the dealt hands, then one variant a
+/// candidate discard, each replayed by the engine.
 pub fn reconstruct(record: &RecordedDeal, rules: Rules) -> Result<Reconstruction, DealProblem> {
-    let inconsistent = |field: &str, why: String| DealProblem::Inconsistent {
+    let (bids, contract) = bids_and_contract(record);
+    let Some(contract) = contract else {
+        return passed_out(record, rules, bids);
+    };
+    let seating = Seating {
+        contract,
+        lone_defender: lone_defender(record, rules, &contract)?,
+        dealer: record.dealer,
+        // The dealer picks up unless it is a lone maker's partner; a dealer
+        // whose partner then defends alone picks up, discards and sits out.
+        picks_up: contract.round == 1
+            && !(contract.alone && record.dealer == contract.maker.partner()),
+    };
+    let tricks = tricks_by_seat(record, rules, &seating)?;
+    check_upcard(record, &seating, &tricks.played)?;
+    let dealt = dealt_hands(record, &seating, &tricks.played)?;
+    let unknown_discard_at = dealt.discard.is_none().then_some(bids.len());
+    let variants = variants(record, rules, &seating, &bids, &dealt, &tricks.plays)?;
+    let players = seating.players();
+    let end = replay(&variants[0], rules, players)?;
+    for variant in &variants[1..] {
+        replay(variant, rules, players)?;
+    }
+    Ok(Reconstruction {
+        variants,
+        known: dealt.known,
+        unknown_discard_at,
+        end,
+    })
+}
+
+fn inconsistent(field: &str, why: String) -> DealProblem {
+    DealProblem::Inconsistent {
         field: field.to_owned(),
         why,
-    };
-    let mut bids: Vec<(Seat, Action)> = Vec::new();
+    }
+}
+
+/// The recorded calls, each with its seat, and the contract they made.
+fn bids_and_contract(record: &RecordedDeal) -> (Vec<(Seat, Action)>, Option<Contract>) {
+    let mut bids = Vec::with_capacity(record.calls.len());
     let mut contract = None;
     for (index, &action) in record.calls.iter().enumerate() {
         let seat = Seat::from_index(record.dealer.index() as u8 + 1 + index as u8);
@@ -71,36 +109,80 @@ pub fn reconstruct(record: &RecordedDeal, rules: Rules) -> Result<Reconstruction
             _ => contract,
         };
     }
-    let Some(contract) = contract else {
-        return passed_out(record, rules, bids);
-    };
-    let lone_defender = match record.lone_defender {
-        None => None,
+    (bids, contract)
+}
+
+/// The recorded lone defender, refused where the contract or the rules
+/// allow none.
+fn lone_defender(
+    record: &RecordedDeal,
+    rules: Rules,
+    contract: &Contract,
+) -> Result<Option<Seat>, DealProblem> {
+    match record.lone_defender {
+        None => Ok(None),
         Some(seat)
             if contract.alone && rules.lone_defender && seat.team() != contract.maker.team() =>
         {
-            Some(seat)
+            Ok(Some(seat))
         }
-        Some(seat) => {
-            return Err(inconsistent(
-                "aloneDefender",
-                format!(
-                    "{seat} cannot defend alone here (that needs a lone maker on the other side and the ruleset's defend_alone)"
-                ),
-            ));
-        }
-    };
-    let sits_out = |seat: Seat| {
-        (contract.alone && seat == contract.maker.partner())
-            || lone_defender.is_some_and(|defender| seat == defender.partner())
-    };
-    let dealer = record.dealer;
-    // The dealer picks up unless it is a lone maker's partner; a dealer
-    // whose partner then defends alone picks up, discards and sits out.
-    let picks_up = contract.round == 1 && !(contract.alone && dealer == contract.maker.partner());
+        Some(seat) => Err(inconsistent(
+            "aloneDefender",
+            format!(
+                "{seat} cannot defend alone here (that needs a lone maker on the other side and the ruleset's defend_alone)"
+            ),
+        )),
+    }
+}
 
-    // Who played each card, trick by trick.
-    let players = Seat::ALL.iter().filter(|&&seat| !sits_out(seat)).count();
+/// Who holds the contract, who sits out, and whether the dealer picked up.
+struct Seating {
+    contract: Contract,
+    lone_defender: Option<Seat>,
+    dealer: Seat,
+    picks_up: bool,
+}
+
+impl Seating {
+    fn sits_out(&self, seat: Seat) -> bool {
+        (self.contract.alone && seat == self.contract.maker.partner())
+            || self
+                .lone_defender
+                .is_some_and(|defender| seat == defender.partner())
+    }
+
+    fn players(&self) -> usize {
+        Seat::ALL
+            .iter()
+            .filter(|&&seat| !self.sits_out(seat))
+            .count()
+    }
+
+    /// The seat at or after `seat`, clockwise, that plays.
+    fn next_active(&self, mut seat: Seat) -> Seat {
+        while self.sits_out(seat) {
+            seat = seat.left();
+        }
+        seat
+    }
+}
+
+/// The cards each seat played, and every play as an action in order.
+struct Tricks {
+    played: [CardSet; 4],
+    plays: Vec<(Seat, Action)>,
+}
+
+/// Who played each card, trick by trick: the first lead from the contract
+/// and the loner-lead rule, each later one from the winner of the trick
+/// before.
+fn tricks_by_seat(
+    record: &RecordedDeal,
+    rules: Rules,
+    seating: &Seating,
+) -> Result<Tricks, DealProblem> {
+    let contract = &seating.contract;
+    let players = seating.players();
     if record.tricks.len() < 5 {
         return Err(DealProblem::Incomplete {
             tricks: record.tricks.len(),
@@ -115,9 +197,9 @@ pub fn reconstruct(record: &RecordedDeal, rules: Rules) -> Result<Reconstruction
     let first_from = if contract.alone && rules.loner_lead == LonerLead::LeftOfLoner {
         contract.maker.left()
     } else {
-        dealer.left()
+        seating.dealer.left()
     };
-    let mut leader = next_active(first_from, sits_out);
+    let mut leader = seating.next_active(first_from);
     let mut played = [CardSet::EMPTY; 4];
     let mut where_played: Vec<(Card, usize)> = Vec::new();
     let mut plays = Vec::with_capacity(20);
@@ -147,20 +229,29 @@ pub fn reconstruct(record: &RecordedDeal, rules: Rules) -> Result<Reconstruction
             if strength > best.0 {
                 best = (strength, seat);
             }
-            seat = next_active(seat.left(), sits_out);
+            seat = seating.next_active(seat.left());
         }
         leader = best.1;
     }
+    Ok(Tricks { played, plays })
+}
 
-    // The upcard can only have been played by a dealer who picked it up.
+/// The upcard can only have been played by a dealer who picked it up.
+fn check_upcard(
+    record: &RecordedDeal,
+    seating: &Seating,
+    played: &[CardSet; 4],
+) -> Result<(), DealProblem> {
     for seat in Seat::ALL {
-        if played[seat.index()].contains(record.upcard) && !(picks_up && seat == dealer) {
+        if played[seat.index()].contains(record.upcard)
+            && !(seating.picks_up && seat == seating.dealer)
+        {
             return Err(inconsistent(
                 "tricks",
                 format!(
                     "{seat} played the upcard {}, which {}",
                     record.upcard,
-                    if picks_up {
+                    if seating.picks_up {
                         "the dealer picked up"
                     } else {
                         "stayed in the kitty"
@@ -169,83 +260,52 @@ pub fn reconstruct(record: &RecordedDeal, rules: Rules) -> Result<Reconstruction
             ));
         }
     }
+    Ok(())
+}
 
-    // The dealt hands: recorded, or read from the plays. `discard` is None
-    // while unknown, Some(None) when the dealer picked nothing up.
-    let mut hands = [CardSet::EMPTY; 4];
-    let mut known = [false; 4];
-    let mut discard = Some(None);
+/// The dealt hands as far as the record shows them.
+struct DealtHands {
+    hands: [CardSet; 4],
+    known: [bool; 4],
+    /// `None` while unknown, `Some(None)` when the dealer picked nothing
+    /// up.
+    discard: Option<Option<Card>>,
+}
+
+/// Each seat's dealt hand, recorded or read from its plays, checked
+/// against the plays and the recorded discard.
+fn dealt_hands(
+    record: &RecordedDeal,
+    seating: &Seating,
+    played: &[CardSet; 4],
+) -> Result<DealtHands, DealProblem> {
+    let mut dealt = DealtHands {
+        hands: [CardSet::EMPTY; 4],
+        known: [false; 4],
+        discard: Some(None),
+    };
     for seat in Seat::ALL {
         let index = seat.index();
-        let dealer_picks_up = picks_up && seat == dealer;
-        if dealer_picks_up && sits_out(seat) {
-            // It discarded before sitting out: any card it held will do
-            // where the record does not say, as nobody saw it.
-            let recorded = record.discard.unwrap_or(record.upcard);
-            if let Some(hand) = record.hands[index] {
-                hands[index] = hand;
-                known[index] = true;
-                let first = hand.iter().next().unwrap_or(record.upcard);
-                discard = Some(Some(record.discard.unwrap_or(first)));
-                if !hand.with(record.upcard).contains(recorded) {
-                    return Err(inconsistent(
-                        "discard",
-                        format!("{recorded} is not among the dealer's cards"),
-                    ));
-                }
-            } else {
-                if recorded != record.upcard {
-                    hands[index] = CardSet::single(recorded);
-                }
-                discard = Some(Some(recorded));
-            }
+        let dealer_picks_up = seating.picks_up && seat == seating.dealer;
+        if dealer_picks_up && seating.sits_out(seat) {
+            dealer_who_sat_out(record, &mut dealt, index)?;
             continue;
         }
         match record.hands[index] {
             Some(hand) => {
-                let held = if dealer_picks_up {
-                    hand.with(record.upcard)
-                } else {
-                    hand
-                };
-                if !played[index].minus(held).is_empty() {
-                    return Err(inconsistent(
-                        &format!("initialState.playerCards[{index}]"),
-                        format!(
-                            "{seat} played {} but was dealt {hand}",
-                            played[index].minus(held)
-                        ),
-                    ));
+                let discard = recorded_hand(record, seat, hand, played[index], dealer_picks_up)?;
+                if let Some(card) = discard {
+                    dealt.discard = Some(Some(card));
                 }
-                if dealer_picks_up {
-                    let extra = held.minus(played[index]);
-                    let mut cards = extra.iter();
-                    let (Some(card), None) = (cards.next(), cards.next()) else {
-                        return Err(inconsistent(
-                            &format!("initialState.playerCards[{index}]"),
-                            format!(
-                                "the dealer's hand and the upcard are not the cards it played and one discard ({} left over)",
-                                extra.len()
-                            ),
-                        ));
-                    };
-                    if record.discard.is_some_and(|recorded| recorded != card) {
-                        return Err(inconsistent(
-                            "discard",
-                            format!("the hands show {card} discarded"),
-                        ));
-                    }
-                    discard = Some(Some(card));
-                }
-                hands[index] = hand;
-                known[index] = true;
+                dealt.hands[index] = hand;
+                dealt.known[index] = true;
             }
-            None if sits_out(seat) => {}
+            None if seating.sits_out(seat) => {}
             None if dealer_picks_up => {
-                known[index] = true;
+                dealt.known[index] = true;
                 if played[index].contains(record.upcard) {
-                    hands[index] = played[index].without(record.upcard);
-                    discard = record.discard.map(Some);
+                    dealt.hands[index] = played[index].without(record.upcard);
+                    dealt.discard = record.discard.map(Some);
                 } else {
                     // It played five cards without the upcard: the upcard was the discard.
                     if record.discard.is_some_and(|card| card != record.upcard) {
@@ -255,21 +315,109 @@ pub fn reconstruct(record: &RecordedDeal, rules: Rules) -> Result<Reconstruction
                                 .to_owned(),
                         ));
                     }
-                    hands[index] = played[index];
-                    discard = Some(Some(record.upcard));
+                    dealt.hands[index] = played[index];
+                    dealt.discard = Some(Some(record.upcard));
                 }
             }
             None => {
-                hands[index] = played[index];
-                known[index] = true;
+                dealt.hands[index] = played[index];
+                dealt.known[index] = true;
             }
         }
     }
-    let base_hands = hands;
+    Ok(dealt)
+}
+
+/// A dealer who picked up, discarded and sat out (its partner defends
+/// alone): any card it held will do where the record does not say, as
+/// nobody saw it.
+fn dealer_who_sat_out(
+    record: &RecordedDeal,
+    dealt: &mut DealtHands,
+    index: usize,
+) -> Result<(), DealProblem> {
+    let recorded = record.discard.unwrap_or(record.upcard);
+    if let Some(hand) = record.hands[index] {
+        dealt.hands[index] = hand;
+        dealt.known[index] = true;
+        let first = hand.iter().next().unwrap_or(record.upcard);
+        dealt.discard = Some(Some(record.discard.unwrap_or(first)));
+        if !hand.with(record.upcard).contains(recorded) {
+            return Err(inconsistent(
+                "discard",
+                format!("{recorded} is not among the dealer's cards"),
+            ));
+        }
+    } else {
+        if recorded != record.upcard {
+            dealt.hands[index] = CardSet::single(recorded);
+        }
+        dealt.discard = Some(Some(recorded));
+    }
+    Ok(())
+}
+
+/// A recorded hand checked against the cards its seat played; for a
+/// dealer who picked up, the one card left over is its discard, returned.
+fn recorded_hand(
+    record: &RecordedDeal,
+    seat: Seat,
+    hand: CardSet,
+    played: CardSet,
+    dealer_picks_up: bool,
+) -> Result<Option<Card>, DealProblem> {
+    let index = seat.index();
+    let held = if dealer_picks_up {
+        hand.with(record.upcard)
+    } else {
+        hand
+    };
+    if !played.minus(held).is_empty() {
+        return Err(inconsistent(
+            &format!("initialState.playerCards[{index}]"),
+            format!("{seat} played {} but was dealt {hand}", played.minus(held)),
+        ));
+    }
+    if !dealer_picks_up {
+        return Ok(None);
+    }
+    let extra = held.minus(played);
+    let mut cards = extra.iter();
+    let (Some(card), None) = (cards.next(), cards.next()) else {
+        return Err(inconsistent(
+            &format!("initialState.playerCards[{index}]"),
+            format!(
+                "the dealer's hand and the upcard are not the cards it played and one discard ({} left over)",
+                extra.len()
+            ),
+        ));
+    };
+    if record.discard.is_some_and(|recorded| recorded != card) {
+        return Err(inconsistent(
+            "discard",
+            format!("the hands show {card} discarded"),
+        ));
+    }
+    Ok(Some(card))
+}
+
+/// One full deal a candidate discard (one, unless the discard is
+/// unknown), the cards nobody saw dealt in a fixed order, with the
+/// record's actions in order.
+fn variants(
+    record: &RecordedDeal,
+    rules: Rules,
+    seating: &Seating,
+    bids: &[(Seat, Action)],
+    dealt: &DealtHands,
+    plays: &[(Seat, Action)],
+) -> Result<Vec<Variant>, DealProblem> {
+    let dealer = seating.dealer;
+    let base_hands = dealt.hands;
     let seen: CardSet = base_hands
         .iter()
         .fold(CardSet::single(record.upcard), |all, hand| all.union(*hand));
-    if let Some(Some(card)) = discard
+    if let Some(Some(card)) = dealt.discard
         && card != record.upcard
         && seen.contains(card)
         && !base_hands[dealer.index()].contains(card)
@@ -280,12 +428,10 @@ pub fn reconstruct(record: &RecordedDeal, rules: Rules) -> Result<Reconstruction
         ));
     }
     let unseen = CardSet::FULL_DECK.minus(seen);
-    let candidates: Vec<Option<Card>> = match discard {
+    let candidates: Vec<Option<Card>> = match dealt.discard {
         Some(choice) => vec![choice],
         None => unseen.iter().map(Some).collect(),
     };
-    let unknown_discard_at = discard.is_none().then_some(bids.len());
-
     let mut variants = Vec::with_capacity(candidates.len());
     for candidate in candidates {
         let mut hands = base_hands;
@@ -316,38 +462,37 @@ pub fn reconstruct(record: &RecordedDeal, rules: Rules) -> Result<Reconstruction
                 format!("the hands as read are not a deal: {error}"),
             )
         })?;
-        let mut actions = bids.clone();
+        let mut actions = bids.to_vec();
         if let Some(card) = candidate {
             actions.push((dealer, Action::Discard(card)));
         }
-        if contract.alone && rules.lone_defender {
-            let first = dealer.left();
-            let first = if first.team() == contract.maker.team() {
-                first.left()
-            } else {
-                first
-            };
-            for seat in [first, first.partner()] {
-                if lone_defender == Some(seat) {
-                    actions.push((seat, Action::DefendAlone));
-                    break;
-                }
-                actions.push((seat, Action::Pass));
-            }
-        }
+        defenders_answers(rules, seating, &mut actions);
         actions.extend(plays.iter().copied());
         variants.push(Variant { deal, actions });
     }
-    let end = replay(&variants[0], rules, players)?;
-    for variant in &variants[1..] {
-        replay(variant, rules, players)?;
+    Ok(variants)
+}
+
+/// After a lone contract, where the rules let a defender go alone: each
+/// defender in turn passes, up to the one who defends alone.
+fn defenders_answers(rules: Rules, seating: &Seating, actions: &mut Vec<(Seat, Action)>) {
+    let contract = &seating.contract;
+    if !(contract.alone && rules.lone_defender) {
+        return;
     }
-    Ok(Reconstruction {
-        variants,
-        known,
-        unknown_discard_at,
-        end,
-    })
+    let first = seating.dealer.left();
+    let first = if first.team() == contract.maker.team() {
+        first.left()
+    } else {
+        first
+    };
+    for seat in [first, first.partner()] {
+        if seating.lone_defender == Some(seat) {
+            actions.push((seat, Action::DefendAlone));
+            break;
+        }
+        actions.push((seat, Action::Pass));
+    }
 }
 
 /// A deal nobody bid: the calls are all there is.
@@ -383,13 +528,6 @@ fn passed_out(
         unknown_discard_at: None,
         end,
     })
-}
-
-fn next_active(mut seat: Seat, sits_out: impl Fn(Seat) -> bool) -> Seat {
-    while sits_out(seat) {
-        seat = seat.left();
-    }
-    seat
 }
 
 /// Applies `variant`'s actions with the engine's checks.

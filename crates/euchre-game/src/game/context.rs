@@ -146,10 +146,19 @@ mod tests {
             target: 10,
         };
         let north_deals = ScoreContext::of(&score(Seat::North));
-        assert_eq!((north_deals.dealers, north_deals.others), (ToGo::One, ToGo::Two));
+        assert_eq!(
+            (north_deals.dealers, north_deals.others),
+            (ToGo::One, ToGo::Two)
+        );
         let east_deals = ScoreContext::of(&score(Seat::East));
-        assert_eq!((east_deals.dealers, east_deals.others), (ToGo::Two, ToGo::One));
-        assert_eq!(ScoreContext::of(&GameScore::start(Seat::South, 10)), ScoreContext::OPEN);
+        assert_eq!(
+            (east_deals.dealers, east_deals.others),
+            (ToGo::Two, ToGo::One)
+        );
+        assert_eq!(
+            ScoreContext::of(&GameScore::start(Seat::South, 10)),
+            ScoreContext::OPEN
+        );
         // Seven to go is more; a side already at the target counts as one to go.
         assert_eq!(ToGo::of(7, 10), ToGo::More);
         assert_eq!(ToGo::of(5, 5), ToGo::One);

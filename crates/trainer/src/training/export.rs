@@ -18,12 +18,12 @@ use store::{Manifest, Verify};
 use crate::config::Identity;
 use crate::format::thousands;
 use crate::report::{BiddingReport, BiddingSummary, ContextSummary};
-use euchre_bots::meta::BidsFor;
 use crate::training::backend;
 use crate::training::error::TrainingError;
 use crate::training::run_dir::{
     POLICY_FILE, Progress, RunDir, STORE_DIR, SavedSettings, check_store_identity, read_settings,
 };
+use euchre_bots::meta::BidsFor;
 
 /// Where `export` records the policy's local best response for `status`.
 pub const LBR_FILE: &str = "local-best-response.txt";

@@ -486,7 +486,12 @@ fn bids_for_the_game_train_where_bids_train_and_are_refused_elsewhere() {
     assert_eq!(stage.solver.bids_for, BidsFor::Game);
     assert_eq!(stage.store, Backend::Memory);
     let refusals: [(Phase, Backend, fn(RunOptions) -> RunOptions, &str); 4] = [
-        (Phase::Bidding, Backend::Mmap, |o| o, "--store memory or lmdb"),
+        (
+            Phase::Bidding,
+            Backend::Mmap,
+            |o| o,
+            "--store memory or lmdb",
+        ),
         (
             Phase::Bidding,
             Backend::Memory,
