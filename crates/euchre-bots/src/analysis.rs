@@ -19,18 +19,15 @@
 //! are judged once for each card it could have discarded and the values
 //! averaged; the discard itself is not judged.
 
-use std::sync::Arc;
 use std::time::Instant;
 
-use euchre_game::egn::{Annotated, Game, Label, RecordedDeal, Variant, reconstruct};
+use euchre_game::egn::{Game, Label, Variant, reconstruct};
 use euchre_game::engine::action::Action;
 use euchre_game::engine::card::CardSet;
 use euchre_game::engine::seat::{Seat, Team};
 use euchre_game::engine::state::GameState;
 use euchre_game::game::{DEFAULT_TARGET, GameScore};
-use rand::SeedableRng;
 use rand::rngs::SmallRng;
-use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::bot::Bot;
@@ -330,7 +327,17 @@ pub fn analyse(game: &Game, bot: &dyn Bot, seed: u64) -> GameAnalysis {
             continue;
         }
         let judged_at = score.filter(|_| unit == LossUnit::Chance);
-        let mut report = analyse_deal(game, deal, &rebuilt, bot, seed, position, judged_at, unit);
+        let mut report = deal::DealJudge {
+            game,
+            deal,
+            rebuilt: &rebuilt,
+            bot,
+            seed,
+            position,
+            score: judged_at,
+            unit,
+        }
+        .analyse();
         report.score = score.map(|score| score.points);
         deals.push(report);
         // A game ends at the target; a record that goes on is no longer
@@ -463,171 +470,6 @@ fn comment_of(annotation: &euchre_game::egn::Annotation) -> Comment {
     Comment {
         label: annotation.label.map(Label::word),
         text: annotation.text.clone(),
-    }
-}
-
-/// One deal's report; `score` is the game's score the judge sees (`None`:
-/// score-blind), `unit` what its losses are counted in.
-#[allow(clippy::too_many_arguments)]
-fn analyse_deal(
-    game: &Game,
-    deal: &RecordedDeal,
-    rebuilt: &euchre_game::egn::Reconstruction,
-    bot: &dyn Bot,
-    seed: u64,
-    position: usize,
-    score: Option<GameScore>,
-    unit: LossUnit,
-) -> DealReport {
-    let canonical = &rebuilt.variants[0];
-    let players = Seat::ALL
-        .iter()
-        .filter(|&&seat| !rebuilt.end.sits_out(seat))
-        .count();
-    // Which recorded decision each action is, for the annotations.
-    let mut plays_before = Vec::with_capacity(canonical.actions.len());
-    let mut plays = 0;
-    for &(_, action) in &canonical.actions {
-        plays_before.push(plays);
-        plays += usize::from(matches!(action, Action::Play(_)));
-    }
-    let comments_at = |index: usize| -> Vec<Comment> {
-        let action = canonical.actions[index].1;
-        deal.annotations
-            .iter()
-            .filter(|annotation| match annotation.at {
-                Annotated::Call(call) => call == index && index < deal.calls.len(),
-                Annotated::Play(play) => {
-                    matches!(action, Action::Play(_)) && plays_before[index] == play
-                }
-            })
-            .map(comment_of)
-            .collect()
-    };
-
-    let mut tasks = Vec::new();
-    let mut skipped = Vec::new();
-    let mut other_annotations = Vec::new();
-    let mut state = GameState::new(canonical.deal, game.rules);
-    for (index, &(seat, action)) in canonical.actions.iter().enumerate() {
-        let legal = state.legal_actions();
-        let skip = if legal.len() < 2 {
-            Some("no choice")
-        } else if !rebuilt.known[seat.index()] {
-            Some("the record does not show this hand")
-        } else if rebuilt.unknown_discard_at == Some(index) {
-            Some("the record does not say what the dealer discarded")
-        } else {
-            None
-        };
-        match skip {
-            Some(reason) => {
-                if legal.len() >= 2 {
-                    skipped.push(Skipped {
-                        index,
-                        seat: seat.to_string(),
-                        reason,
-                    });
-                }
-                for comment in comments_at(index) {
-                    other_annotations.push((index, comment));
-                }
-            }
-            None => tasks.push((index, seat, action)),
-        }
-        state.apply(action);
-    }
-
-    let judged_decision = |index: usize, seat: Seat, made: Action| -> Decision {
-        let started = Instant::now();
-        // The dealer saw its discard: where the record does not give it,
-        // judge the dealer once for each candidate.
-        let variants: &[Variant] =
-            if rebuilt.unknown_discard_at.is_some() && seat == canonical.deal.dealer {
-                &rebuilt.variants
-            } else {
-                &rebuilt.variants[..1]
-            };
-        let judged: Vec<Judged> = variants
-            .iter()
-            .enumerate()
-            .map(|(variant_index, variant)| {
-                let mut rng = SmallRng::seed_from_u64(
-                    seed ^ (position as u64) << 40 ^ (index as u64) << 20 ^ variant_index as u64,
-                );
-                judge(game, variant, index, bot, score, &mut rng)
-            })
-            .collect();
-        let combined = combine(&judged, made);
-        let (options, loss, loss_error) = combined.verdict();
-        Decision {
-            deal: deal.number,
-            index,
-            trick: matches!(made, Action::Play(_)).then(|| plays_before[index] / players + 1),
-            seat: seat.to_string(),
-            player: game.names[seat.index()].clone(),
-            made: made.to_string(),
-            preferred: combined.choice.to_string(),
-            options,
-            loss,
-            loss_error,
-            mark: loss
-                .and_then(|loss| mark_in(unit, loss, loss_error.unwrap_or(0.0)))
-                .map(Label::word),
-            discards_weighed: variants.len(),
-            annotations: comments_at(index),
-            millis: started.elapsed().as_secs_f64() * 1000.0,
-        }
-    };
-    // Asked again on each of rayon's threads: a server stops an analysis
-    // whose client left, and the rest of its decisions are then skipped.
-    let stop = crate::stop::installed();
-    let decisions: Vec<Decision> = tasks
-        .par_iter()
-        .filter_map(|&(index, seat, made)| {
-            crate::stop::with_stop(Arc::clone(&stop), || {
-                (!crate::stop::requested()).then(|| judged_decision(index, seat, made))
-            })
-        })
-        .collect();
-
-    let hands = Seat::ALL
-        .iter()
-        .map(|seat| {
-            if rebuilt.known[seat.index()] {
-                cards(canonical.deal.hands[seat.index()])
-            } else {
-                Vec::new()
-            }
-        })
-        .collect();
-    let outcome = rebuilt
-        .end
-        .outcome()
-        .map_or([0, 0], |outcome| outcome.points);
-    DealReport {
-        number: deal.number,
-        dealer: canonical.deal.dealer.to_string(),
-        upcard: canonical.deal.upcard.to_string(),
-        hands,
-        actions: canonical
-            .actions
-            .iter()
-            .enumerate()
-            .map(|(index, (seat, action))| {
-                let text = if rebuilt.unknown_discard_at == Some(index) {
-                    "discard ?".to_owned()
-                } else {
-                    action.to_string()
-                };
-                [seat.to_string(), text]
-            })
-            .collect(),
-        points: outcome,
-        score: None,
-        decisions,
-        skipped,
-        other_annotations,
     }
 }
 
@@ -805,6 +647,8 @@ impl Combined {
         (options, loss, loss_error)
     }
 }
+
+mod deal;
 
 #[cfg(test)]
 mod tests {

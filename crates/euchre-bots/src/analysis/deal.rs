@@ -1,0 +1,219 @@
+//! One recorded deal judged decision by decision: which decisions are
+//! judged and which are skipped (and why), each judged decision in
+//! parallel, and the deal's report.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use euchre_game::egn::{Annotated, Game, Reconstruction, RecordedDeal, Variant};
+use euchre_game::engine::action::Action;
+use euchre_game::engine::seat::Seat;
+use euchre_game::engine::state::GameState;
+use euchre_game::game::GameScore;
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+use rayon::prelude::*;
+
+use super::{
+    Comment, DealReport, Decision, Judged, Label, LossUnit, Skipped, cards, combine, comment_of,
+    judge, mark_in,
+};
+use crate::bot::Bot;
+
+/// A deal to judge, with what judging it needs.
+pub(super) struct DealJudge<'a> {
+    pub game: &'a Game,
+    pub deal: &'a RecordedDeal,
+    pub rebuilt: &'a Reconstruction,
+    pub bot: &'a dyn Bot,
+    pub seed: u64,
+    /// The deal's place in the record, which seeds its judgements.
+    pub position: usize,
+    /// The game's score the judge sees (`None`: score-blind).
+    pub score: Option<GameScore>,
+    /// What losses are counted in.
+    pub unit: LossUnit,
+}
+
+/// A decision the judge looks at: its place in the actions, the seat and
+/// what it did.
+type Task = (usize, Seat, Action);
+
+impl DealJudge<'_> {
+    /// The deal's report: every decision with a choice judged, or skipped
+    /// with its reason.
+    pub(super) fn analyse(&self) -> DealReport {
+        let canonical = &self.rebuilt.variants[0];
+        let (tasks, skipped, other_annotations) = self.tasks();
+        // Asked again on each of rayon's threads: a server stops an analysis
+        // whose client left, and the rest of its decisions are then skipped.
+        let stop = crate::stop::installed();
+        let decisions: Vec<Decision> = tasks
+            .par_iter()
+            .filter_map(|&(index, seat, made)| {
+                crate::stop::with_stop(Arc::clone(&stop), || {
+                    (!crate::stop::requested()).then(|| self.judged(index, seat, made))
+                })
+            })
+            .collect();
+        let hands = Seat::ALL
+            .iter()
+            .map(|seat| {
+                if self.rebuilt.known[seat.index()] {
+                    cards(canonical.deal.hands[seat.index()])
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        let outcome = self
+            .rebuilt
+            .end
+            .outcome()
+            .map_or([0, 0], |outcome| outcome.points);
+        DealReport {
+            number: self.deal.number,
+            dealer: canonical.deal.dealer.to_string(),
+            upcard: canonical.deal.upcard.to_string(),
+            hands,
+            actions: self.actions(),
+            points: outcome,
+            score: None,
+            decisions,
+            skipped,
+            other_annotations,
+        }
+    }
+
+    /// The decisions to judge; those with a choice that cannot be judged,
+    /// with the reason; and the comments on decisions not judged.
+    fn tasks(&self) -> (Vec<Task>, Vec<Skipped>, Vec<(usize, Comment)>) {
+        let canonical = &self.rebuilt.variants[0];
+        let mut tasks = Vec::new();
+        let mut skipped = Vec::new();
+        let mut other_annotations = Vec::new();
+        let mut state = GameState::new(canonical.deal, self.game.rules);
+        for (index, &(seat, action)) in canonical.actions.iter().enumerate() {
+            let legal = state.legal_actions();
+            let skip = if legal.len() < 2 {
+                Some("no choice")
+            } else if !self.rebuilt.known[seat.index()] {
+                Some("the record does not show this hand")
+            } else if self.rebuilt.unknown_discard_at == Some(index) {
+                Some("the record does not say what the dealer discarded")
+            } else {
+                None
+            };
+            match skip {
+                Some(reason) => {
+                    if legal.len() >= 2 {
+                        skipped.push(Skipped {
+                            index,
+                            seat: seat.to_string(),
+                            reason,
+                        });
+                    }
+                    for comment in self.comments_at(index) {
+                        other_annotations.push((index, comment));
+                    }
+                }
+                None => tasks.push((index, seat, action)),
+            }
+            state.apply(action);
+        }
+        (tasks, skipped, other_annotations)
+    }
+
+    /// How many cards were played before the action at `index`.
+    fn plays_before(&self, index: usize) -> usize {
+        self.rebuilt.variants[0].actions[..index]
+            .iter()
+            .filter(|(_, action)| matches!(action, Action::Play(_)))
+            .count()
+    }
+
+    /// The record's comments on the action at `index`.
+    fn comments_at(&self, index: usize) -> Vec<Comment> {
+        let action = self.rebuilt.variants[0].actions[index].1;
+        self.deal
+            .annotations
+            .iter()
+            .filter(|annotation| match annotation.at {
+                Annotated::Call(call) => call == index && index < self.deal.calls.len(),
+                Annotated::Play(play) => {
+                    matches!(action, Action::Play(_)) && self.plays_before(index) == play
+                }
+            })
+            .map(comment_of)
+            .collect()
+    }
+
+    /// The judgement of the decision at `index`, where `seat` made `made`.
+    fn judged(&self, index: usize, seat: Seat, made: Action) -> Decision {
+        let started = Instant::now();
+        let rebuilt = self.rebuilt;
+        // The dealer saw its discard: where the record does not give it,
+        // judge the dealer once for each candidate.
+        let variants: &[Variant] =
+            if rebuilt.unknown_discard_at.is_some() && seat == rebuilt.variants[0].deal.dealer {
+                &rebuilt.variants
+            } else {
+                &rebuilt.variants[..1]
+            };
+        let judged: Vec<Judged> = variants
+            .iter()
+            .enumerate()
+            .map(|(variant_index, variant)| {
+                let mut rng = SmallRng::seed_from_u64(
+                    self.seed
+                        ^ (self.position as u64) << 40
+                        ^ (index as u64) << 20
+                        ^ variant_index as u64,
+                );
+                judge(self.game, variant, index, self.bot, self.score, &mut rng)
+            })
+            .collect();
+        let combined = combine(&judged, made);
+        let (options, loss, loss_error) = combined.verdict();
+        let players = Seat::ALL
+            .iter()
+            .filter(|&&seat| !rebuilt.end.sits_out(seat))
+            .count();
+        Decision {
+            deal: self.deal.number,
+            index,
+            trick: matches!(made, Action::Play(_)).then(|| self.plays_before(index) / players + 1),
+            seat: seat.to_string(),
+            player: self.game.names[seat.index()].clone(),
+            made: made.to_string(),
+            preferred: combined.choice.to_string(),
+            options,
+            loss,
+            loss_error,
+            mark: loss
+                .and_then(|loss| mark_in(self.unit, loss, loss_error.unwrap_or(0.0)))
+                .map(Label::word),
+            discards_weighed: variants.len(),
+            annotations: self.comments_at(index),
+            millis: started.elapsed().as_secs_f64() * 1000.0,
+        }
+    }
+
+    /// The deal's actions as a player reads them, the unknown discard as
+    /// `discard ?`.
+    fn actions(&self) -> Vec<[String; 2]> {
+        self.rebuilt.variants[0]
+            .actions
+            .iter()
+            .enumerate()
+            .map(|(index, (seat, action))| {
+                let text = if self.rebuilt.unknown_discard_at == Some(index) {
+                    "discard ?".to_owned()
+                } else {
+                    action.to_string()
+                };
+                [seat.to_string(), text]
+            })
+            .collect()
+    }
+}
