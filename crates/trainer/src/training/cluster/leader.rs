@@ -38,6 +38,68 @@ pub(crate) fn lead_session(
         return Err(TrainingError::TablePlayOnCluster);
     }
     let sync = looping.settings.sync;
+    let (skeleton, rank_memory) = begin(group, looping)?;
+    let epoch_log = replicate(group, looping, last_checkpoint.1)?;
+    let replica = ReplicatedTable::new(
+        looping.table,
+        Discounter::new(looping.identity.solver.schedule())?,
+        sync.reads.into(),
+    )
+    .with_strategy_sums(sync.strategy_sums.into());
+    let replica = super::replica_for(replica, looping.identity, &sync, skeleton.as_ref())?;
+    if replica.trains_in_place() {
+        info!(
+            "cluster: card play keeps no average, so every rank trains in place on its replica{}",
+            if skeleton.is_some() {
+                " and names the records a sync sends by slot"
+            } else {
+                ""
+            }
+        );
+    }
+    let solver = looping::solver(
+        looping.identity,
+        looping.settings,
+        &replica,
+        looping.fixed_bids,
+        looping.card_play,
+        looping.threads,
+    )?;
+    let mut steps = Epochs {
+        group,
+        replica: &replica,
+        solver: &solver,
+        sizing: EpochSizing::new(sync, group.size()),
+        memory: rank_memory,
+        costs_per_entry: planned_entry_bytes(&replica, sync),
+        held_before: vec![0; group.size()],
+        fixed_epochs_warned: false,
+        costs: SyncCosts::default(),
+        telemetry: Telemetry::default(),
+        epoch_log,
+        dir: looping.run.path(),
+        stamp: 0,
+    };
+    let result = looping.run(budget, watcher, &mut steps, progress, last_checkpoint);
+    if result.is_ok() {
+        orders::send(group, &Order::End)?;
+        steps
+            .costs
+            .log(group.size(), epoch_syncs(&sync) == EpochSyncs::Beside);
+    }
+    steps.report_telemetry();
+    result
+}
+
+/// Starts every rank on this session: the run's settings, its blueprint
+/// and (on mmap) the store's keys and perfect hash sent, every rank ready
+/// and its memory plan gathered. Returns the store's skeleton, if any,
+/// and this rank's memory plan.
+fn begin(
+    group: &dyn Collective,
+    looping: &Looping<'_>,
+) -> Result<(Option<store::Skeleton>, RankMemory), TrainingError> {
+    let sync = looping.settings.sync;
     let blueprint =
         match looping.identity.bids.blueprint() {
             Some(source) => Some(std::fs::read(&source.path).map_err(|source_error| {
@@ -99,11 +161,22 @@ pub(crate) fn lead_session(
         plan,
         records_at_plan: looping.table.len(),
     };
+    Ok((skeleton, rank_memory))
+}
+
+/// Copies the trained records to every rank, logged as the session's
+/// first event (at the run's `iterations`).
+fn replicate(
+    group: &dyn Collective,
+    looping: &Looping<'_>,
+    iterations: u64,
+) -> Result<EpochLog, TrainingError> {
+    let sync = looping.settings.sync;
     let copied = replicate_from_root(looping.table, group)?;
     let mut epoch_log = EpochLog::new(looping.run.path());
     epoch_log.append(
         Event::Replicate,
-        last_checkpoint.1,
+        iterations,
         copied.seconds,
         &[RankEpoch {
             records_sent: copied.records,
@@ -125,55 +198,7 @@ pub(crate) fn lead_session(
     if let Some(warning) = crate::config::bound_cores_warning(looping.settings.threads) {
         warn!("rank 0: {warning}");
     }
-    let replica = ReplicatedTable::new(
-        looping.table,
-        Discounter::new(looping.identity.solver.schedule())?,
-        sync.reads.into(),
-    )
-    .with_strategy_sums(sync.strategy_sums.into());
-    let replica = super::replica_for(replica, looping.identity, &sync, skeleton.as_ref())?;
-    if replica.trains_in_place() {
-        info!(
-            "cluster: card play keeps no average, so every rank trains in place on its replica{}",
-            if skeleton.is_some() {
-                " and names the records a sync sends by slot"
-            } else {
-                ""
-            }
-        );
-    }
-    let solver = looping::solver(
-        looping.identity,
-        looping.settings,
-        &replica,
-        looping.fixed_bids,
-        looping.card_play,
-        looping.threads,
-    )?;
-    let mut steps = Epochs {
-        group,
-        replica: &replica,
-        solver: &solver,
-        sizing: EpochSizing::new(sync, group.size()),
-        memory: rank_memory,
-        costs_per_entry: planned_entry_bytes(&replica, sync),
-        held_before: vec![0; group.size()],
-        fixed_epochs_warned: false,
-        costs: SyncCosts::default(),
-        telemetry: Telemetry::default(),
-        epoch_log,
-        dir: looping.run.path(),
-        stamp: 0,
-    };
-    let result = looping.run(budget, watcher, &mut steps, progress, last_checkpoint);
-    if result.is_ok() {
-        orders::send(group, &Order::End)?;
-        steps
-            .costs
-            .log(group.size(), epoch_syncs(&sync) == EpochSyncs::Beside);
-    }
-    steps.report_telemetry();
-    result
+    Ok(epoch_log)
 }
 
 /// Epochs as the session loop's steps.
