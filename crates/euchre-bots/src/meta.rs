@@ -55,6 +55,8 @@ pub struct Recipe {
     /// What the bids were trained to win: the hand's points, or the game,
     /// with one bid a score context.
     pub bids_for: BidsFor,
+    /// The score-blind bids that bids for the game started from.
+    pub bids_prior: Option<BlueprintSource>,
 }
 
 impl Recipe {
@@ -71,6 +73,7 @@ impl Recipe {
             card_play_from: None,
             opponent_bids: OpponentBids::Equilibrium,
             bids_for: BidsFor::Points,
+            bids_prior: None,
         }
     }
 }
@@ -165,6 +168,8 @@ struct MetaOnDisk {
     /// one) bid for points.
     #[serde(default, skip_serializing_if = "BidsFor::is_points")]
     bids_for: BidsFor,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    bids_prior: Option<BlueprintSource>,
 }
 
 impl From<MetaOnDisk> for PolicyMeta {
@@ -179,6 +184,7 @@ impl From<MetaOnDisk> for PolicyMeta {
                 card_play_from: disk.card_play_from,
                 opponent_bids: disk.opponent_bids,
                 bids_for: disk.bids_for,
+                bids_prior: disk.bids_prior,
             },
             iterations: disk.iterations,
             strategy: disk.strategy,
@@ -197,6 +203,7 @@ impl From<PolicyMeta> for MetaOnDisk {
             card_play_from,
             opponent_bids,
             bids_for,
+            bids_prior,
         } = meta.recipe;
         MetaOnDisk {
             phase,
@@ -209,6 +216,7 @@ impl From<PolicyMeta> for MetaOnDisk {
             card_play_from,
             opponent_bids,
             bids_for,
+            bids_prior,
         }
     }
 }

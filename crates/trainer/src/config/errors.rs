@@ -79,6 +79,10 @@ pub enum ConfigError {
         "--bids-for game trains bids, but {phase} here plays them from a blueprint or trains them with card play; use --phase bidding, or --bids staged without --bidding-from (full play's default) so that its bidding stage trains them"
     )]
     BidsForGameUnstaged { phase: Phase },
+    #[error(
+        "--bids-prior names the score-blind bids that bids for the game start from, but this run bids for points; add --bids-for game, or drop --bids-prior"
+    )]
+    BidsPriorWithoutGame,
     #[error("[solver] opponent_bids")]
     OpponentBids(#[from] UnknownOpponentBids),
     #[error("opening the card-play table of --card-play-from")]

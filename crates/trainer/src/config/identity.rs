@@ -28,6 +28,8 @@ pub struct Identity {
     pub bids: Bids,
     /// The card-play table that values table-play leaves.
     pub card_play_from: Option<CardPlaySource>,
+    /// The score-blind bids that bids for the game start from.
+    pub bids_prior: Option<BlueprintSource>,
 }
 
 /// [`Identity`] as `settings.toml` holds it, the bids as two optional
@@ -47,6 +49,8 @@ struct IdentityOnDisk {
     bidding_stage: Option<BiddingStage>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     card_play_from: Option<CardPlaySource>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    bids_prior: Option<BlueprintSource>,
 }
 
 impl From<IdentityOnDisk> for Identity {
@@ -64,6 +68,7 @@ impl From<IdentityOnDisk> for Identity {
             }
             .into(),
             card_play_from: disk.card_play_from,
+            bids_prior: disk.bids_prior,
         }
     }
 }
@@ -81,6 +86,7 @@ impl From<Identity> for IdentityOnDisk {
             bidding_from: bids.bidding_from,
             bidding_stage: bids.bidding_stage,
             card_play_from: identity.card_play_from,
+            bids_prior: identity.bids_prior,
         }
     }
 }
@@ -98,6 +104,7 @@ impl Identity {
             card_play_from: self.card_play_from.clone(),
             opponent_bids: self.solver.opponent_bids,
             bids_for: self.solver.bids_for,
+            bids_prior: self.bids_prior.clone(),
         }
     }
 
@@ -196,6 +203,14 @@ impl Identity {
             "card-play table",
             describe_table(self.card_play_from.as_ref()),
             describe_table(saved.card_play_from.as_ref()),
+        );
+        let describe_prior = |source: Option<&BlueprintSource>| {
+            source.map_or_else(|| "no prior".to_owned(), ToString::to_string)
+        };
+        check(
+            "bids' prior",
+            describe_prior(self.bids_prior.as_ref()),
+            describe_prior(saved.bids_prior.as_ref()),
         );
         if out.is_empty() {
             out = changed_keys(self, saved, stage_unfinished);

@@ -96,6 +96,14 @@ pub struct RunOptions {
     /// when a run starts.
     #[arg(long, value_name = "POLICY")]
     pub bidding_from: Option<PathBuf>,
+    /// With --bids-for game: a score-blind bidding policy (a bidding run's
+    /// export) that every bid starts from: each key's first visit is
+    /// seeded with the policy's bid at the same view (a warm start, worth
+    /// --warm-start, 1 by default), so that each score context learns
+    /// where the score changes a bid instead of starting from uniform.
+    /// Fixed when a run starts.
+    #[arg(long, value_name = "POLICY")]
+    pub bids_prior: Option<PathBuf>,
     /// With --leaves table-play: the full-play policy (a run's exported
     /// policy.bin) whose card play, at all four seats, values each leaf, so
     /// that the bids are refit to the card play they will be played with.
@@ -311,6 +319,7 @@ impl RunOptions {
             encoding: self.encoding.or(base.encoding),
             seed: self.seed.or(base.seed),
             bidding_from: self.bidding_from.or(base.bidding_from),
+            bids_prior: self.bids_prior.or(base.bids_prior),
             card_play_from: self.card_play_from.or(base.card_play_from),
             fixed_bids: self.fixed_bids.or(base.fixed_bids),
             bids: self.bids.or(base.bids),

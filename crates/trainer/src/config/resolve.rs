@@ -9,7 +9,7 @@ use store::Backend;
 
 use euchre_bots::blueprint::BiddingBlueprint;
 
-use euchre_bots::meta::CardPlaySource;
+use euchre_bots::meta::{BidChoice, CardPlaySource};
 use euchre_bots::meta::{BidsFor, Leaves};
 use euchre_bots::phase::Phase;
 
@@ -57,7 +57,11 @@ pub fn resolve(
     let options = flags.or(run);
     let identity = identity_of(&options, rules, solver, &store)?;
     let curve = curve_flags.or(eval).settings_for_new_run(identity.phase);
-    let session = session_of(&options.session, identity.phase, &store, log, curve)?;
+    let mut session = session_of(&options.session, identity.phase, &store, log, curve)?;
+    // A prior is read through the warm start: on unless told otherwise.
+    if identity.bids_prior.is_some() && options.session.warm_start.is_none() {
+        session.warm_start = WarmStartSettings::from_flag(1.0)?;
+    }
     if let Some(curve) = &session.curve {
         curve.validate(identity.rules)?;
     }
@@ -116,6 +120,18 @@ fn identity_of(
         .transpose()
         .map_err(ConfigError::CardPlay)?;
     solver.leaves.check_table(card_play_from.is_some())?;
+    let bids_prior = match &options.bids_prior {
+        Some(_) if solver.bids_for != BidsFor::Game => {
+            return Err(ConfigError::BidsPriorWithoutGame);
+        }
+        Some(path) => Some(
+            BiddingBlueprint::load(path, rules, BidChoice::Argmax)
+                .map_err(ConfigError::Blueprint)?
+                .source()
+                .clone(),
+        ),
+        None => None,
+    };
     Ok(Identity {
         phase,
         store: options.store.unwrap_or(Backend::Memory),
@@ -128,6 +144,7 @@ fn identity_of(
         seed: options.seed.unwrap_or(1),
         bids,
         card_play_from,
+        bids_prior,
     })
 }
 

@@ -10,6 +10,14 @@
 //! with more to go, its points uniformly from 0 to 7. North deals every
 //! hand in training, so north-south is the dealer's side.
 //!
+//! A score context is trained on a sixteenth of the hands, where a bid for
+//! points gets them all: left cold, most of its keys are visited a
+//! handful of times and play close to uniformly, ordering alone on
+//! nothing. With a prior (a score-blind bidding policy), the warm start
+//! seeds each fresh key with the prior's bid at the same view's plain key,
+//! so a context learns where the score changes a bid and plays the prior
+//! elsewhere (docs/experiments/bids-for-the-game.md).
+//!
 //! The payoff is `2 × chance − 1` for each side: zero-sum between the
 //! sides as points are, and a hand worth a whole game at most, where a
 //! hand is worth 4 points at most.
@@ -25,8 +33,11 @@ use euchre_game::game::{DEFAULT_TARGET, GameScore};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
+use euchre_bots::blueprint::BiddingBlueprint;
 use euchre_bots::game_outcomes;
 use euchre_bots::leaves::position::team_payoffs;
+use euchre_bots::policy_file::most_likely;
+use euchre_game::keys::Decision;
 
 /// Mixed into a deal's seed to draw its score, so the score is
 /// independent of the cards.
@@ -36,11 +47,13 @@ const SCORE_SALT: u64 = 0x5C0E_C0DE_D1CE_F00D;
 /// context gets one.
 const OPEN_SHARE: u32 = 8;
 
-/// The model every hand's end is valued by: [`game_outcomes::reference`]
-/// to [`DEFAULT_TARGET`].
+/// The model every hand's end is valued by ([`game_outcomes::reference`]
+/// to [`DEFAULT_TARGET`]), and the score-blind bids a fresh key starts
+/// from, if any.
 #[derive(Debug)]
 pub struct ForGame {
-    model: WinModel,
+    model: &'static WinModel,
+    prior: Option<BiddingBlueprint>,
 }
 
 /// The score a hand was dealt at, and its context.
@@ -51,13 +64,30 @@ pub struct DealtAt {
 }
 
 impl ForGame {
-    /// The one model training values by, solved once per process.
-    pub fn reference() -> &'static ForGame {
-        static MODEL: OnceLock<ForGame> = OnceLock::new();
-        MODEL.get_or_init(|| ForGame {
-            model: WinModel::new(DEFAULT_TARGET, &game_outcomes::reference())
-                .expect("the reference outcomes solve to the default target"),
-        })
+    /// Bids for the game valued by the one model training values by
+    /// (solved once per process), starting from `prior`'s bids if given.
+    pub fn new(prior: Option<BiddingBlueprint>) -> ForGame {
+        static MODEL: OnceLock<WinModel> = OnceLock::new();
+        let model = MODEL.get_or_init(|| {
+            WinModel::new(DEFAULT_TARGET, &game_outcomes::reference())
+                .expect("the reference outcomes solve to the default target")
+        });
+        ForGame { model, prior }
+    }
+
+    /// Whether fresh keys start from a prior's bids.
+    pub fn has_prior(&self) -> bool {
+        self.prior.is_some()
+    }
+
+    /// The prior's bid (an index into `plain`'s actions) at a bidding
+    /// decision keyed without its context; `None` without a prior.
+    pub fn prior_bid(&self, plain: &Decision) -> Option<usize> {
+        let prior = self.prior.as_ref()?;
+        let mut probabilities = [0.0; store::MAX_ACTIONS];
+        let width = plain.actions.len();
+        prior.probabilities(plain.key.0, &mut probabilities[..width]);
+        Some(most_likely(&probabilities[..width]))
     }
 
     /// The score the deal of chance outcome `deal_seed` is dealt at.
@@ -98,7 +128,7 @@ mod tests {
 
     #[test]
     fn every_context_is_drawn_and_its_points_fall_in_it() {
-        let for_game = ForGame::reference();
+        let for_game = ForGame::new(None);
         let mut seen = [0u32; 9];
         for seed in 0..16_000u64 {
             let at = for_game.draw(seed);
@@ -115,7 +145,7 @@ mod tests {
 
     #[test]
     fn a_hand_that_wins_the_game_is_worth_the_whole_game_and_the_payoffs_are_zero_sum() {
-        let for_game = ForGame::reference();
+        let for_game = ForGame::new(None);
         let at = (0..)
             .map(|seed| for_game.draw(seed))
             .find(|at| at.context.dealers == ToGo::One)

@@ -34,7 +34,7 @@ use euchre_game::engine::action::{Action, ActionList};
 use euchre_game::engine::rules::Rules;
 use euchre_game::engine::seat::Seat;
 use euchre_game::engine::state::{Deal, GameState, Stage};
-use euchre_game::keys::bidding::in_context;
+use euchre_game::keys::bidding::{bidding_decision, in_context};
 use euchre_game::keys::play::PlayAbstraction;
 use euchre_game::keys::{Decision, InfoKey, decision_with};
 use rand::rngs::SmallRng;
@@ -81,7 +81,7 @@ pub struct EuchreGame<'b> {
     /// Whether card-play decisions keep their average strategy.
     card_play_average: bool,
     /// With bids for the game: the model hands are valued by.
-    for_game: Option<&'static ForGame>,
+    for_game: Option<&'b ForGame>,
     /// The score this hand was dealt at, with bids for the game.
     dealt_at: Option<DealtAt>,
 }
@@ -107,9 +107,9 @@ impl<'b> EuchreGame<'b> {
     /// Trains the bids for the game: each hand dealt at a score, its
     /// bidding keyed by the score's context, its end valued by the chance
     /// of winning ([`for_game`]).
-    pub fn with_bids_for_game(self) -> EuchreGame<'b> {
+    pub fn with_bids_for_game(self, for_game: &'b ForGame) -> EuchreGame<'b> {
         EuchreGame {
-            for_game: Some(ForGame::reference()),
+            for_game: Some(for_game),
             ..self
         }
     }
@@ -300,6 +300,13 @@ impl Game for EuchreGame<'_> {
     /// key seeds it.
     fn suggested_action(&self) -> Option<usize> {
         let (state, decision) = (self.state.as_ref()?, self.decision?);
+        // Bids for the game start from the prior's bid at the plain key.
+        if let Some(for_game) = self.for_game
+            && let Some(plain) = bidding_decision(state)
+            && let Some(bid) = for_game.prior_bid(&plain)
+        {
+            return Some(bid);
+        }
         let chosen = heuristic::choose(&Seen::new(state, &[]));
         decision.actions.iter().position(|&action| action == chosen)
     }
@@ -510,6 +517,12 @@ mod tests {
     /// A blueprint that always takes its first action, at every bidding key
     /// that hands of these seeds reach when every bid is the first action.
     fn first_action_blueprint(seeds: std::ops::Range<u64>) -> BiddingBlueprint {
+        blueprint_taking(seeds, |_| 0)
+    }
+
+    /// A blueprint that always takes action `pick(width)`, at every bidding
+    /// key that hands of these seeds reach when every bid is that action.
+    fn blueprint_taking(seeds: std::ops::Range<u64>, pick: fn(usize) -> usize) -> BiddingBlueprint {
         use store::Table as _;
         let table = store::MemoryTable::new();
         for seed in seeds {
@@ -519,13 +532,14 @@ mod tests {
                 match game.node() {
                     Node::Terminal => break,
                     Node::Decision(_) => {
+                        let action = pick(game.num_actions());
                         if game.num_actions() > 1 {
                             let slot = table.slot(game.info_key()).unwrap();
                             table
-                                .update(slot, &mut |record| record.strategy_sum[0] = 1.0)
+                                .update(slot, &mut |record| record.strategy_sum[action] = 1.0)
                                 .unwrap();
                         }
-                        game.apply(0);
+                        game.apply(action);
                     }
                     Node::Chance | Node::SampledChance => {
                         let outcome = game.sample_chance(&mut rng);
@@ -535,7 +549,8 @@ mod tests {
             }
         }
         let path = std::env::temp_dir().join(format!(
-            "trainer-first-action-blueprint-{}.bin",
+            "trainer-blueprint-taking-{}-{}.bin",
+            pick(3),
             std::process::id()
         ));
         let meta = euchre_bots::meta::PolicyMeta::new(Phase::Bidding, Rules::default(), 1);
@@ -621,5 +636,50 @@ mod tests {
             let outcome = score(Some(contract), state.lone_defender().is_some(), tricks);
             assert_eq!(game.payoff(0), f64::from(outcome.payoff(Team::NorthSouth)));
         }
+    }
+
+    /// Bids for the game: each bid keyed in its hand's score context, its
+    /// fresh keys seeded with the prior's bid at the plain key, and every
+    /// hand's end worth between a lost and a won game, zero-sum.
+    #[test]
+    fn bids_for_the_game_are_keyed_by_context_start_from_the_prior_and_pay_in_games() {
+        use euchre_game::keys::bidding::context_of;
+        let last = |width: usize| width - 1;
+        let prior = blueprint_taking(0..200, last);
+        let for_game = ForGame::new(Some(prior));
+        let mut contexts = std::collections::HashSet::new();
+        let mut seeded = 0;
+        for seed in 0..200 {
+            let mut rng = SmallRng::seed_from_u64(seed);
+            let mut game = EuchreGame::root(Rules::default(), Phase::Bidding, LeafValuer::OpenHand)
+                .with_bids_for_game(&for_game);
+            loop {
+                match game.node() {
+                    Node::SampledChance | Node::Chance => {
+                        let outcome = game.sample_chance(&mut rng);
+                        game.apply(outcome);
+                    }
+                    Node::Decision(_) => {
+                        let key = InfoKey(game.info_key());
+                        let at = game.dealt_at.expect("every hand is dealt at a score");
+                        assert_eq!(context_of(key), Some(at.context));
+                        contexts.insert(at.context);
+                        if game.num_actions() > 1 {
+                            assert_eq!(game.suggested_action(), Some(last(game.num_actions())));
+                            seeded += 1;
+                        }
+                        game.apply(last(game.num_actions()));
+                    }
+                    Node::Terminal => {
+                        let (north, east) = (game.payoff(0), game.payoff(1));
+                        assert!((north + east).abs() < 1e-12, "{north} {east}");
+                        assert!((-1.0..=1.0).contains(&north), "{north}");
+                        break;
+                    }
+                }
+            }
+        }
+        assert!(seeded >= 200, "{seeded}");
+        assert!(contexts.len() >= 8, "{contexts:?}");
     }
 }

@@ -81,6 +81,7 @@ pub fn stage_identity(run: &Identity) -> Identity {
         seed: run.seed,
         bids: Bids::Trained,
         card_play_from: None,
+        bids_prior: run.bids_prior.clone(),
     }
 }
 

@@ -147,6 +147,10 @@ pub enum TrainingError {
         "table-play leaves are trained on one machine only: every rank would need the card-play table; run this bidding run without mpirun"
     )]
     TablePlayOnCluster,
+    #[error(
+        "a prior for bids for the game (--bids-prior) is trained on one machine only: every rank would need its file; run this bidding run without mpirun, or without the prior"
+    )]
+    BidsPriorOnCluster,
     #[error("exporting the policy to measure")]
     ExportForCurve(#[source] PolicyFileError),
     #[error("seating the curve's bots")]

@@ -15,12 +15,12 @@ use tracing::info;
 use crate::config::{CardPlayStrategy, Identity, SessionSettings};
 use crate::format::thousands;
 use crate::solver_game::EuchreGame;
+use crate::solver_game::for_game::ForGame;
 use crate::training::curve::{self, CurvePoint};
 use crate::training::error::TrainingError;
 use crate::training::run_dir::{Progress, RunDir};
 use euchre_bots::blueprint::BiddingBlueprint;
 use euchre_bots::card_play_table::CardPlayTable;
-use euchre_bots::meta::BidsFor;
 
 /// Why a session ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -167,8 +167,7 @@ pub(crate) struct Looping<'a> {
     pub(crate) identity: &'a Identity,
     pub(crate) settings: &'a SessionSettings,
     pub(crate) table: &'a dyn DurableTable,
-    pub(crate) fixed_bids: Option<&'a BiddingBlueprint>,
-    pub(crate) card_play: Option<&'a CardPlayTable>,
+    pub(crate) inputs: GameInputs<'a>,
     pub(crate) threads: usize,
 }
 
@@ -188,10 +187,10 @@ impl Looping<'_> {
             identity,
             settings,
             table,
-            fixed_bids,
-            card_play: _,
+            inputs,
             threads,
         } = *self;
+        let fixed_bids = inputs.fixed_bids;
         watcher.started(budget.length(progress.iterations));
         let mut this_session = SessionCounts::default();
         let mut next_point = settings
@@ -251,16 +250,30 @@ impl Looping<'_> {
     }
 }
 
-/// The solver over the run's game (with its fixed bids and the table of
-/// its table-play leaves, if any) and store, on `threads` threads.
+/// What the run's game reads besides its store: its fixed bids, the table
+/// of its table-play leaves, and what bids for the game are valued by and
+/// start from, where the run has them.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct GameInputs<'t> {
+    pub(crate) fixed_bids: Option<&'t BiddingBlueprint>,
+    pub(crate) card_play: Option<&'t CardPlayTable>,
+    pub(crate) for_game: Option<&'t ForGame>,
+}
+
+/// The solver over the run's game (with its [`GameInputs`]) and store, on
+/// `threads` threads.
 pub(crate) fn solver<'t, T: store::Table + ?Sized>(
     identity: &Identity,
     settings: &SessionSettings,
     table: &'t T,
-    fixed_bids: Option<&'t BiddingBlueprint>,
-    card_play: Option<&'t CardPlayTable>,
+    inputs: GameInputs<'t>,
     threads: usize,
 ) -> Result<ExternalSampling<'t, EuchreGame<'t>, T>, TrainingError> {
+    let GameInputs {
+        fixed_bids,
+        card_play,
+        for_game,
+    } = inputs;
     let leaves = identity.solver.leaves.valuer(card_play)?;
     let mut root = EuchreGame::root(identity.rules, identity.phase, leaves)
         .with_play_abstraction(identity.solver.abstraction);
@@ -273,8 +286,8 @@ pub(crate) fn solver<'t, T: store::Table + ?Sized>(
     }
     // Bids for the game train where bids train: a bidding run, or full
     // play's bidding stage; card play under fixed bids plays for points.
-    if identity.solver.bids_for == BidsFor::Game && fixed_bids.is_none() {
-        root = root.with_bids_for_game();
+    if let Some(for_game) = for_game {
+        root = root.with_bids_for_game(for_game);
         info!("bids for the game: one bid a score context, valued by the chance of winning");
     }
     let opponent_model = identity.solver.opponent_bids.solver();
@@ -303,8 +316,16 @@ pub(crate) fn solver<'t, T: store::Table + ?Sized>(
     if let Some(pruning) = &settings.pruning {
         info!("pruning: {pruning}");
     }
-    if let Some(warm_start) = &settings.warm_start {
-        info!("warm start: {warm_start}");
+    match (
+        &settings.warm_start,
+        for_game.is_some_and(ForGame::has_prior),
+    ) {
+        (Some(warm_start), true) => info!(
+            "warm start: each fresh bid starts from the prior's bid at its view, worth {} (regret in the payoff's unit, 2 × chance of winning − 1, and visits in the average)",
+            warm_start.weight
+        ),
+        (Some(warm_start), false) => info!("warm start: {warm_start}"),
+        (None, _) => {}
     }
     Ok(solver)
 }

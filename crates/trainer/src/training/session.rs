@@ -14,15 +14,18 @@ use tracing::info;
 
 use crate::config::{Identity, PruningSettings, SessionSettings};
 use crate::format::{bytes, thousands};
+use crate::solver_game::for_game::ForGame;
 use crate::training::backend;
 use crate::training::cluster::Group;
 use crate::training::error::TrainingError;
 use crate::training::looping::{
-    BatchSize, Budget, Ending, LocalSteps, Looping, SessionCounts, Watcher, commit, solver,
+    BatchSize, Budget, Ending, GameInputs, LocalSteps, Looping, SessionCounts, Watcher, commit,
+    solver,
 };
 use crate::training::run_dir::{Progress, RunDir, STORE_DIR, check_store_identity};
 use euchre_bots::blueprint::BiddingBlueprint;
 use euchre_bots::card_play_table::CardPlayTable;
+use euchre_bots::meta::BidsFor;
 
 /// What a session did, for the caller to report.
 #[derive(Debug)]
@@ -42,6 +45,28 @@ pub struct SessionSummary {
     pub pruned_actions: u64,
 }
 
+/// What bids for the game are valued by and start from, where the run
+/// trains them: bids for the game whose bids are not fixed (a bidding run,
+/// or full play's bidding stage).
+pub(crate) fn for_game_of(identity: &Identity) -> Result<Option<ForGame>, TrainingError> {
+    if identity.solver.bids_for != BidsFor::Game || identity.bids.blueprint().is_some() {
+        return Ok(None);
+    }
+    let prior = identity
+        .bids_prior
+        .as_ref()
+        .map(|source| BiddingBlueprint::reopen(source, identity.rules))
+        .transpose()
+        .map_err(TrainingError::Blueprint)?;
+    if let Some(prior) = &prior {
+        info!(
+            "bids for the game start from the score-blind bids of {}",
+            prior.source()
+        );
+    }
+    Ok(Some(ForGame::new(prior)))
+}
+
 /// An open training run. Dropping it releases the run directory's lock;
 /// everything since the last checkpoint is then lost, as after a crash.
 pub struct Session {
@@ -53,6 +78,8 @@ pub struct Session {
     fixed_bids: Option<BiddingBlueprint>,
     /// The card play that values table-play leaves.
     card_play: Option<CardPlayTable>,
+    /// What bids for the game are valued by and start from.
+    for_game: Option<ForGame>,
     progress: Progress,
     resumed_from: u64,
     /// When, and at which run total, the last checkpoint was written.
@@ -118,6 +145,7 @@ impl Session {
         if let Some(source) = &identity.card_play_from {
             info!("leaves are played out by the card-play table {source}");
         }
+        let for_game = for_game_of(identity)?;
         info!(
             "run {}: phase {}, store {}, seed {}, solver {}, {} leaves, {} play key, {} opponents' bids, bids for {}",
             run_dir.display(),
@@ -187,6 +215,7 @@ impl Session {
             table,
             fixed_bids,
             card_play,
+            for_game,
             resumed_from: progress.iterations,
             last_checkpoint: (Instant::now(), progress.iterations),
             progress,
@@ -263,26 +292,29 @@ impl Session {
             table,
             fixed_bids,
             card_play,
+            for_game,
             progress,
             last_checkpoint,
             group,
             ..
         } = self;
         let table = table.as_ref();
-        let fixed_bids = fixed_bids.as_ref();
-        let card_play = card_play.as_ref();
+        let inputs = GameInputs {
+            fixed_bids: fixed_bids.as_ref(),
+            card_play: card_play.as_ref(),
+            for_game: for_game.as_ref(),
+        };
         let looping = Looping {
             run,
             identity,
             settings,
             table,
-            fixed_bids,
-            card_play,
+            inputs,
             threads,
         };
         match group {
             None => {
-                let solver = solver(identity, settings, table, fixed_bids, card_play, threads)?;
+                let solver = solver(identity, settings, table, inputs, threads)?;
                 let mut steps = LocalSteps {
                     solver: &solver,
                     batch: BatchSize::new(settings.batch),

@@ -363,6 +363,7 @@ fn a_change_to_any_field_of_a_runs_identity_stops_its_resume() {
         seed: _,
         bids: _,
         card_play_from: _,
+        bids_prior: _,
     } = &base;
     let SolverSettings {
         schedule: _,
@@ -445,6 +446,17 @@ fn a_change_to_any_field_of_a_runs_identity_stops_its_resume() {
             "card-play table",
             Box::new(move |i| i.card_play_from = Some(table.clone())),
         ),
+        (
+            "bids' prior",
+            Box::new(|i| {
+                i.bids_prior = Some(BlueprintSource {
+                    path: PathBuf::from("/runs/b/policy.bin"),
+                    checksum: 5,
+                    iterations: 8,
+                    choice: BidChoice::Argmax,
+                })
+            }),
+        ),
     ];
     for (name, change) in &changes {
         let mut changed = base.clone();
@@ -516,6 +528,18 @@ fn bids_for_the_game_train_where_bids_train_and_are_refused_elsewhere() {
         let error = with(phase, store, more).unwrap_err();
         assert!(chain(&error).contains(fix), "{phase} {store}: {error}");
     }
+    let prior_alone = resolve_flags(
+        RunProfile::default(),
+        RunOptions {
+            bids_prior: Some(PathBuf::from("/no/such/policy.bin")),
+            ..RunOptions::default()
+        },
+    )
+    .unwrap_err();
+    assert!(
+        chain(&prior_alone).contains("add --bids-for game"),
+        "{prior_alone}"
+    );
     // Points, the default, is what a run made before the setting has.
     let blind = resolve_flags(RunProfile::default(), RunOptions::default())
         .unwrap()

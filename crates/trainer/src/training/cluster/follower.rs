@@ -246,12 +246,16 @@ fn follow_session(
     if let Some(warning) = crate::config::bound_cores_warning(begin.settings.threads) {
         tracing::warn!("rank {}: {warning}", group.rank());
     }
+    let for_game = crate::training::session::for_game_of(&begin.identity)?;
     let solver = looping::solver(
         &begin.identity,
         &begin.settings,
         &replica,
-        blueprint.as_ref(),
-        None,
+        looping::GameInputs {
+            fixed_bids: blueprint.as_ref(),
+            card_play: None,
+            for_game: for_game.as_ref(),
+        },
         threads,
     )?;
     loop {

@@ -32,7 +32,10 @@ pub(crate) fn lead_session(
     progress: &mut Progress,
     last_checkpoint: &mut (Instant, u64),
 ) -> Result<(SessionCounts, Ending), TrainingError> {
-    if looping.card_play.is_some() {
+    if looping.identity.bids_prior.is_some() {
+        return Err(TrainingError::BidsPriorOnCluster);
+    }
+    if looping.inputs.card_play.is_some() {
         // Refused before any order goes out, so the ranks wait for the
         // next session as after any other refused start.
         return Err(TrainingError::TablePlayOnCluster);
@@ -61,8 +64,7 @@ pub(crate) fn lead_session(
         looping.identity,
         looping.settings,
         &replica,
-        looping.fixed_bids,
-        looping.card_play,
+        looping.inputs,
         looping.threads,
     )?;
     let mut steps = Epochs {
