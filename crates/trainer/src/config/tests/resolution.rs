@@ -454,7 +454,7 @@ fn a_change_to_any_field_of_a_runs_identity_stops_its_resume() {
                     checksum: 5,
                     iterations: 8,
                     choice: BidChoice::Argmax,
-                })
+                });
             }),
         ),
     ];
@@ -497,7 +497,8 @@ fn bids_for_the_game_train_where_bids_train_and_are_refused_elsewhere() {
     let stage = crate::training::bidding_stage::stage_identity(&full_play);
     assert_eq!(stage.solver.bids_for, BidsFor::Game);
     assert_eq!(stage.store, Backend::Memory);
-    let refusals: [(Phase, Backend, fn(RunOptions) -> RunOptions, &str); 4] = [
+    type Refusal = (Phase, Backend, fn(RunOptions) -> RunOptions, &'static str);
+    let refusals: [Refusal; 4] = [
         (
             Phase::Bidding,
             Backend::Mmap,
