@@ -115,14 +115,17 @@ pub fn is_bidding_key(key: Key) -> bool {
 pub struct FixedBids<'a> {
     /// The blueprint they come from, which the metadata must name.
     pub source: &'a BlueprintSource,
-    /// Every bidding key's row, scaled as the file stores it.
+    /// Every bidding key's row, scaled as the file stores it, in key
+    /// order.
     pub rows: Vec<(Key, Vec<u16>)>,
 }
 
 /// Writes the strategy `meta` names (the average, or the current one) in
 /// `table` to `path`; returns the entries written. With `fixed_bids`, the
-/// bidding decisions come from those rows instead of the table (a run
-/// with fixed bids never trains them), so the file plays a whole hand.
+/// bidding decisions those rows hold come from them instead of the table
+/// (a run with fixed bids never trains them, so the file plays a whole
+/// hand; bids for the game from a prior train only the score contexts,
+/// and the plain keys are the prior's).
 /// `observe` sees every record on the same pass, so a caller that also
 /// wants a summary of the table does not read it twice.
 pub fn export(
@@ -133,15 +136,24 @@ pub fn export(
     path: &Path,
     observe: &mut dyn FnMut(Key, &Record),
 ) -> Result<u64, PolicyFileError> {
-    debug_assert_eq!(
-        meta.recipe.bidding_from.as_ref(),
-        fixed_bids.map(|bids| bids.source),
+    debug_assert!(
+        fixed_bids.is_none_or(|bids| {
+            meta.recipe.bidding_from.as_ref() == Some(bids.source)
+                || meta.recipe.bids_prior.as_ref() == Some(bids.source)
+        }),
         "the metadata must name the blueprint the bids come from"
     );
+    let fixed_holds = |key: Key| {
+        fixed_bids.is_some_and(|bids| {
+            bids.rows
+                .binary_search_by_key(&key, |(fixed, _)| *fixed)
+                .is_ok()
+        })
+    };
     let mut rows: Vec<(Key, Row)> = Vec::with_capacity(table.len() as usize);
     table.for_each(&mut |key, record| {
         observe(key, record);
-        if fixed_bids.is_some() && is_bidding_key(key) {
+        if fixed_holds(key) {
             return;
         }
         let trained = if meta.strategy.is_current_at(is_bidding_key(key)) {

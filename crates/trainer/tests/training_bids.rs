@@ -584,3 +584,76 @@ fn bids_refit_to_a_card_play_table_are_valued_by_its_play_and_the_run_guards_it(
         assert!(error.contains("changed since this run started"), "{error}");
     }
 }
+
+/// Bids for the game from a prior: the run trains only the score contexts
+/// the score changes, and its export holds the prior's most likely bid at
+/// every plain key beside the trained contexts' bids, its recipe naming
+/// both the setting and the prior.
+#[test]
+fn bids_for_the_game_from_a_prior_keep_the_priors_plain_bids_and_train_the_score_contexts() {
+    use euchre_bots::meta::BidsFor;
+    use euchre_bots::policy_file::{PolicyFile, is_bidding_key, most_likely};
+    use euchre_game::game::context::ScoreContext;
+    use euchre_game::keys::InfoKey;
+    use euchre_game::keys::bidding::context_of;
+
+    let temp = TempDir::new("bids-for-game");
+    let prior_run = temp.run("prior");
+    train(&prior_run, "memory", &["--iterations", "300"]);
+    let prior_path = temp.run("prior.bin");
+    ok(&trainer(&[
+        "export",
+        "--run-dir",
+        &prior_run,
+        "--out",
+        &prior_path,
+    ]));
+    let run = temp.run("game");
+    train(
+        &run,
+        "memory",
+        &[
+            "--iterations",
+            "300",
+            "--bids-for",
+            "game",
+            "--bids-prior",
+            &prior_path,
+        ],
+    );
+    let out = temp.run("game.bin");
+    let report = ok(&trainer(&["export", "--run-dir", &run, "--out", &out]));
+    assert!(report.contains("round 1 by the score"), "{report}");
+
+    let prior = PolicyFile::load(Path::new(&prior_path)).unwrap();
+    let game = PolicyFile::load(Path::new(&out)).unwrap();
+    assert_eq!(game.meta.recipe.bids_for, BidsFor::Game);
+    let named = game
+        .meta
+        .recipe
+        .bids_prior
+        .as_ref()
+        .expect("the prior named");
+    assert_eq!(named.checksum, prior.checksum());
+    let prior_rows: std::collections::HashMap<u128, Vec<u16>> = prior
+        .entries()
+        .filter(|(key, _)| is_bidding_key(*key))
+        .map(|(key, row)| (key, row.to_vec()))
+        .collect();
+    let (mut plain, mut contexts) = (0, 0);
+    for (key, row) in game.entries() {
+        match context_of(InfoKey(key)) {
+            Some(ScoreContext::OPEN) => {
+                plain += 1;
+                let prior_row = prior_rows.get(&key).expect("a plain key is the prior's");
+                let weights = |row: &[u16]| row.iter().map(|&p| f64::from(p)).collect::<Vec<_>>();
+                let best = most_likely(&weights(prior_row));
+                assert_eq!(row[best], u16::MAX, "the prior's most likely bid");
+            }
+            Some(_) => contexts += 1,
+            None => panic!("a bidding run exports bids only"),
+        }
+    }
+    assert_eq!(plain, prior_rows.len());
+    assert!(contexts > 100, "{contexts} context keys trained");
+}

@@ -10,6 +10,14 @@
 //! with more to go, its points uniformly from 0 to 7. North deals every
 //! hand in training, so north-south is the dealer's side.
 //!
+//! With a prior, the open context is the prior's, fixed: every hand is
+//! dealt in one of the eight others, each an eighth, and the export writes
+//! the prior's bids at the plain keys. Trained for the game, the open
+//! context drifted bolder than the prior and lost games
+//! (docs/experiments/bids-for-the-game.md); far from the end a hand's
+//! chance of winning moves with its points, so the prior's bids are what
+//! that context would learn, with all of its iterations behind them.
+//!
 //! A score context is trained on a sixteenth of the hands, where a bid for
 //! points gets them all: left cold, most of its keys are visited a
 //! handful of times and play close to uniformly, ordering alone on
@@ -93,11 +101,12 @@ impl ForGame {
     /// The score the deal of chance outcome `deal_seed` is dealt at.
     pub fn draw(&self, deal_seed: u64) -> DealtAt {
         let mut rng = SmallRng::seed_from_u64(deal_seed ^ SCORE_SALT);
-        let slot = rng.random_range(0..OPEN_SHARE + 8);
-        let context = if slot < OPEN_SHARE {
+        let open_share = if self.prior.is_some() { 0 } else { OPEN_SHARE };
+        let slot = rng.random_range(0..open_share + 8);
+        let context = if slot < open_share {
             ScoreContext::OPEN
         } else {
-            ScoreContext::ALL[(slot - OPEN_SHARE + 1) as usize]
+            ScoreContext::ALL[(slot - open_share + 1) as usize]
         };
         let target = self.model.target();
         let mut points = |to_go: ToGo| {

@@ -643,6 +643,7 @@ mod tests {
     /// hand's end worth between a lost and a won game, zero-sum.
     #[test]
     fn bids_for_the_game_are_keyed_by_context_start_from_the_prior_and_pay_in_games() {
+        use euchre_game::game::context::ScoreContext;
         use euchre_game::keys::bidding::context_of;
         let last = |width: usize| width - 1;
         let prior = blueprint_taking(0..200, last);
@@ -680,6 +681,9 @@ mod tests {
             }
         }
         assert!(seeded >= 200, "{seeded}");
-        assert!(contexts.len() >= 8, "{contexts:?}");
+        // With a prior, the open context is the prior's: no hand is dealt
+        // there, and every other context is.
+        assert!(!contexts.contains(&ScoreContext::OPEN), "{contexts:?}");
+        assert_eq!(contexts.len(), 8, "{contexts:?}");
     }
 }

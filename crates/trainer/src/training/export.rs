@@ -165,9 +165,15 @@ fn write_policy(
             dir: run.path().to_path_buf(),
         });
     }
-    let fixed_bids = identity
-        .bids
-        .blueprint()
+    // Bids for the game from a prior train only the score contexts the
+    // score changes: the plain keys' bids are the prior's.
+    let fixed_from = identity.bids.blueprint().or_else(|| {
+        identity
+            .bids_prior
+            .as_ref()
+            .filter(|_| identity.solver.bids_for == BidsFor::Game)
+    });
+    let fixed_bids = fixed_from
         .map(|source| BiddingBlueprint::reopen(source, identity.rules))
         .transpose()
         .map_err(TrainingError::Blueprint)?;
