@@ -624,6 +624,11 @@ fn bids_for_the_game_from_a_prior_keep_the_priors_plain_bids_and_train_the_score
     let out = temp.run("game.bin");
     let report = ok(&trainer(&["export", "--run-dir", &run, "--out", &out]));
     assert!(report.contains("round 1 by the score"), "{report}");
+    let status = ok(&trainer(&["status", "--run-dir", &run]));
+    assert!(
+        status.contains("bids for  the game") && status.contains("prior.bin"),
+        "{status}"
+    );
 
     let prior = PolicyFile::load(Path::new(&prior_path)).unwrap();
     let game = PolicyFile::load(Path::new(&out)).unwrap();

@@ -6,7 +6,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use euchre_bots::meta::Leaves;
+use euchre_bots::meta::{BidsFor, Leaves};
 use store::{DurableTable, Manifest, Record, Verification, Verify};
 
 use crate::config::{Bids, Identity};
@@ -279,6 +279,15 @@ impl fmt::Display for RunStatus {
                 "opponents  bids trained against {} (the opponents bid as the heuristic in that share of walks; not an equilibrium)",
                 identity.solver.opponent_bids
             )?;
+        }
+        if identity.solver.bids_for == BidsFor::Game {
+            match &identity.bids_prior {
+                Some(prior) => writeln!(
+                    out,
+                    "bids for  the game: one bid a score context near the end, the open context's from {prior}"
+                )?,
+                None => writeln!(out, "bids for  the game: one bid a score context")?,
+            }
         }
         match &self.bids {
             BidsStatus::Staging {
