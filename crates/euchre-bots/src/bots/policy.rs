@@ -296,6 +296,22 @@ mod tests {
         state
     }
 
+    /// `table` exported under `meta` to a file named after `name`, loaded
+    /// as an argmax bot (the file removed once read).
+    fn argmax_bot_of(table: &MemoryTable, meta: &PolicyMeta, name: &str) -> PolicyBot {
+        let path = std::env::temp_dir().join(format!("policy-{name}-{}.bin", std::process::id()));
+        export(table, meta, 7, None, &path, &mut |_, _| {}).unwrap();
+        let bot = PolicyBot::load(
+            &path,
+            Sampling::Argmax,
+            Unseen::Uniform,
+            Arc::new(RandomBot),
+        )
+        .unwrap();
+        std::fs::remove_file(&path).ok();
+        bot
+    }
+
     #[test]
     fn a_policy_is_played_under_the_play_key_it_was_trained_with() {
         let state = first_card_play();
@@ -310,18 +326,9 @@ mod tests {
         table
             .update(slot, &mut |record| record.strategy_sum[chosen] = 5.0)
             .unwrap();
-        let path = std::env::temp_dir().join(format!("policy-keyed-{}.bin", std::process::id()));
         let mut meta = PolicyMeta::new(Phase::FullPlay, Rules::default(), 1);
         meta.recipe.play_abstraction = PlayAbstraction::MakerSeat;
-        export(&table, &meta, 7, None, &path, &mut |_, _| {}).unwrap();
-        let bot = PolicyBot::load(
-            &path,
-            Sampling::Argmax,
-            Unseen::Uniform,
-            Arc::new(RandomBot),
-        )
-        .unwrap();
-        std::fs::remove_file(&path).ok();
+        let bot = argmax_bot_of(&table, &meta, "keyed");
         assert_eq!(
             bot.file().meta.recipe.play_abstraction,
             PlayAbstraction::MakerSeat
@@ -371,21 +378,9 @@ mod tests {
         prefer(plain.key.0, 0);
         prefer(in_context(plain.key, near_context).0, width - 1);
         let play = |bids_for: BidsFor, score: Option<GameScore>| {
-            let path = std::env::temp_dir().join(format!(
-                "policy-for-game-{bids_for}-{}.bin",
-                std::process::id()
-            ));
             let mut meta = PolicyMeta::new(Phase::Bidding, Rules::default(), 1);
             meta.recipe.bids_for = bids_for;
-            export(&table, &meta, 7, None, &path, &mut |_, _| {}).unwrap();
-            let bot = PolicyBot::load(
-                &path,
-                Sampling::Argmax,
-                Unseen::Uniform,
-                Arc::new(RandomBot),
-            )
-            .unwrap();
-            std::fs::remove_file(&path).ok();
+            let bot = argmax_bot_of(&table, &meta, &format!("for-game-{bids_for}"));
             let seen = match score {
                 Some(score) => Seen::in_game(&state, &[], score),
                 None => Seen::new(&state, &[]),

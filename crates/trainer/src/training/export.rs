@@ -119,6 +119,8 @@ pub fn export_locked(
     let measured = measure(&policy, &saved.identity)?;
     record_measurement(dir, &measured, written.meta.iterations)?;
     let identity = &saved.identity;
+    // One pass over the file's round-1 bids serves both summaries.
+    let bids = BiddingReport::from_policy(&policy);
     Ok(ExportReport {
         file_bytes: std::fs::metadata(&path).map_or(0, |m| m.len()),
         path,
@@ -129,9 +131,9 @@ pub fn export_locked(
         lbr_worlds: LBR_WORLDS,
         lbr_seconds: measured.bids_seconds,
         card_play_response: measured.card_play,
-        exported_bids: BiddingReport::from_policy(&policy).summarise(),
+        exported_bids: bids.summarise(),
         by_context: (policy.meta.recipe.bids_for == BidsFor::Game)
-            .then(|| BiddingReport::from_policy(&policy).summarise_by_context()),
+            .then(|| bids.summarise_by_context()),
         current_bids: identity
             .bids
             .blueprint()
