@@ -287,6 +287,26 @@ fn operator_named_files_are_regular_files_checked_before_they_are_read() {
             ],
             "device",
         ),
+        (
+            vec![
+                "train".into(),
+                "--bids-for".into(),
+                "game".into(),
+                "--bids-prior".into(),
+                "/dev/zero".into(),
+            ],
+            "device",
+        ),
+        (
+            vec![
+                "train".into(),
+                "--bids-for".into(),
+                "game".into(),
+                "--bids-prior".into(),
+                s(&fifo).into(),
+            ],
+            "FIFO",
+        ),
     ];
     for (args, reason) in cases {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
