@@ -13,7 +13,7 @@ use std::sync::Arc;
 use euchre_game::engine::action::Action;
 use euchre_game::engine::card::{Card, CardSet};
 use euchre_game::engine::error::NotationError;
-use euchre_game::engine::rules::{LonerLead, Rules};
+use euchre_game::engine::rules::{RuleChanges, Rules};
 use euchre_game::engine::seat::Seat;
 use euchre_game::engine::seat_knowledge::{KnowledgeError, SeatKnowledge};
 use euchre_game::game::GameScore;
@@ -42,17 +42,13 @@ pub struct ActRequest {
     /// written `discard` (face down) unless the seat is the dealer.
     #[serde(default)]
     pub actions: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stick_the_dealer: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lone_defender: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dealer_may_discard_upcard: Option<bool>,
-    /// Who leads a lone hand's first trick. A bot that assumed the other
-    /// rule would give the cards played to the wrong seats, so a request
-    /// that names a rule the bot does not play is refused, like the others.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub loner_lead: Option<LonerLead>,
+    /// The rule options the request names, each a key of its own
+    /// (`"loner_lead": "left-of-loner"`). A bot that assumed another rule
+    /// would misread the view (a lone hand's first lead, say, gives the
+    /// cards played to other seats), so a request that names a rule the
+    /// bot does not play is refused.
+    #[serde(flatten)]
+    pub rules: RuleChanges,
     /// Seeds the bot's random choices, for a reproducible answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
@@ -170,12 +166,7 @@ fn parse<T: FromStr<Err = NotationError>>(field: &str, text: &str) -> Result<T, 
 impl ActRequest {
     /// The view the request describes, for a bot that plays `rules`.
     pub fn view(&self, rules: Rules) -> Result<SeatKnowledge, ActError> {
-        let requested = rules.with_options(
-            self.stick_the_dealer,
-            self.lone_defender,
-            self.dealer_may_discard_upcard,
-            self.loner_lead,
-        );
+        let requested = rules.with(self.rules);
         if requested != rules {
             return Err(ActError::Rules {
                 bot: rules.to_string(),

@@ -181,9 +181,42 @@ fn the_dealer_discards_to_a_void_else_the_lowest_non_ace_else_the_lowest_card() 
     );
 }
 
+/// Under Canadian loners the dealer's partner may order only alone: the
+/// hand that orders with its partner under the standard rules passes, and
+/// a loner's hand still orders alone.
+#[test]
+fn under_canadian_loners_the_dealers_partner_orders_only_with_a_loners_hand() {
+    let canadian = Rules {
+        canadian_loners: true,
+        ..Rules::default()
+    };
+    let borderline = "JS KS AH 9D TC";
+    let seated = |north: &str, rules| {
+        Hand::dealt(
+            ["AS QS KH 9H TD", north, "JC TS QH JD QD", "AD KD AC KC QC"],
+            "9S",
+            rules,
+        )
+        .then(&[PASS])
+    };
+    assert_eq!(seated(borderline, Rules::default()).heuristic(), ORDER);
+    assert_eq!(seated(borderline, canadian).heuristic(), PASS);
+    let lone = "JS JC AS KS AH";
+    let hand = Hand::dealt(
+        ["QS TS KH 9H TD", lone, "QH JD QD TC 9D", "AD KD AC KC QC"],
+        "9S",
+        canadian,
+    )
+    .then(&[PASS]);
+    assert_eq!(hand.heuristic(), Action::Order { alone: true });
+}
+
 #[test]
 fn a_lone_maker_is_never_defended_alone() {
-    let rules = Rules::default().with_options(None, Some(true), None, None);
+    let rules = Rules {
+        lone_defender: true,
+        ..Rules::default()
+    };
     let hand = Hand::dealt(
         [
             "JS JC AS KS AH",

@@ -12,8 +12,14 @@ use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
 fn rules_strategy() -> impl Strategy<Value = Rules> {
-    (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()).prop_map(
-        |(stick, lone, discard, left_of_loner)| Rules {
+    (
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(stick, lone, discard, left_of_loner, canadian)| Rules {
             stick_the_dealer: stick,
             lone_defender: lone,
             dealer_may_discard_upcard: discard,
@@ -22,8 +28,8 @@ fn rules_strategy() -> impl Strategy<Value = Rules> {
             } else {
                 LonerLead::LeftOfDealer
             },
-        },
-    )
+            canadian_loners: canadian,
+        })
 }
 
 /// Plays a whole hand with random legal actions, checking invariants at
@@ -38,6 +44,12 @@ fn play_out(seed: u64, rules: Rules) -> (Deal, GameState, Vec<Action>) {
         let legal = state.legal_actions();
         assert!(!legal.is_empty(), "{seat} to act with no legal action");
         assert!(!state.sits_out(seat), "{seat} sits out but is asked to act");
+        if rules.canadian_loners && seat == state.dealer().partner() {
+            assert!(
+                !legal.contains(Action::Order { alone: false }),
+                "Canadian loners: the dealer's partner orders only alone"
+            );
+        }
         let action = legal[rng.random_range(0..legal.len())];
         if let Action::Play(card) = action {
             assert!(state.hand(seat).contains(card));
@@ -141,10 +153,7 @@ proptest! {
                 .collect(),
             upcard: deal.upcard.to_string(),
             actions: actions.iter().map(ToString::to_string).collect(),
-            stick_the_dealer: Some(rules.stick_the_dealer),
-            lone_defender: Some(rules.lone_defender),
-            dealer_may_discard_upcard: Some(rules.dealer_may_discard_upcard),
-            loner_lead: Some(rules.loner_lead),
+            rules: rules.changes_from(Rules::default()),
         };
         let result = replay(&record).expect("a legal hand replays");
         prop_assert!(result.complete);

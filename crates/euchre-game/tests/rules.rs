@@ -3,6 +3,7 @@
 use euchre_game::engine::action::Action;
 use euchre_game::engine::card::Card;
 use euchre_game::engine::error::IllegalAction;
+use euchre_game::engine::replay::{HandRecord, replay};
 use euchre_game::engine::rules::{LonerLead, Rules};
 use euchre_game::engine::seat::{Seat, Team};
 use euchre_game::engine::state::{Deal, GameState, Stage};
@@ -370,4 +371,78 @@ fn the_state_is_small_plain_data() {
     assert_eq!(size_of::<Card>(), 1);
     assert_eq!(size_of::<euchre_game::engine::card::CardSet>(), 4);
     assert!(size_of::<euchre_game::engine::action::ActionList>() <= 16);
+}
+
+#[test]
+fn canadian_loners_let_the_dealers_partner_order_only_alone() {
+    let rules = Rules {
+        canadian_loners: true,
+        ..Rules::default()
+    };
+    // North deals: East, then South (North's partner), bid in round 1.
+    let mut state = GameState::new(standard_deal(), rules);
+    let three = [
+        Action::Pass,
+        Action::Order { alone: false },
+        Action::Order { alone: true },
+    ];
+    assert_eq!(state.legal_actions().as_slice(), three, "East: every bid");
+    act(&mut state, &["pass"]);
+    assert_eq!(
+        state.legal_actions().as_slice(),
+        [Action::Pass, Action::Order { alone: true }],
+        "South, the dealer's partner"
+    );
+    assert!(state.try_apply(Action::Order { alone: false }).is_err());
+    act(&mut state, &["pass"]);
+    assert_eq!(state.legal_actions().as_slice(), three, "West: every bid");
+    act(&mut state, &["pass", "pass"]);
+    // Round 2 is unchanged: the partner may call a suit with a partner.
+    assert!(
+        state
+            .legal_actions()
+            .iter()
+            .any(|action| matches!(action, Action::Call { alone: false, .. }))
+    );
+    act(&mut state, &["pass"]);
+    assert!(
+        state
+            .legal_actions()
+            .iter()
+            .any(|action| matches!(action, Action::Call { alone: false, .. })),
+        "South in round 2"
+    );
+
+    // Ordering alone, the partner plays without the dealer.
+    let mut state = GameState::new(standard_deal(), rules);
+    act(&mut state, &["pass", "order alone"]);
+    assert!(state.sits_out(Seat::North));
+}
+
+/// A replay record names each rule option as a key of its own, spelled as
+/// in a profile's `[rules]` table; a misspelt key is refused, not ignored.
+#[test]
+fn a_replay_record_reads_rule_options_by_name_and_refuses_unknown_keys() {
+    let base = r#"{"dealer":"N","hands":{"N":["9c","Tc","Jc","Qc","Kc"],"E":["9d","Td","Jd","Qd","Kd"],"S":["9h","Th","Jh","Qh","Kh"],"W":["9s","Ts","Js","Qs","Ks"]},"upcard":"Ac","actions":["pass","order"]"#;
+    let record = |extra: &str| serde_json::from_str::<HandRecord>(&format!("{base}{extra}}}"));
+    let plain = record("").unwrap();
+    assert_eq!(plain.rules(), Rules::default());
+    assert!(
+        replay(&plain).is_ok(),
+        "South, the dealer's partner, orders"
+    );
+
+    let canadian = record(r#","canadian_loners":true"#).unwrap();
+    assert!(canadian.rules().canadian_loners);
+    let refused = replay(&canadian).unwrap_err();
+    assert!(refused.to_string().contains("order"), "{refused}");
+    let written = serde_json::to_string(&canadian).unwrap();
+    assert!(written.contains(r#""canadian_loners":true"#), "{written}");
+    assert!(!written.contains("stick_the_dealer"), "only what is named");
+
+    let misspelt = record(r#","canadian_loner":true"#).unwrap_err();
+    assert!(
+        misspelt.to_string().contains("canadian_loner"),
+        "{misspelt}"
+    );
 }

@@ -41,6 +41,7 @@ fn random_rules(rng: &mut SmallRng) -> Rules {
         } else {
             LonerLead::LeftOfDealer
         },
+        canadian_loners: rng.random(),
     }
 }
 

@@ -239,8 +239,9 @@ enum Command {
     /// Replay hands given as JSON lines on stdin; print one JSON line per hand.
     ///
     /// Each input line: {"dealer":"S","hands":{"N":[..5 cards..],"E":[..],"S":[..],"W":[..]},
-    /// "upcard":"Jh","actions":["pass","order","discard 9c","play Ah",...]}, with optional
-    /// "stick_the_dealer", "lone_defender" and "dealer_may_discard_upcard" booleans and
+    /// "upcard":"Jh","actions":["pass","order","discard 9c","play Ah",...]}, with the
+    /// optional rule options of a profile's [rules] table: "stick_the_dealer",
+    /// "lone_defender", "dealer_may_discard_upcard" and "canadian_loners" booleans and
     /// "loner_lead" ("left-of-dealer" or "left-of-loner").
     Replay,
     /// Analyse recorded games (Euchre Game Notation, .egn): every decision

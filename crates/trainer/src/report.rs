@@ -1,6 +1,8 @@
 //! What a trained policy has learned, in terms a euchre player reads.
 
+use euchre_game::engine::action::Action;
 use euchre_game::engine::card::Rank;
+use euchre_game::engine::rules::Rules;
 use euchre_game::engine::seat::Seat;
 use euchre_game::engine::state::Deal;
 use euchre_game::engine::trump::cards_of_suit;
@@ -56,8 +58,11 @@ const REPORT_DEALS: u64 = 40_000;
 /// is dealt. Averaging over distinct keys instead would let the rarest
 /// hands, the least trained, dominate. A hand whose key was never trained
 /// is left out, and how many were is printed.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct BiddingReport {
+    /// The rules the keys were trained under, which say what each slot of
+    /// a round-1 row bids (Canadian loners leave the dealer's partner two).
+    rules: Rules,
     /// Probability of ordering up (alone or not), and of ordering up
     /// alone, by canonical round-1 key (with its score context, if any).
     order_by_key: FxHashMap<u128, [f64; 2]>,
@@ -73,31 +78,62 @@ pub struct BiddingSummary {
 }
 
 impl BiddingReport {
+    pub fn new(rules: Rules) -> BiddingReport {
+        BiddingReport {
+            rules,
+            order_by_key: FxHashMap::default(),
+        }
+    }
+
     /// Adds one infostate with its action probabilities (any scale, in the
     /// key's canonical action order); all but round-1 bids are ignored.
     pub fn add(&mut self, key: u128, probabilities: &[f64]) {
-        let Some(view) = BiddingKeyParts::decode(euchre_game::keys::InfoKey(key)) else {
+        let Some(bids) = self.round1_bids(key) else {
             return;
         };
-        if view.decision != BiddingDecision::Round1 || probabilities.len() < 3 {
+        let Some(probabilities) = probabilities.get(..bids.len()) else {
             return;
-        }
-        let total: f64 = probabilities[..3].iter().sum();
+        };
+        let total: f64 = probabilities.iter().sum();
         if total <= 0.0 {
             return;
         }
-        // Actions in canonical order: pass, order up, order up alone.
-        self.order_by_key.insert(
-            key,
-            [
-                (probabilities[1] + probabilities[2]) / total,
-                probabilities[2] / total,
-            ],
-        );
+        let mut order = [0.0; 2];
+        for (bid, p) in bids.iter().zip(probabilities) {
+            if let Action::Order { alone } = bid {
+                order[0] += p / total;
+                if *alone {
+                    order[1] += p / total;
+                }
+            }
+        }
+        self.order_by_key.insert(key, order);
+    }
+
+    /// Adds one infostate from a training record's regrets: its current
+    /// strategy, regret matching over the key's legal bids.
+    pub fn add_regrets(&mut self, key: u128, regrets: &[f32]) {
+        let Some(bids) = self.round1_bids(key) else {
+            return;
+        };
+        let Some(regrets) = regrets.get(..bids.len()) else {
+            return;
+        };
+        let regrets: Vec<f64> = regrets.iter().map(|&r| f64::from(r)).collect();
+        let mut strategy = vec![0.0; regrets.len()];
+        cfr::regret::regret_matching(&regrets, &mut strategy);
+        self.add(key, &strategy);
+    }
+
+    /// The bids of a round-1 key in its slot order; `None` for any other.
+    fn round1_bids(&self, key: u128) -> Option<&'static [Action]> {
+        let view = BiddingKeyParts::decode(euchre_game::keys::InfoKey(key))?;
+        (view.decision == BiddingDecision::Round1)
+            .then(|| self.rules.round1_bids(view.actor_offset))
     }
 
     pub fn from_policy(policy: &PolicyFile) -> BiddingReport {
-        let mut report = BiddingReport::default();
+        let mut report = BiddingReport::new(policy.meta.recipe.rules);
         let mut row = Vec::new();
         for (key, scaled) in policy.entries() {
             row.clear();
@@ -276,3 +312,44 @@ impl BiddingSummary {
 
 /// The report's deals are the same for every run, so two tables compare.
 const REPORT_SEED: u64 = 0x5EED_DEA1;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A row's slots mean the bids the rules give the key's seat: under
+    /// Canadian loners the dealer's partner's second slot orders alone.
+    #[test]
+    fn a_round1_row_is_read_by_the_bids_the_rules_give_its_seat() {
+        let key = |actor_offset| {
+            BiddingKeyParts {
+                decision: BiddingDecision::Round1,
+                actor_offset,
+                hand: "9C TC JC QD KH".parse().unwrap(),
+                upcard: "AC".parse().unwrap(),
+                own_discard: None,
+                contract: None,
+            }
+            .canonical()
+            .0
+            .0
+        };
+        let canadian = Rules {
+            canadian_loners: true,
+            ..Rules::default()
+        };
+        let read = |rules, actor_offset| {
+            let mut report = BiddingReport::new(rules);
+            report.add(key(actor_offset), &[0.5, 0.5, 0.0]);
+            report.order_by_key[&key(actor_offset)]
+        };
+        assert_eq!(read(Rules::default(), 2), [0.5, 0.0]);
+        assert_eq!(read(canadian, 2), [0.5, 0.5], "the partner orders alone");
+        assert_eq!(read(canadian, 1), [0.5, 0.0], "the other seats as before");
+        // From regrets, the current strategy spreads over the legal bids
+        // only: with none positive, half each for the partner's two.
+        let mut report = BiddingReport::new(canadian);
+        report.add_regrets(key(2), &[-1.0, -1.0, 0.0]);
+        assert_eq!(report.order_by_key[&key(2)], [0.5, 0.5]);
+    }
+}

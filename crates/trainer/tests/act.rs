@@ -10,7 +10,7 @@ use euchre_bots::api::{ActError, ActRequest, act};
 use euchre_bots::bots::policy::Unseen;
 use euchre_bots::spec::from_spec;
 use euchre_game::engine::action::Action;
-use euchre_game::engine::rules::{LonerLead, Rules};
+use euchre_game::engine::rules::{LonerLead, RuleChanges, Rules};
 use euchre_game::engine::seat::Seat;
 use euchre_game::engine::state::{Deal, GameState};
 use rand::SeedableRng;
@@ -44,10 +44,7 @@ fn request_for(state: &GameState, history: &[(Seat, Action)], seed: u64) -> ActR
         upcard: state.upcard().to_string(),
         discard,
         actions,
-        stick_the_dealer: None,
-        lone_defender: None,
-        dealer_may_discard_upcard: None,
-        loner_lead: None,
+        rules: RuleChanges::default(),
         seed: Some(seed),
         score: None,
     }
@@ -135,14 +132,14 @@ fn a_view_naming_a_card_the_seat_cannot_hold_is_refused() {
     assert!(error.is_out_of_turn(), "{error}");
 
     request.seat = "E".to_owned();
-    request.stick_the_dealer = Some(false);
+    request.rules.stick_the_dealer = Some(false);
     let error = act(bot.as_ref(), Rules::default(), &request).unwrap_err();
     assert!(
         error.to_string().contains("this bot plays under"),
         "{error}"
     );
 
-    request.stick_the_dealer = None;
+    request.rules.stick_the_dealer = None;
     request.discard = Some("9s".to_owned());
     let error = act(bot.as_ref(), Rules::default(), &request).unwrap_err();
     assert!(error.to_string().contains("only the dealer"), "{error}");
@@ -190,6 +187,16 @@ fn a_score_in_a_request_reaches_a_bot_that_plays_for_the_game() {
         "{text},\"score\":{{\"north_south\":1,\"ns\":2}}}}"
     ));
     assert!(unknown.is_err(), "a score's unknown field is refused");
+    let misspelt: Result<ActRequest, _> =
+        serde_json::from_str(&format!("{text},\"lone_defendr\":true}}"));
+    let error = misspelt.expect_err("a misspelt rule option is refused");
+    assert!(error.to_string().contains("lone_defendr"), "{error}");
+    let canadian = request(r#","canadian_loners":true"#);
+    let error = act(bot.as_ref(), Rules::default(), &canadian).unwrap_err();
+    assert!(
+        error.to_string().contains("canadian_loners=true"),
+        "{error}"
+    );
 }
 
 /// A lone hand's first lead depends on a rule option: a client under the
@@ -217,7 +224,7 @@ fn a_lone_hand_under_the_left_of_loner_lead_is_played_when_stated_and_refused_by
         let mut first_card = true;
         while let Some(seat) = state.to_act() {
             let mut request = request_for(&state, &history, hand);
-            request.loner_lead = Some(LonerLead::LeftOfLoner);
+            request.rules.loner_lead = Some(LonerLead::LeftOfLoner);
             let answer = act(bot.as_ref(), loner_rules, &request)
                 .unwrap_or_else(|error| panic!("a real view was refused: {error}"));
             assert_eq!(answer.seat, seat.to_string());

@@ -330,7 +330,10 @@ fn search_specs_name_what_is_wrong() {
 
     let temp = TempDir::new("search-rules");
     let policy = bidding_policy(&temp.0);
-    let other = Rules::default().with_options(Some(false), None, None, None);
+    let other = Rules {
+        stick_the_dealer: false,
+        ..Rules::default()
+    };
     let refused = refusal(&format!("search:{}", policy.display()), other);
     assert!(refused.contains("trained under"), "{refused}");
 }

@@ -662,3 +662,44 @@ fn bids_for_the_game_from_a_prior_keep_the_priors_plain_bids_and_train_the_score
     assert_eq!(plain, prior_rows.len());
     assert!(contexts > 100, "{contexts} context keys trained");
 }
+
+/// Canadian loners end to end: a profile's `[rules]` sets the rule, a
+/// bidding run trains under it, its export plays under it (the match
+/// checks every action against the engine), and a policy trained under
+/// the standard rules is refused for it by name.
+#[test]
+fn canadian_loners_train_export_and_play_under_their_own_rules() {
+    let temp = TempDir::new("canadian");
+    let profile = temp.run("canadian.toml");
+    std::fs::create_dir_all(Path::new(&profile).parent().unwrap()).unwrap();
+    std::fs::write(&profile, "[rules]\ncanadian_loners = true\n").expect("a profile");
+    let run = temp.run("run");
+    train(
+        &run,
+        "memory",
+        &["--iterations", "2000", "--config", &profile],
+    );
+    let settings = std::fs::read_to_string(Path::new(&run).join("settings.toml")).unwrap();
+    assert!(settings.contains("canadian_loners = true"), "{settings}");
+    let out = temp.run("policy.bin");
+    let exported = ok(&trainer(&["export", "--run-dir", &run, "--out", &out]));
+    assert!(exported.contains("dealer's partner"), "{exported}");
+    let spec = format!("policy-argmax:{out}");
+    let played = ok(&trainer(&[
+        "eval",
+        "--a",
+        &spec,
+        "--b",
+        "heuristic",
+        "--hands",
+        "400",
+        "--config",
+        &profile,
+    ]));
+    assert!(played.contains("hands"), "{played}");
+    // The same policy under the standard rules: a key means another bid.
+    let refused = trainer(&["eval", "--a", &spec, "--b", "random", "--hands", "2"]);
+    assert!(!refused.status.success());
+    let stderr = text(&refused.stderr);
+    assert!(stderr.contains("canadian_loners=true"), "{stderr}");
+}

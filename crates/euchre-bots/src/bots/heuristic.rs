@@ -133,8 +133,15 @@ fn round1(seen: &Seen<'_>) -> Action {
     if score < CALL {
         return Action::Pass;
     }
-    Action::Order {
+    let order = Action::Order {
         alone: goes_alone(hand_if_made, trump),
+    };
+    // Under Canadian loners the dealer's partner may order only alone: a
+    // hand short of a loner passes, as a club player's would.
+    if seen.legal().contains(order) {
+        order
+    } else {
+        Action::Pass
     }
 }
 

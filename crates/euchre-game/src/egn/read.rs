@@ -153,9 +153,7 @@ fn rules(ruleset: Option<&Map<String, Value>>) -> Result<RuleOptions, EgnError> 
             "num_players" => only(4, "the engine plays four players in two partnerships only")?,
             "loner_march_score" => only(4, "the engine scores a lone march 4")?,
             "loner_euchred_score" => only(2, "the engine scores a euchred loner 2")?,
-            "canadian" => off(
-                "Canadian loners (the dealer's partner who orders must go alone) are not a rule the engine plays",
-            )?,
+            "canadian" => rules.canadian_loners = flag()?,
             "farmers" => off("farmer's hands are not a rule the engine plays")?,
             "partners_best" => off("passing the loner a best card is not a rule the engine plays")?,
             "go_under" => {

@@ -41,7 +41,7 @@ pub fn write(game: &Game) -> String {
 fn ruleset(rules: Rules, winning_score: Option<i64>, num_deals: Option<i64>) -> Map<String, Value> {
     let mut map = Map::new();
     map.insert("std".into(), rules.stick_the_dealer.into());
-    map.insert("canadian".into(), false.into());
+    map.insert("canadian".into(), rules.canadian_loners.into());
     let lead = match rules.loner_lead {
         LonerLead::LeftOfDealer => "LEFT_OF_DEALER",
         LonerLead::LeftOfLoner => "LEFT_OF_LONER",

@@ -10,7 +10,7 @@ use thiserror::Error;
 use crate::engine::action::Action;
 use crate::engine::card::{Card, CardSet};
 use crate::engine::error::{DealError, NotationError};
-use crate::engine::rules::{LonerLead, Rules};
+use crate::engine::rules::{RuleChanges, Rules};
 use crate::engine::seat::{Seat, Team};
 use crate::engine::state::{Deal, GameState};
 
@@ -25,14 +25,10 @@ pub struct HandRecord {
     pub upcard: String,
     #[serde(default)]
     pub actions: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stick_the_dealer: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lone_defender: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dealer_may_discard_upcard: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub loner_lead: Option<LonerLead>,
+    /// The rule options that differ from the defaults, each a key of the
+    /// record's own (`"stick_the_dealer": false`).
+    #[serde(flatten)]
+    pub rules: RuleChanges,
 }
 
 /// One applied action and what was legal when it was taken.
@@ -99,12 +95,7 @@ pub enum ReplayError {
 
 impl HandRecord {
     pub fn rules(&self) -> Rules {
-        Rules::default().with_options(
-            self.stick_the_dealer,
-            self.lone_defender,
-            self.dealer_may_discard_upcard,
-            self.loner_lead,
-        )
+        Rules::default().with(self.rules)
     }
 
     pub fn deal(&self) -> Result<Deal, ReplayError> {

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::engine::action::Action;
+
 /// Every rule option the engine supports. A run's fingerprint includes it,
 /// so a store trained under one set of rules is never reused under another.
 ///
@@ -12,7 +14,12 @@ use serde::{Deserialize, Serialize};
 /// lone_defender = false
 /// dealer_may_discard_upcard = true
 /// loner_lead = "left-of-dealer"
+/// canadian_loners = false
 /// ```
+///
+/// A record or a request names the options that differ from a bot's or a
+/// table's as [`RuleChanges`], so adding an option here (and there, which
+/// the compiler asks for) is all its surfaces need.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Rules {
@@ -28,6 +35,16 @@ pub struct Rules {
     /// and a recorded game (EGN's `loner_lead`) cannot be replayed as played
     /// under the other rule. Default: the dealer's left.
     pub loner_lead: LonerLead,
+    /// Canadian loners: the dealer's partner who orders the upcard up must
+    /// go alone (the dealer picks it up and sits out). Default: off, and
+    /// then left unwritten, so that every file written before the option
+    /// existed (a policy's metadata, a run's settings) keeps its bytes.
+    #[serde(skip_serializing_if = "is_false")]
+    pub canadian_loners: bool,
+}
+
+fn is_false(value: &bool) -> bool {
+    !value
 }
 
 /// Who leads the first trick of a hand with a lone player.
@@ -58,6 +75,7 @@ impl Default for Rules {
             lone_defender: false,
             dealer_may_discard_upcard: true,
             loner_lead: LonerLead::LeftOfDealer,
+            canadian_loners: false,
         }
     }
 }
@@ -76,26 +94,56 @@ impl std::fmt::Display for Rules {
         if self.loner_lead != LonerLead::default() {
             write!(f, " loner_lead={}", self.loner_lead.word())?;
         }
+        if self.canadian_loners {
+            write!(f, " canadian_loners=true")?;
+        }
         Ok(())
     }
 }
 
 impl Rules {
-    /// These rules with the options a record or request names replaced; the
-    /// ones it leaves out keep their value here.
-    pub fn with_options(
-        self,
-        stick_the_dealer: Option<bool>,
-        lone_defender: Option<bool>,
-        dealer_may_discard_upcard: Option<bool>,
-        loner_lead: Option<LonerLead>,
-    ) -> Rules {
+    /// These rules with the options `changes` names replaced; the ones it
+    /// leaves out keep their value here.
+    pub fn with(self, changes: RuleChanges) -> Rules {
+        let RuleChanges {
+            stick_the_dealer,
+            lone_defender,
+            dealer_may_discard_upcard,
+            loner_lead,
+            canadian_loners,
+        } = changes;
         Rules {
             stick_the_dealer: stick_the_dealer.unwrap_or(self.stick_the_dealer),
             lone_defender: lone_defender.unwrap_or(self.lone_defender),
             dealer_may_discard_upcard: dealer_may_discard_upcard
                 .unwrap_or(self.dealer_may_discard_upcard),
             loner_lead: loner_lead.unwrap_or(self.loner_lead),
+            canadian_loners: canadian_loners.unwrap_or(self.canadian_loners),
+        }
+    }
+
+    /// The options in which these rules differ from `base`, and only those:
+    /// what a record or request written under these rules names.
+    pub fn changes_from(self, base: Rules) -> RuleChanges {
+        let Rules {
+            stick_the_dealer,
+            lone_defender,
+            dealer_may_discard_upcard,
+            loner_lead,
+            canadian_loners,
+        } = self;
+        fn differs<T: PartialEq>(value: T, base: T) -> Option<T> {
+            (value != base).then_some(value)
+        }
+        RuleChanges {
+            stick_the_dealer: differs(stick_the_dealer, base.stick_the_dealer),
+            lone_defender: differs(lone_defender, base.lone_defender),
+            dealer_may_discard_upcard: differs(
+                dealer_may_discard_upcard,
+                base.dealer_may_discard_upcard,
+            ),
+            loner_lead: differs(loner_lead, base.loner_lead),
+            canadian_loners: differs(canadian_loners, base.canadian_loners),
         }
     }
 
@@ -112,6 +160,24 @@ impl Rules {
         } == *other
     }
 
+    /// The bids open in round 1 to the seat `offset` seats left of the
+    /// dealer (the dealer is 0), in the engine's order: pass, order up,
+    /// order up alone. Under Canadian loners the dealer's partner may order
+    /// only alone. Key readers ask here rather than assume three bids.
+    pub const fn round1_bids(&self, offset: u8) -> &'static [Action] {
+        const ALL: [Action; 3] = [
+            Action::Pass,
+            Action::Order { alone: false },
+            Action::Order { alone: true },
+        ];
+        const ALONE_ONLY: [Action; 2] = [Action::Pass, Action::Order { alone: true }];
+        if self.canadian_loners && offset % 4 == 2 {
+            &ALONE_ONLY
+        } else {
+            &ALL
+        }
+    }
+
     /// A stable 64-bit digest of the options, for store fingerprints. It is
     /// spelled out bit by bit rather than hashed so that it never changes
     /// with a compiler or hasher. The default loner lead adds no bit, so
@@ -121,12 +187,43 @@ impl Rules {
             | (self.lone_defender as u64) << 1
             | (self.dealer_may_discard_upcard as u64) << 2
             | (matches!(self.loner_lead, LonerLead::LeftOfLoner) as u64) << 3
+            | (self.canadian_loners as u64) << 4
     }
+}
+
+/// Rule options named by a replay record or a bot API request, each left
+/// out (`None`) to keep the value of the rules it is applied to
+/// ([`Rules::with`]). Both surfaces flatten it into their own JSON object,
+/// so each option is spelled as in a profile's `[rules]` table.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuleChanges {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stick_the_dealer: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lone_defender: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dealer_may_discard_upcard: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loner_lead: Option<LonerLead>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canadian_loners: Option<bool>,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_default_rules_serialize_as_before_canadian_loners_existed() {
+        let written = toml::to_string(&Rules::default()).unwrap();
+        assert!(!written.contains("canadian"), "{written}");
+        let canadian = Rules {
+            canadian_loners: true,
+            ..Rules::default()
+        };
+        let written = toml::to_string(&canadian).unwrap();
+        assert_eq!(toml::from_str::<Rules>(&written).unwrap(), canadian);
+    }
 
     #[test]
     fn toml_defaults_and_unknown_keys() {
@@ -155,8 +252,13 @@ mod tests {
         };
         assert_ne!(a.fingerprint(), c.fingerprint());
         assert_ne!(b.fingerprint(), c.fingerprint());
-        // The bits before the option existed, unchanged.
+        // The bits before the options existed, unchanged.
         assert_eq!(a.fingerprint(), 0b101);
+        let canadian = Rules {
+            canadian_loners: true,
+            ..a
+        };
+        assert_eq!(canadian.fingerprint(), 0b1_0101);
     }
 
     #[test]
@@ -172,6 +274,45 @@ mod tests {
             ..base
         };
         assert!(!base.same_keys(&no_stick));
+        let canadian = Rules {
+            canadian_loners: true,
+            ..base
+        };
+        assert!(
+            !base.same_keys(&canadian),
+            "the dealer's partner loses a bid"
+        );
+    }
+
+    /// Every combination of options, applied to the defaults as the changes
+    /// from them, gives itself back: no option is dropped on the way.
+    #[test]
+    fn changes_from_the_defaults_give_the_rules_back() {
+        let mut seen = std::collections::HashSet::new();
+        for bits in 0u8..32 {
+            let rules = Rules {
+                stick_the_dealer: bits & 1 != 0,
+                lone_defender: bits & 2 != 0,
+                dealer_may_discard_upcard: bits & 4 != 0,
+                loner_lead: if bits & 8 != 0 {
+                    LonerLead::LeftOfLoner
+                } else {
+                    LonerLead::LeftOfDealer
+                },
+                canadian_loners: bits & 16 != 0,
+            };
+            let changes = rules.changes_from(Rules::default());
+            assert_eq!(Rules::default().with(changes), rules);
+            assert!(
+                seen.insert(rules.fingerprint()),
+                "{rules}: fingerprint shared"
+            );
+        }
+        assert_eq!(
+            Rules::default().changes_from(Rules::default()),
+            RuleChanges::default(),
+            "the defaults name nothing"
+        );
     }
 
     #[test]

@@ -317,9 +317,10 @@ impl GameState {
         let mut actions = ActionList::new();
         match self.stage {
             Stage::BiddingRound1 => {
-                actions.push(Action::Pass);
-                actions.push(Action::Order { alone: false });
-                actions.push(Action::Order { alone: true });
+                let offset = (self.to_act.index() + 4 - self.dealer.index()) as u8;
+                for &bid in self.rules.round1_bids(offset) {
+                    actions.push(bid);
+                }
             }
             Stage::BiddingRound2 => {
                 if !(self.rules.stick_the_dealer && self.to_act == self.dealer) {

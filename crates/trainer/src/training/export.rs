@@ -183,8 +183,7 @@ fn write_policy(
     check_store_identity(&table.committed_state(), identity, &store_dir)?;
     let progress = Progress::committed(&table.committed_state(), run.path())?;
     let meta = identity.policy_meta(progress.iterations, strategy);
-    let mut current_bids = BiddingReport::default();
-    let mut current_strategy = [0.0; 3];
+    let mut current_bids = BiddingReport::new(identity.rules);
     let entries = policy_file::export(
         table.as_ref(),
         &meta,
@@ -194,11 +193,7 @@ fn write_policy(
             .map(BiddingBlueprint::fixed_bids)
             .as_ref(),
         path,
-        &mut |key, record| {
-            let regrets = [0, 1, 2].map(|action| f64::from(record.regrets[action]));
-            cfr::regret::regret_matching(&regrets, &mut current_strategy);
-            current_bids.add(key, &current_strategy);
-        },
+        &mut |key, record| current_bids.add_regrets(key, &record.regrets),
     )
     .map_err(TrainingError::WritePolicy)?;
     Ok(Written {

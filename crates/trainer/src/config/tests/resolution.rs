@@ -12,7 +12,7 @@ use euchre_bots::meta::BlueprintSource;
 use euchre_bots::meta::Leaves;
 use euchre_bots::opponent_bids::OpponentBids;
 use euchre_bots::phase::Phase;
-use euchre_game::engine::rules::LonerLead;
+use euchre_game::engine::rules::{LonerLead, Rules};
 use euchre_game::keys::play::PlayAbstraction;
 use store::Backend;
 
@@ -365,6 +365,13 @@ fn a_change_to_any_field_of_a_runs_identity_stops_its_resume() {
         card_play_from: _,
         bids_prior: _,
     } = &base;
+    let Rules {
+        stick_the_dealer: _,
+        lone_defender: _,
+        dealer_may_discard_upcard: _,
+        loner_lead: _,
+        canadian_loners: _,
+    } = base.rules;
     let SolverSettings {
         schedule: _,
         alpha: _,
@@ -385,28 +392,22 @@ fn a_change_to_any_field_of_a_runs_identity_stops_its_resume() {
     let changes: Vec<(&str, Change)> = vec![
         ("phase", Box::new(|i| i.phase = Phase::Bidding)),
         ("store", Box::new(|i| i.store = Backend::Lmdb)),
+        ("rules", Box::new(|i| i.rules.stick_the_dealer ^= true)),
+        ("rules", Box::new(|i| i.rules.lone_defender ^= true)),
         (
             "rules",
-            Box::new(|i| i.rules = i.rules.with_options(Some(false), None, None, None)),
-        ),
-        (
-            "rules",
-            Box::new(|i| i.rules = i.rules.with_options(None, Some(true), None, None)),
-        ),
-        (
-            "rules",
-            Box::new(|i| i.rules = i.rules.with_options(None, None, Some(false), None)),
+            Box::new(|i| i.rules.dealer_may_discard_upcard ^= true),
         ),
         (
             "rules",
             Box::new(|i| {
-                let other = match i.rules.loner_lead {
+                i.rules.loner_lead = match i.rules.loner_lead {
                     LonerLead::LeftOfDealer => LonerLead::LeftOfLoner,
                     LonerLead::LeftOfLoner => LonerLead::LeftOfDealer,
                 };
-                i.rules = i.rules.with_options(None, None, None, Some(other));
             }),
         ),
+        ("rules", Box::new(|i| i.rules.canadian_loners ^= true)),
         (
             "solver",
             Box::new(|i| i.solver.schedule = ScheduleName::CfrPlus),
