@@ -40,6 +40,7 @@ pub mod phase;
 pub mod pinned;
 pub mod policy_file;
 pub mod round_robin;
+pub mod searched_bids;
 pub mod seen;
 pub mod spec;
 pub mod stop;

@@ -123,6 +123,26 @@ pub struct PolicyMeta {
     pub recipe: Recipe,
     pub iterations: u64,
     pub strategy: Strategy,
+    /// The bids a search decided once per key and kept beside the
+    /// blueprint's (`trainer search-bids`); `None` in a plain export.
+    pub searched_bids: Option<SearchedBids>,
+}
+
+/// What a policy file's searched bids are: each bidding key the blueprint
+/// was unsure of, decided once by `bot` and kept at the key's searched tag
+/// (`euchre_game::keys::bidding::searched`), so that one lookup plays the
+/// search's bid and the blueprint's rows stay as they were.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SearchedBids {
+    /// The searching bot's spec, its blueprint named by file name.
+    pub bot: String,
+    /// The blueprint searched over (the bids the other seats are read by).
+    pub blueprint: BlueprintSource,
+    /// The keys decided.
+    pub keys: u64,
+    /// Of those, the keys where the search bids otherwise than the
+    /// blueprint's most likely bid.
+    pub changed: u64,
 }
 
 impl PolicyMeta {
@@ -134,6 +154,7 @@ impl PolicyMeta {
             recipe: Recipe::new(phase, rules),
             iterations,
             strategy: Strategy::default(),
+            searched_bids: None,
         }
     }
 }
@@ -170,6 +191,8 @@ struct MetaOnDisk {
     bids_for: BidsFor,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     bids_prior: Option<BlueprintSource>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    searched_bids: Option<SearchedBids>,
 }
 
 impl From<MetaOnDisk> for PolicyMeta {
@@ -188,6 +211,7 @@ impl From<MetaOnDisk> for PolicyMeta {
             },
             iterations: disk.iterations,
             strategy: disk.strategy,
+            searched_bids: disk.searched_bids,
         }
     }
 }
@@ -217,6 +241,7 @@ impl From<PolicyMeta> for MetaOnDisk {
             opponent_bids,
             bids_for,
             bids_prior,
+            searched_bids: meta.searched_bids,
         }
     }
 }

@@ -22,10 +22,10 @@ use euchre_game::keys::{Decision, InfoKey, decision_with};
 use store::{Key, Record, StoreError, Table};
 use thiserror::Error;
 
-use crate::meta::{BidsFor, BlueprintSource, PolicyMeta};
+use crate::meta::{BidsFor, BlueprintSource, PolicyMeta, SearchedBids};
 use euchre_game::game::GameScore;
 use euchre_game::game::context::ScoreContext;
-use euchre_game::keys::bidding::in_context;
+use euchre_game::keys::bidding::{self, in_context};
 
 const MAGIC: &[u8; 12] = b"EUCHREPOLICY";
 const VERSION: u32 = 1;
@@ -173,14 +173,7 @@ pub fn export(
         );
     }
     rows.sort_unstable_by_key(|(key, _)| *key);
-    let meta_json = serde_json::to_vec(meta).map_err(PolicyFileError::EncodeMetadata)?;
-    let mut bytes = Vec::with_capacity(32 + meta_json.len() + rows.len() * (16 + 2 * actions));
-    bytes.extend_from_slice(MAGIC);
-    bytes.extend_from_slice(&VERSION.to_le_bytes());
-    bytes.extend_from_slice(&(meta_json.len() as u32).to_le_bytes());
-    bytes.extend_from_slice(&meta_json);
-    bytes.extend_from_slice(&(rows.len() as u64).to_le_bytes());
-    bytes.push(actions as u8);
+    let mut bytes = header(meta, rows.len(), actions)?;
     let mut probabilities = vec![0.0f64; actions];
     for (key, row) in &rows {
         bytes.extend_from_slice(&key.to_le_bytes());
@@ -213,6 +206,20 @@ pub fn export(
     bytes.extend_from_slice(&crc.to_le_bytes());
     store::write_atomically(path, &bytes)?;
     Ok(rows.len() as u64)
+}
+
+/// A file's bytes up to its first entry: the magic, the version, the
+/// metadata, the count of entries and their width; room for the entries.
+fn header(meta: &PolicyMeta, entries: usize, actions: usize) -> Result<Vec<u8>, PolicyFileError> {
+    let meta_json = serde_json::to_vec(meta).map_err(PolicyFileError::EncodeMetadata)?;
+    let mut bytes = Vec::with_capacity(32 + meta_json.len() + entries * (16 + 2 * actions));
+    bytes.extend_from_slice(MAGIC);
+    bytes.extend_from_slice(&VERSION.to_le_bytes());
+    bytes.extend_from_slice(&(meta_json.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(&meta_json);
+    bytes.extend_from_slice(&(entries as u64).to_le_bytes());
+    bytes.push(actions as u8);
+    Ok(bytes)
 }
 
 /// The index of the most likely action; of equally likely ones, the last.
@@ -543,16 +550,65 @@ impl PolicyFile {
         let decision = self.decision(state)?;
         let scored = match (self.meta.recipe.bids_for, score) {
             (BidsFor::Game, Some(score)) => in_context(decision.key, ScoreContext::of(&score)),
-            _ => return Some(decision),
+            _ => decision.key,
         };
-        if scored != decision.key && self.keys.binary_search(&scored.0).is_ok() {
-            Some(Decision {
-                key: scored,
-                ..decision
-            })
-        } else {
-            Some(decision)
+        // A bid for the score's context first, then a searched bid (which
+        // plays for points), then the blueprint's.
+        let searched = self
+            .meta
+            .searched_bids
+            .is_some()
+            .then(|| bidding::searched(decision.key));
+        let key = [Some(scored), searched]
+            .into_iter()
+            .flatten()
+            .find(|&key| key != decision.key && self.keys.binary_search(&key.0).is_ok())
+            .unwrap_or(decision.key);
+        Some(Decision { key, ..decision })
+    }
+
+    /// This policy with the bids a search decided (`searched`: each key
+    /// with the index of its bid among the key's actions, in key order),
+    /// kept at each key's searched tag beside the blueprint's rows, written
+    /// to `path`; `info` says what they are. Searched bids already in the
+    /// file are replaced.
+    pub fn write_with_searched(
+        &self,
+        searched: &[(Key, usize)],
+        info: SearchedBids,
+        path: &Path,
+    ) -> Result<u64, PolicyFileError> {
+        let meta = PolicyMeta {
+            searched_bids: Some(info),
+            ..self.meta.clone()
+        };
+        let one_hot = |slot: usize| {
+            let mut row = vec![0u16; self.actions];
+            row[slot.min(self.actions - 1)] = SCALE as u16;
+            row
+        };
+        let mut rows: Vec<(Key, Vec<u16>)> = self
+            .entries()
+            .filter(|&(key, _)| !bidding::is_searched(InfoKey(key)))
+            .map(|(key, row)| (key, row.to_vec()))
+            .chain(
+                searched
+                    .iter()
+                    .map(|&(key, slot)| (bidding::searched(InfoKey(key)).0, one_hot(slot))),
+            )
+            .collect();
+        rows.sort_unstable_by_key(|(key, _)| *key);
+        let mut bytes = header(&meta, rows.len(), self.actions)?;
+        for (key, row) in &rows {
+            bytes.extend_from_slice(&key.to_le_bytes());
+            for p in row {
+                bytes.extend_from_slice(&p.to_le_bytes());
+            }
         }
+        let crc = crc32(&bytes);
+        bytes.extend_from_slice(&crc.to_le_bytes());
+        store::write_atomically(path, &bytes)?;
+        Ok(rows.len() as u64)
     }
 
     pub fn len(&self) -> usize {

@@ -274,3 +274,34 @@ fn a_score_context_keys_the_same_view_apart_and_the_open_context_is_the_plain_ke
         }
     }
 }
+
+/// A searched bid is keyed beside its view's plain key and every score
+/// context's, decodes to the same view, and leaves card-play keys alone.
+#[test]
+fn a_searched_bid_has_a_key_of_its_own_beside_the_blueprints() {
+    use euchre_game::game::context::ScoreContext;
+    use euchre_game::keys::bidding::{in_context, is_searched, searched};
+    let mut rng = SmallRng::seed_from_u64(6);
+    for _ in 0..100 {
+        let mut state = GameState::new(Deal::random(Seat::South, &mut rng), Rules::default());
+        while let Some(decision) = bidding_decision(&state) {
+            let plain = decision.key;
+            let tagged = searched(plain);
+            assert!(is_searched(tagged) && !is_searched(plain));
+            assert_eq!(searched(tagged), tagged);
+            assert_eq!(
+                BiddingKeyParts::decode(tagged),
+                BiddingKeyParts::decode(plain)
+            );
+            for context in ScoreContext::ALL {
+                assert_ne!(in_context(plain, context), tagged);
+            }
+            let actions = state.legal_actions();
+            state.apply(actions[rng.random_range(0..actions.len())]);
+        }
+        if let Some(play) = euchre_game::keys::decision(&state).map(|decision| decision.key) {
+            assert_eq!(searched(play), play);
+            assert!(!is_searched(play));
+        }
+    }
+}

@@ -95,6 +95,26 @@ enum Command {
         #[arg(long)]
         skip_checksums: bool,
     },
+    /// After `export`: decide the strongest bot's searched bids once for
+    /// every round-1 and round-2 key the bidding blueprint is unsure of
+    /// (search-bids:WORLDS over the run's bidding stage, or its own bids),
+    /// and keep them in RUN_DIR/policy.bin beside the blueprint, so that
+    /// policy-argmax: plays them with one lookup. On every core, with
+    /// progress; stopped, it resumes where it was. Export again and the
+    /// file is plain again.
+    SearchBids {
+        #[arg(long)]
+        run_dir: PathBuf,
+        /// Worlds a key's search deals (the strongest bot's 200).
+        #[arg(long, default_value_t = 200)]
+        worlds: u32,
+        /// Worker threads (default: every core).
+        #[arg(long, value_parser = trainer::config::parse_threads, default_value_t = 0)]
+        threads: usize,
+        /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
+    },
     /// Where a run stands: iterations, checkpoints, store size.
     Status {
         #[arg(long)]
@@ -645,6 +665,17 @@ fn run(cli: Cli, group: Option<&Group>) -> anyhow::Result<()> {
             strategy,
             skip_checksums,
         } => commands::export::run(&run_dir, out, strategy, verify(skip_checksums)),
+        Command::SearchBids {
+            run_dir,
+            worlds,
+            threads,
+            quiet,
+        } => commands::search_bids::run(&commands::search_bids::Request {
+            run_dir,
+            worlds,
+            threads: config::worker_threads(threads),
+            progress: !quiet,
+        }),
         Command::Status {
             run_dir,
             digest,

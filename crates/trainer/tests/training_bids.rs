@@ -703,3 +703,41 @@ fn canadian_loners_train_export_and_play_under_their_own_rules() {
     let stderr = text(&refused.stderr);
     assert!(stderr.contains("canadian_loners=true"), "{stderr}");
 }
+
+/// `trainer search-bids` decides the bids the blueprint is unsure of,
+/// keeps them in the run's policy file, which says so and still plays;
+/// a progress file it cannot trust is refused by name.
+#[test]
+fn searched_bids_are_kept_in_the_policy_and_a_foreign_progress_file_is_refused() {
+    let temp = TempDir::new("searched-bids");
+    let run = temp.run("run");
+    train(&run, "memory", &["--iterations", "300"]);
+    ok(&trainer(&["export", "--run-dir", &run]));
+    let partial = Path::new(&run).join("search-bids.partial");
+    std::fs::write(&partial, b"not a progress file").unwrap();
+    let args = ["search-bids", "--run-dir", &run, "--worlds", "4", "--quiet"];
+    let stderr = refused(&trainer(&args));
+    assert!(stderr.contains("delete it to start over"), "{stderr}");
+    std::fs::remove_file(&partial).unwrap();
+    let stdout = ok(&trainer(&args));
+    assert!(
+        stdout.contains("bids the blueprint is unsure of"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("otherwise than the blueprint"), "{stdout}");
+    assert!(
+        !partial.exists(),
+        "the progress file goes once the policy holds the bids"
+    );
+    let policy = format!("{run}/policy.bin");
+    let header = euchre_bots::policy_file::PolicyFile::read_header(Path::new(&policy)).unwrap();
+    let searched = header
+        .meta
+        .searched_bids
+        .expect("the file says what it holds");
+    assert!(searched.keys > 0 && searched.bot.starts_with("search-bids:4:"));
+    let spec = format!("policy-argmax:{policy}");
+    ok(&trainer(&[
+        "eval", "--a", &spec, "--b", "random", "--hands", "20",
+    ]));
+}

@@ -101,6 +101,7 @@ const ACTOR_SHIFT: u32 = 40; // 2 bits
 const MAKER_SHIFT: u32 = 42; // 2 bits
 const ALONE_SHIFT: u32 = 44; // 1 bit
 const CONTEXT_SHIFT: u32 = 112; // 4 bits: a score-aware policy's context
+const SEARCHED_SHIFT: u32 = 116; // 1 bit: a searched bid kept beside the blueprint's
 const KIND_SHIFT: u32 = 120; // top byte
 
 impl BiddingKeyParts {
@@ -221,6 +222,21 @@ pub fn in_context(key: InfoKey, context: ScoreContext) -> InfoKey {
 pub fn context_of(key: InfoKey) -> Option<ScoreContext> {
     key.decision_kind()?;
     ScoreContext::from_tag(((key.0 >> CONTEXT_SHIFT) & 0xF) as u8)
+}
+
+/// `key`, a bidding key, as a policy file keys the bid a search decided
+/// there, beside the blueprint's row at `key` itself: a bit the view never
+/// uses. A card-play key is returned unchanged.
+pub fn searched(key: InfoKey) -> InfoKey {
+    if key.decision_kind().is_none() {
+        return key;
+    }
+    InfoKey(key.0 | 1 << SEARCHED_SHIFT)
+}
+
+/// Whether `key` holds a searched bid ([`searched`]).
+pub fn is_searched(key: InfoKey) -> bool {
+    key.decision_kind().is_some() && key.0 >> SEARCHED_SHIFT & 1 == 1
 }
 
 /// The bidding decision at `state`, or `None` once play has begun.

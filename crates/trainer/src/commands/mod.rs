@@ -10,6 +10,7 @@ pub mod exploit;
 pub mod export;
 pub mod play;
 pub mod replay;
+pub mod search_bids;
 pub mod status;
 pub mod train;
 pub mod win_model;

@@ -123,6 +123,7 @@ impl Identity {
             recipe: self.recipe(),
             iterations,
             strategy,
+            searched_bids: None,
         }
     }
 
