@@ -14,10 +14,11 @@ use crate::discount::Discounter;
 use crate::error::CfrError;
 
 mod apply;
+mod records;
 mod settle;
 mod sync;
 
-use apply::{add_difference, add_values, update_in_place};
+use records::{add_difference, add_values, update_in_place};
 
 /// What a rank's reads see between syncs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

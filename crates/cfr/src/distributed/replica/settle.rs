@@ -7,7 +7,8 @@ use std::time::Instant;
 use rayon::prelude::*;
 use store::{Key, Record, StoreError, Table};
 
-use super::apply::{Retire, add_strategy_sums, round_of};
+use super::apply::Retire;
+use super::records::{add_strategy_sums, round_of};
 use super::{Address, ROOT, ReplicatedTable, StrategySums, SyncStats, halves, whole};
 use crate::distributed::collective::Collective;
 use crate::distributed::wire::{self, Values};

@@ -8,7 +8,8 @@ use std::time::Instant;
 use rayon::prelude::*;
 use store::{ExactRecords, Key, Record, StoreError, Table};
 
-use super::apply::{Retire, add_difference, add_values, is_zero};
+use super::apply::Retire;
+use super::records::{add_difference, add_values, is_zero};
 use super::{Address, DRAIN_CHUNK, ReplicatedTable, SHARDS, StrategySums, SyncStats};
 use crate::distributed::collective::Collective;
 use crate::distributed::in_place::ChangedRecords;
