@@ -12,6 +12,12 @@ use euchre_bots::{bots::policy::Unseen, phase, spec};
 use trainer::training::cluster::Group;
 use trainer::{bench, commands, config};
 
+/// Every bot kind a spec may name, after the options of each command that
+/// seats bots: the grammar's one description (`euchre_bots::spec`).
+fn bots_help() -> String {
+    format!("Bots: {}", spec::SPEC_HELP)
+}
+
 /// Train and inspect euchre bots built with counterfactual regret minimisation.
 ///
 /// With no subcommand, `trainer` means `trainer train`: for example
@@ -147,9 +153,7 @@ enum Command {
     /// swapped. Prints A's points per hand with a 95% interval, point share,
     /// games to 10 and how often each side makes trump, goes alone and is
     /// euchred. The same seed gives the same result on any thread count.
-    ///
-    /// Bots: random | heuristic | pimc:WORLDS | policy:FILE (samples the
-    /// exported strategy) | policy-argmax:FILE (its most likely action).
+    #[command(after_help = bots_help())]
     Eval {
         /// Side A, for example policy:runs/quick/policy.bin.
         #[arg(long)]
@@ -181,6 +185,7 @@ enum Command {
     /// Results are saved as it goes: the same command resumes, and adding a
     /// bot plays only its pairs. Writes arena.json, arena.md and
     /// ratings.svg in --dir.
+    #[command(after_help = bots_help())]
     Arena {
         /// A bot of the panel, NAME=SPEC (pimc50=pimc:50) or a spec alone
         /// (named by its spec, paths cut to file names); at least two.
@@ -231,6 +236,7 @@ enum Command {
     /// The chance of winning a game from every score and dealer, solved
     /// exactly (backward induction over the scores) from how often a bot's
     /// hands score each way when it plays all four seats.
+    #[command(after_help = bots_help())]
     WinModel {
         /// The bot whose self-play outcomes feed the model.
         #[arg(long, default_value = "heuristic")]
@@ -255,6 +261,7 @@ enum Command {
         unseen: Unseen,
     },
     /// Play south in the terminal against three bots, to 10 points.
+    #[command(after_help = bots_help())]
     Play(PlayArgs),
     /// Replay hands given as JSON lines on stdin; print one JSON line per hand.
     ///
@@ -268,6 +275,7 @@ enum Command {
     /// with a choice judged by a bot from the mover's seat, with each legal
     /// move's value, the loss of the move made, a summary per player and
     /// team, and the annotators' labels beside the bot's marks.
+    #[command(after_help = bots_help())]
     Analyze {
         /// One or more .egn files.
         #[arg(required = true, value_name = "GAME.egn")]
@@ -296,6 +304,7 @@ enum Command {
     /// "upcard":"Jh","actions":["pass","order","discard","play Ah",..]}, with
     /// "discard" (the seat's own, when it is the dealer), the rule booleans
     /// and "seed" optional. The answer: {"seat","action","probabilities","bot"}.
+    #[command(after_help = bots_help())]
     Act {
         /// The bot that answers (any spec eval accepts).
         #[arg(long)]
@@ -308,6 +317,7 @@ enum Command {
     },
     /// Serve a local web page to play the bots, watch runs, and the bot API
     /// (POST /api/act).
+    #[command(after_help = bots_help())]
     Serve(ServeArgs),
     /// Measure speed. Figures are reported against a baseline from the same run.
     Bench {

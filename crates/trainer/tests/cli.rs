@@ -727,3 +727,33 @@ fn play_saves_the_game_as_egn_and_shows_hints_on_request() {
     let plain = text(&trainer(&["play", "--ascii", "--seed", "3"], &input).stdout);
     assert!(!plain.contains("1) pass ["), "{plain}");
 }
+
+/// Every command that seats bots lists every bot kind in its help, from
+/// the grammar's one description.
+#[test]
+fn every_command_that_seats_bots_lists_every_bot_kind() {
+    for command in [
+        "eval",
+        "arena",
+        "play",
+        "serve",
+        "act",
+        "analyze",
+        "win-model",
+    ] {
+        let output = trainer(&[command, "--help"], "");
+        assert!(output.status.success(), "{command}");
+        let help = String::from_utf8_lossy(&output.stdout);
+        for kind in [
+            "heuristic",
+            "pimc:WORLDS",
+            "policy-argmax:FILE",
+            "search:WORLDS:FILE",
+            "search-bids:WORLDS:FILE",
+            "bids:BOT+BOT",
+            ",game",
+        ] {
+            assert!(help.contains(kind), "{command} --help lacks {kind}");
+        }
+    }
+}
