@@ -41,14 +41,6 @@ impl OpponentBids {
     pub fn is_equilibrium(&self) -> bool {
         *self == OpponentBids::Equilibrium
     }
-
-    /// The solver's model, if the opponents have one.
-    pub fn solver(&self) -> Option<cfr::OpponentModel> {
-        match *self {
-            OpponentBids::Equilibrium => None,
-            OpponentBids::Heuristic { share } => Some(cfr::OpponentModel { share }),
-        }
-    }
 }
 
 impl FromStr for OpponentBids {
@@ -112,11 +104,6 @@ mod tests {
         assert_eq!(
             "heuristic".parse::<OpponentBids>(),
             Ok(OpponentBids::Heuristic { share: 1.0 })
-        );
-        assert_eq!(OpponentBids::Equilibrium.solver(), None);
-        assert_eq!(
-            OpponentBids::Heuristic { share: 0.5 }.solver(),
-            Some(cfr::OpponentModel { share: 0.5 })
         );
     }
 

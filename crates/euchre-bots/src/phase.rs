@@ -3,10 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use euchre_game::engine::rules::Rules;
-use euchre_game::keys::play::PlayAbstraction;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use store::Fingerprint;
 
 /// A training phase. Spelled `bidding`, `play-N` (N from 1 to 19) or
 /// `full-play` on the command line and in profiles.
@@ -32,10 +29,6 @@ const _: () = assert!(
     "euchre's widest decision must fit a store record"
 );
 
-/// Bumped when the keys or the game the solver sees change meaning, so an
-/// old store is refused instead of misread.
-const KEY_VERSION: u64 = 1;
-
 impl Phase {
     /// Cards the solver plays before the open-hand evaluator takes over;
     /// `None` means it plays to the end.
@@ -44,41 +37,6 @@ impl Phase {
             Phase::Bidding => Some(0),
             Phase::Play(cards) => Some(u32::from(cards)),
             Phase::FullPlay => None,
-        }
-    }
-
-    /// What the store's keys mean: rules, phase and key abstraction.
-    pub fn fingerprint(self, rules: Rules) -> Fingerprint {
-        self.keyed_fingerprint(rules, PlayAbstraction::Plain)
-    }
-
-    /// [`Phase::fingerprint`] for card play keyed under `abstraction`. The
-    /// plain key's digest is the one every earlier store carries, so those
-    /// stores keep opening; another abstraction's store never opens as
-    /// plain, nor the other way round.
-    pub fn keyed_fingerprint(self, rules: Rules, abstraction: PlayAbstraction) -> Fingerprint {
-        let phase_code = match self {
-            Phase::Bidding => 0,
-            Phase::Play(cards) => u64::from(cards),
-            Phase::FullPlay => 20,
-        };
-        let abstraction_code: u64 = match abstraction {
-            PlayAbstraction::Plain => 0,
-            PlayAbstraction::MakerSeat => 1,
-            PlayAbstraction::TrumpVoids => 2,
-        };
-        let play_key = match abstraction {
-            PlayAbstraction::Plain => "rank-compressed play".to_owned(),
-            other => format!("rank-compressed play, {other}"),
-        };
-        Fingerprint {
-            digest: abstraction_code << 56
-                | KEY_VERSION << 32
-                | phase_code << 8
-                | rules.fingerprint(),
-            description: format!(
-                "phase {self}, rules {rules}, key version {KEY_VERSION} (perfect-recall bidding, {play_key})",
-            ),
         }
     }
 }
@@ -150,29 +108,6 @@ mod tests {
         for bad in ["play-0", "play-20", "play-x", "full", ""] {
             let error = bad.parse::<Phase>().unwrap_err();
             assert!(error.to_string().contains("play-N"), "{error}");
-        }
-    }
-
-    #[test]
-    fn fingerprints_tell_phases_and_rules_apart() {
-        let rules = Rules::default();
-        let other = Rules {
-            lone_defender: true,
-            ..rules
-        };
-        let digests = [
-            Phase::Bidding.fingerprint(rules).digest,
-            Phase::Play(2).fingerprint(rules).digest,
-            Phase::FullPlay.fingerprint(rules).digest,
-            Phase::Bidding.fingerprint(other).digest,
-            Phase::FullPlay
-                .keyed_fingerprint(rules, PlayAbstraction::MakerSeat)
-                .digest,
-        ];
-        for (i, a) in digests.iter().enumerate() {
-            for b in &digests[i + 1..] {
-                assert_ne!(a, b);
-            }
         }
     }
 }

@@ -10,6 +10,8 @@ use store::{
 use crate::config::{Identity, MmapWriteback};
 use crate::training::universe::PhaseUniverse;
 use euchre_bots::phase::RECORD_WIDTH;
+
+use crate::training::fingerprint::store_fingerprint;
 use store::Backend;
 
 /// Opens an existing store only to read it, as export and status do:
@@ -33,9 +35,7 @@ pub fn open_to_read(
 
 /// What the run's keys mean, so that a store keyed otherwise never opens.
 fn fingerprint(identity: &Identity) -> store::Fingerprint {
-    identity
-        .phase
-        .keyed_fingerprint(identity.rules, identity.solver.abstraction)
+    store_fingerprint(identity.phase, identity.rules, identity.solver.abstraction)
 }
 
 /// Store settings of one session, that change nothing it computes.

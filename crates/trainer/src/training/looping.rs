@@ -21,6 +21,7 @@ use crate::training::error::TrainingError;
 use crate::training::run_dir::{Progress, RunDir};
 use euchre_bots::blueprint::BiddingBlueprint;
 use euchre_bots::card_play_table::CardPlayTable;
+use euchre_bots::opponent_bids::OpponentBids;
 
 /// Why a session ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -290,7 +291,7 @@ pub(crate) fn solver<'t, T: store::Table + ?Sized>(
         root = root.with_bids_for_game(for_game);
         info!("bids for the game: one bid a score context, valued by the chance of winning");
     }
-    let opponent_model = identity.solver.opponent_bids.solver();
+    let opponent_model = opponent_model(identity.solver.opponent_bids);
     if opponent_model.is_some() {
         root = root.with_modelled_bids();
         info!("opponents' bids: {}", identity.solver.opponent_bids);
@@ -403,4 +404,12 @@ pub(crate) fn unix_now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |elapsed| elapsed.as_secs())
+}
+
+/// The solver's model of the opponents' bids, if the run assumes one.
+fn opponent_model(bids: OpponentBids) -> Option<cfr::OpponentModel> {
+    match bids {
+        OpponentBids::Equilibrium => None,
+        OpponentBids::Heuristic { share } => Some(cfr::OpponentModel { share }),
+    }
 }

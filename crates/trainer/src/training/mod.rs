@@ -7,6 +7,7 @@ pub mod cluster;
 pub mod curve;
 pub mod error;
 pub mod export;
+pub mod fingerprint;
 pub mod logging;
 pub mod looping;
 pub mod run_dir;
