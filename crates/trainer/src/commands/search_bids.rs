@@ -24,7 +24,7 @@ use rayon::prelude::*;
 use store::Key;
 
 use crate::format::{bytes, thousands};
-use crate::training::run_dir::{POLICY_FILE, stage_dir};
+use crate::training::run_dir::{POLICY_FILE, RunDir, stage_dir};
 use crate::training::terminal::set_template;
 
 /// Keys decided between two appends to the progress file.
@@ -44,6 +44,9 @@ pub struct Request {
 }
 
 pub fn run(request: &Request) -> anyhow::Result<()> {
+    // Held to the end: an export or a second search would rewrite the
+    // policy or the progress file under this one.
+    let _lock = RunDir::lock(&request.run_dir)?;
     let policy_path = request.run_dir.join(POLICY_FILE);
     let policy = PolicyFile::load(&policy_path).with_context(|| {
         format!(
