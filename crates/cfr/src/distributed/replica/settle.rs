@@ -24,7 +24,7 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
     /// same `now`; a checkpoint, a curve point or an export must follow it.
     ///
     /// Memory stays flat in the number of ranks: the keys are split into
-    /// rounds of about [`SETTLE_ROUND_BYTES`] over all ranks, a rank sends
+    /// rounds of about [`SETTLE_ROUND_BYTES`](super::SETTLE_ROUND_BYTES) over all ranks, a rank sends
     /// and drops one round's sums at a time, and rank 0 holds one round's.
     /// Rank 0 catches each record it adds to up to `now`, which discounts
     /// its regrets too; it sends the round's keys to the others, who catch

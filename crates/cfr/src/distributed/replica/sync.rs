@@ -41,7 +41,7 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
     /// the same sums in the same order, so the replicas stay identical;
     /// what the next epoch's training reads of them meanwhile depends on
     /// timing, as with any reads beside other threads' updates. Not for
-    /// [`Reads::Frozen`], whose epochs must not see the replica move.
+    /// [`Reads::Frozen`](super::Reads::Frozen), whose epochs must not see the replica move.
     pub fn close_epoch(&self, now: u64) -> Result<(), CfrError> {
         if self.in_place.is_some() {
             return Err(CfrError::Replica(
