@@ -119,10 +119,14 @@ impl BiddingReport {
         let Some(regrets) = regrets.get(..bids.len()) else {
             return;
         };
-        let regrets: Vec<f64> = regrets.iter().map(|&r| f64::from(r)).collect();
-        let mut strategy = vec![0.0; regrets.len()];
-        cfr::regret::regret_matching(&regrets, &mut strategy);
-        self.add(key, &strategy);
+        let mut wide = [0.0; Action::MAX_LEGAL];
+        for (wide, &regret) in wide.iter_mut().zip(regrets) {
+            *wide = f64::from(regret);
+        }
+        let mut strategy = [0.0; Action::MAX_LEGAL];
+        let n = regrets.len();
+        cfr::regret::regret_matching(&wide[..n], &mut strategy[..n]);
+        self.add(key, &strategy[..n]);
     }
 
     /// The bids of a round-1 key in its slot order; `None` for any other.

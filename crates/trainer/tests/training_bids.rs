@@ -719,6 +719,17 @@ fn searched_bids_are_kept_in_the_policy_and_a_foreign_progress_file_is_refused()
     let stderr = refused(&trainer(&args));
     assert!(stderr.contains("delete it to start over"), "{stderr}");
     std::fs::remove_file(&partial).unwrap();
+    // A FIFO in its place is refused, not waited on.
+    assert!(
+        Command::new("mkfifo")
+            .arg(&partial)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let stderr = refused(&trainer(&args));
+    assert!(stderr.contains("not a regular file"), "{stderr}");
+    std::fs::remove_file(&partial).unwrap();
     let stdout = ok(&trainer(&args));
     assert!(
         stdout.contains("bids the blueprint is unsure of"),

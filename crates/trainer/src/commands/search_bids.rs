@@ -9,7 +9,7 @@
 //! atomic write, only when every key is decided.
 
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -85,7 +85,11 @@ pub fn run(request: &Request) -> anyhow::Result<()> {
         worlds: request.worlds,
     };
     let partial_path = request.run_dir.join(PARTIAL_FILE);
-    let mut decided = read_partial(&partial_path, &header)?;
+    let progress = read_partial(&partial_path, &header, partial_limit(keys.len()))?;
+    let mut partial = open_partial(&partial_path, &header, progress.as_ref())?;
+    let mut decided = progress
+        .map(|progress| progress.decided)
+        .unwrap_or_default();
     let resumed = decided.len();
     if resumed > keys.len() {
         bail!(
@@ -110,7 +114,6 @@ pub fn run(request: &Request) -> anyhow::Result<()> {
         .num_threads(request.threads)
         .build()
         .context("starting the search's threads")?;
-    let mut partial = open_partial(&partial_path, &header)?;
     let started = Instant::now();
     for chunk in keys[resumed..].chunks(CHUNK) {
         let rows: Vec<(Key, u8)> = pool.install(|| {
@@ -229,17 +232,31 @@ impl Header {
     }
 }
 
-/// The keys decided so far, from every chunk written whole; a torn last
-/// chunk (a crash mid-append) is dropped and decided again.
-fn read_partial(path: &Path, header: &Header) -> anyhow::Result<Vec<(Key, u8)>> {
-    let mut bytes = Vec::new();
-    match File::open(path) {
-        Ok(mut file) => file
-            .read_to_end(&mut bytes)
-            .with_context(|| format!("reading {}", path.display()))?,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(error) => return Err(error).with_context(|| format!("reading {}", path.display())),
-    };
+/// What a progress file holds: the keys decided in every chunk written
+/// whole, and where the last of those chunks ends (a torn chunk after it,
+/// from a crash mid-append, is cut off and decided again).
+#[derive(Debug, Default)]
+struct Progress {
+    decided: Vec<(Key, u8)>,
+    whole: u64,
+}
+
+/// The progress file's bytes when all `keys` are decided, one chunk each
+/// `CHUNK` of them: a larger file is not one this command wrote.
+fn partial_limit(keys: usize) -> u64 {
+    (MAGIC.len() + 8 + keys * 17 + keys.div_ceil(CHUNK) * 8) as u64
+}
+
+/// The progress at `path`, read once through the hardened reader (a FIFO,
+/// a device or an oversized file is refused, never waited on); `None`
+/// when there is no progress file.
+fn read_partial(path: &Path, header: &Header, limit: u64) -> anyhow::Result<Option<Progress>> {
+    match std::fs::symlink_metadata(path) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        _ => {}
+    }
+    let bytes = store::read_bounded_with(path, limit, store::Links::Refuse)
+        .context("reading the progress file; delete it to start over")?;
     let expected = header.bytes();
     if !bytes.starts_with(&expected) {
         bail!(
@@ -247,12 +264,13 @@ fn read_partial(path: &Path, header: &Header) -> anyhow::Result<Vec<(Key, u8)>> 
             path.display()
         );
     }
-    let mut decided = Vec::new();
+    let mut progress = Progress::default();
     let mut at = expected.len();
     while let Some(rows) = chunk_at(&bytes, &mut at) {
-        decided.extend(rows);
+        progress.decided.extend(rows);
     }
-    Ok(decided)
+    progress.whole = at as u64;
+    Ok(Some(progress))
 }
 
 /// The chunk at `at` if it is whole and its checksum holds; moves `at`
@@ -276,19 +294,23 @@ fn chunk_at(bytes: &[u8], at: &mut usize) -> Option<Vec<(Key, u8)>> {
     Some(rows)
 }
 
-/// The progress file opened to append after its last whole chunk (a torn
-/// tail is cut off), or created with its header.
-fn open_partial(path: &Path, header: &Header) -> anyhow::Result<File> {
+/// The progress file opened to append after its last whole chunk, or
+/// created with its header when there is none.
+fn open_partial(path: &Path, header: &Header, progress: Option<&Progress>) -> anyhow::Result<File> {
     let context = || format!("opening {}", path.display());
-    let expected = header.bytes();
-    let mut whole = expected.len() as u64;
-    if let Ok(bytes) = std::fs::read(path) {
-        let mut at = expected.len();
-        while chunk_at(&bytes, &mut at).is_some() {}
-        whole = at as u64;
-    } else {
-        std::fs::write(path, &expected).with_context(context)?;
-    }
+    let whole = match progress {
+        Some(progress) => progress.whole,
+        None => {
+            let mut file = OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path)
+                .with_context(context)?;
+            file.write_all(&header.bytes()).with_context(context)?;
+            file.sync_data().with_context(context)?;
+            header.bytes().len() as u64
+        }
+    };
     let file = OpenOptions::new()
         .append(true)
         .open(path)
@@ -326,7 +348,8 @@ mod tests {
             blueprint: 1,
             worlds: 3,
         };
-        let mut file = open_partial(&path, &header).unwrap();
+        let limit = partial_limit(100);
+        let mut file = open_partial(&path, &header, None).unwrap();
         append_chunk(&mut file, &[(5, 0), (9, 2)]).unwrap();
         append_chunk(&mut file, &[(12, 1)]).unwrap();
         drop(file);
@@ -338,20 +361,26 @@ mod tests {
             .unwrap()
             .set_len(length - 2)
             .unwrap();
-        assert_eq!(read_partial(&path, &header).unwrap(), [(5, 0), (9, 2)]);
-        let mut file = open_partial(&path, &header).unwrap();
+        let torn = read_partial(&path, &header, limit).unwrap().unwrap();
+        assert_eq!(torn.decided, [(5, 0), (9, 2)]);
+        let mut file = open_partial(&path, &header, Some(&torn)).unwrap();
         append_chunk(&mut file, &[(12, 2)]).unwrap();
         drop(file);
-        assert_eq!(
-            read_partial(&path, &header).unwrap(),
-            [(5, 0), (9, 2), (12, 2)]
-        );
+        let resumed = read_partial(&path, &header, limit).unwrap().unwrap();
+        assert_eq!(resumed.decided, [(5, 0), (9, 2), (12, 2)]);
         let other = Header {
             worlds: 4,
             ..header
         };
-        let refused = read_partial(&path, &other).unwrap_err().to_string();
+        let refused = read_partial(&path, &other, limit).unwrap_err().to_string();
         assert!(refused.contains("delete it to start over"), "{refused}");
+        let oversized = read_partial(&path, &header, 10).unwrap_err();
+        assert!(
+            format!("{oversized:#}").contains("delete it"),
+            "{oversized:#}"
+        );
+        std::fs::remove_file(&path).unwrap();
+        assert!(read_partial(&path, &header, limit).unwrap().is_none());
         std::fs::remove_dir_all(&dir).ok();
     }
 }
