@@ -47,9 +47,7 @@ struct TrainArgs {
     #[arg(long)]
     config: Option<PathBuf>,
     #[command(flatten)]
-    run: config::RunOptions,
-    #[command(flatten)]
-    curve: config::CurveOptions,
+    options: config::TrainOptions,
 }
 
 fn parse_duration(text: &str) -> Result<std::time::Duration, config::DurationError> {
@@ -71,7 +69,7 @@ fn parse_store(text: &str) -> Result<store::Backend, store::UnknownBackend> {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Train, or resume the run in the run directory if its settings match.
-    Train(TrainArgs),
+    Train(Box<TrainArgs>),
     /// Continue a run with the settings it was made with.
     Resume {
         #[arg(long)]
@@ -657,12 +655,13 @@ fn is_closed_stdout(error: &anyhow::Error) -> bool {
 /// rank 0 (`None`: this process alone).
 fn run(cli: Cli, group: Option<&Group>) -> anyhow::Result<()> {
     let Some(command) = cli.command else {
-        let TrainArgs { config, run, curve } = cli.train;
-        return commands::train::train(config.as_deref(), run, curve, group);
+        let TrainArgs { config, options } = cli.train;
+        return commands::train::train(config.as_deref(), options, group);
     };
     match command {
-        Command::Train(TrainArgs { config, run, curve }) => {
-            commands::train::train(config.as_deref(), run, curve, group)
+        Command::Train(args) => {
+            let TrainArgs { config, options } = *args;
+            commands::train::train(config.as_deref(), options, group)
         }
         Command::Resume {
             run_dir,

@@ -489,17 +489,13 @@ fn pruning_is_a_session_setting_that_resume_keeps_and_bad_values_are_explained()
 
 #[test]
 fn status_before_the_first_checkpoint_says_none_yet() {
-    use trainer::config::{CurveOptions, RunOptions, RunProfile, resolve};
+    use trainer::config::{RunProfile, TrainOptions, resolve};
     use trainer::training::session::Session;
 
     let temp = TempDir::new("fresh-status");
     let run = temp.run("run");
-    let (identity, settings, _) = resolve(
-        RunProfile::default(),
-        RunOptions::default(),
-        CurveOptions::default(),
-    )
-    .unwrap();
+    let resolved = resolve(RunProfile::default(), TrainOptions::default()).unwrap();
+    let (identity, settings) = (resolved.identity, resolved.session);
     // Opening builds the store and saves the settings; nothing is trained.
     drop(Session::open(Path::new(&run), &identity, &settings, &mut ()).unwrap());
     let status = trainer::training::status::RunStatus::read(Path::new(&run), false, None)

@@ -13,7 +13,7 @@
 use std::path::Path;
 
 use crate::config::{
-    CurveOptions, PruningSettings, RunOptions, RunProfile, ScheduleName, SessionOptions, resolve,
+    PruningSettings, RunOptions, RunProfile, ScheduleName, SessionOptions, resolve,
 };
 use crate::format::thousands;
 use crate::training::looping::Budget;
@@ -53,8 +53,9 @@ fn measure_schedule(
         ..RunOptions::default()
     };
     let mut profile = RunProfile::default();
-    profile.solver.schedule = schedule;
-    let (identity, settings, _) = resolve(profile, flags, CurveOptions::default())?;
+    profile.solver.schedule = Some(schedule);
+    let resolved = resolve(profile, flags.into())?;
+    let (identity, settings) = (resolved.identity, resolved.session);
     let run = dir.join(format!("{phase}-{schedule:?}"));
     let _ = std::fs::remove_dir_all(&run);
     let mut session = Session::open(&run, &identity, &settings, &mut ())?;

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::config::{BidsName, CurveOptions, RunOptions, RunProfile, SessionOptions, resolve};
+use crate::config::{BidsName, RunOptions, RunProfile, SessionOptions, resolve};
 use crate::format::{bytes, thousands};
 use crate::meter::resident_bytes;
 use crate::training::looping::Budget;
@@ -122,7 +122,8 @@ fn measure(
         },
         ..RunOptions::default()
     };
-    let (identity, settings, _) = resolve(RunProfile::default(), flags, CurveOptions::default())?;
+    let resolved = resolve(RunProfile::default(), flags.into())?;
+    let (identity, settings) = (resolved.identity, resolved.session);
     let run = dir.join(format!("{phase}-{store}-{threads}"));
     let _ = std::fs::remove_dir_all(&run);
     let mut session = Session::open(&run, &identity, &settings, &mut ())?;

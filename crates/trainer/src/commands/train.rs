@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::export::print_report;
 use crate::config::{
-    self, Bids, CurveOptions, Identity, RunOptions, SessionOptions, SessionSettings,
+    self, Bids, CurveOptions, Identity, SessionOptions, SessionSettings, TrainOptions,
 };
 use crate::format::{bytes, thousands};
 use crate::training::cluster::Group;
@@ -22,22 +22,19 @@ use euchre_bots::phase::Phase;
 /// when its settings match.
 pub fn train(
     config: Option<&Path>,
-    flags: RunOptions,
-    curve_flags: CurveOptions,
+    flags: TrainOptions,
     group: Option<&Group>,
 ) -> anyhow::Result<()> {
     let profile = config::load_profile(config)?;
-    let chosen = flags.clone().or(profile.run.clone());
-    let (identity, session, dir) = config::resolve(profile, flags, curve_flags)?;
-    let dir = dir.unwrap_or_else(|| run_dir::default_path(identity.phase, identity.store));
+    let resolved = config::resolve(profile, flags)?;
+    let dir = resolved
+        .dir
+        .clone()
+        .unwrap_or_else(|| run_dir::default_path(resolved.identity.phase, resolved.identity.store));
     let run = RunDir::lock(&dir)?;
     let saved = run.saved()?;
-    let identity = config::as_made(
-        identity,
-        saved.as_ref().map(|saved| &saved.identity),
-        &chosen,
-    );
-    run_session(run, &identity, &session, group)
+    let resolved = resolved.as_made(saved.as_ref().map(|saved| &saved.identity));
+    run_session(run, &resolved.identity, &resolved.session, group)
 }
 
 /// `trainer resume`: continue a run with the settings it was made with;

@@ -20,7 +20,10 @@ mod sync;
 mod writeback;
 
 pub use bids::{BiddingStage, Bids, BidsName, DEFAULT_BIDDING_STAGE_ITERATIONS};
-pub use options::{ClusterOptions, CurveOptions, RunOptions, SessionOptions};
+pub use options::{
+    ClusterOptions, CurveOptions, RunOptions, SessionOptions, SolverOptions, StoreOptions,
+    TrainOptions,
+};
 pub use sync::{
     DEFAULT_SYNC_EVERY, SyncEvery, SyncOverlap, SyncReads, SyncSettings, SyncStrategySums,
 };
@@ -38,13 +41,16 @@ pub use levers::{
 pub use profile::{
     LogSettings, MAX_PROFILE_BYTES, RunProfile, load_profile, load_rules, parse_profile,
 };
-pub use resolve::{DEFAULT_ITERATIONS, as_made, default_bids, default_iterations, resolve};
+pub use resolve::{
+    DEFAULT_ITERATIONS, DEFAULT_LMDB_CACHE_RECORDS, Resolved, default_bids, default_iterations,
+    resolve,
+};
 pub use session::{
     MAX_THREADS_PER_CORE, SessionSettings, bound_cores_warning, check_threads, parse_threads,
     worker_threads,
 };
 pub use sizes::{SizeError, parse_size};
-pub use solver::{CardPlayStrategy, EncodingName, ScheduleName, SolverSettings, StoreSettings};
+pub use solver::{CardPlayStrategy, EncodingName, ScheduleName, SolverSettings};
 
 #[cfg(test)]
 mod tests;

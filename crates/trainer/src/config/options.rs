@@ -1,12 +1,16 @@
-//! The settings a run is made with, written once. Each field is both a
-//! command-line flag (clap) and a key of a profile's TOML table (serde), so
-//! a new setting is one field here; [`RunOptions::or`] lays the flags over
-//! the profile, and `resolve` fills what neither gives with defaults.
+//! The settings a run is made with, written once. Each profile table has
+//! one options type whose every field is both a key of the table (serde)
+//! and, where a user changes it from run to run, a command-line flag
+//! (clap): [`RunOptions`] for `[run]`, [`SolverOptions`] for `[solver]`,
+//! [`StoreOptions`] for `[store]` and [`CurveOptions`] for `[eval]`. A new
+//! setting is one field; [`TrainOptions::or`] lays the flags over the
+//! profile, once, and `resolve` fills what neither gives with defaults.
 //!
-//! A few settings live on one side only, each marked: `until` is a flag
-//! only, `checkpoint_every_minutes` and `batch` are profile keys only, and
-//! `leaves` and `encoding` are flags whose profile keys sit in the
-//! `[solver]` and `[store]` tables.
+//! A few settings live on one side only, each marked: `until`, the
+//! checksum skip and the cluster's are flags of one session;
+//! `checkpoint_every_minutes`, `batch`, the schedule and the LMDB cache
+//! are profile keys only; and the mmap store's write-back is the `[store]`
+//! table's key and a session's flag (`trainer resume` may change it).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -25,6 +29,7 @@ use super::{BidsName, ConfigError, DurationError, EncodingName, parse_duration};
 /// A run's settings: the flags of `trainer train` and the `[run]` table of
 /// a profile. Every field is optional; the flags win.
 #[derive(Clone, Debug, Default, clap::Args, Deserialize)]
+#[command(next_help_heading = "Run: the profile's [run] table")]
 pub struct RunOptions {
     /// The run directory (default runs/PHASE-STORE).
     #[arg(long = "run-dir", value_name = "RUN_DIR")]
@@ -37,55 +42,6 @@ pub struct RunOptions {
     /// (a perfect hash over the key universe; runs with files larger than RAM).
     #[arg(long, value_parser = parse_store)]
     pub store: Option<Backend>,
-    /// How positions past the phase are valued: open-hand (both sides play
-    /// the rest perfectly, face up; pair the policy with pimc:N),
-    /// pimc-calibrated (bidding only: the open-hand count mapped to what
-    /// PIMC's card play scores from it; pair with pimc:N), heuristic-play
-    /// (the heuristic plays the rest; pair it with heuristic) or table-play
-    /// (a trained full-play table, --card-play-from, plays the rest; pair
-    /// it with that table).
-    #[arg(long, value_parser = parse_leaves)]
-    #[serde(skip)]
-    pub leaves: Option<Leaves>,
-    /// How card play is keyed: plain (the rank-compressed key),
-    /// maker-seat (plus which seat made trump, not only which side; 73 M
-    /// keys with a choice instead of 44 M) or trump-voids (plus which
-    /// seats have shown a void in trump). Fixed when a run starts.
-    #[arg(long, value_parser = parse_abstraction)]
-    #[serde(skip)]
-    pub abstraction: Option<PlayAbstraction>,
-    /// What the trained bids assume of the opponents' bids: equilibrium
-    /// (nothing) or heuristic:SHARE (that they bid as the heuristic in that
-    /// share of the walks, 0 to 1: a restricted Nash response, stronger
-    /// against the heuristic, weaker against bidders unlike it). Full
-    /// play's bidding stage trains with it; the default is equilibrium.
-    /// Fixed when a run starts.
-    #[arg(long, value_name = "MODEL", value_parser = parse_opponent_bids)]
-    #[serde(skip)]
-    pub opponent_bids: Option<OpponentBids>,
-    /// What card play keeps and exports: average (its strategy sums;
-    /// play-N's default) or current (no sums: fewer writes, and cluster
-    /// ranks train in place; the export plays card play's current
-    /// strategy beside the bids' average; full play's default). Fixed when
-    /// a run starts: a run made with the average resumes with it.
-    #[arg(long, value_enum)]
-    #[serde(skip)]
-    pub card_play_strategy: Option<super::CardPlayStrategy>,
-    /// What the bids are trained to win: points (the hand's, whatever the
-    /// score; the default) or game (the chance of winning a game to 10:
-    /// each hand dealt at a score, one bid for each of nine score
-    /// contexts, each side 1, 2 or 3+ points to go). A bidding run, or
-    /// full play's bidding stage; not on the mmap store. Fixed when a run
-    /// starts.
-    #[arg(long, value_enum)]
-    #[serde(skip)]
-    pub bids_for: Option<BidsFor>,
-    /// Record encoding: i16 (one scale per infostate, half the disk and
-    /// page cache; the default for full play) or f32 (the default for
-    /// bidding and play-N). Fixed when a run starts.
-    #[arg(long, value_enum)]
-    #[serde(skip)]
-    pub encoding: Option<EncodingName>,
     /// The seed of the run's random stream.
     #[arg(long)]
     pub seed: Option<u64>,
@@ -139,8 +95,155 @@ pub struct RunOptions {
     pub unknown: BTreeMap<String, toml::Value>,
 }
 
+/// The `[solver]` table of a profile, whose settings a run is made with
+/// (fixed when it starts); those a user changes from run to run are flags
+/// too. A key the profile leaves out and a flag not given are both `None`,
+/// so "did anyone choose this?" needs no second look at the TOML.
+#[derive(Clone, Debug, Default, clap::Args, Deserialize)]
+#[command(next_help_heading = "Solver: the profile's [solver] table")]
+#[serde(deny_unknown_fields)]
+pub struct SolverOptions {
+    /// `dcfr`, `linear`, `cfr+` or `vanilla`.
+    #[arg(skip)]
+    pub schedule: Option<super::ScheduleName>,
+    /// DCFR's exponents; read only with `schedule = "dcfr"`.
+    #[arg(skip)]
+    pub alpha: Option<f64>,
+    #[arg(skip)]
+    pub beta: Option<f64>,
+    #[arg(skip)]
+    pub gamma: Option<f64>,
+    /// How positions past the phase are valued: open-hand (both sides play
+    /// the rest perfectly, face up; pair the policy with pimc:N),
+    /// pimc-calibrated (bidding only: the open-hand count mapped to what
+    /// PIMC's card play scores from it; pair with pimc:N), heuristic-play
+    /// (the heuristic plays the rest; pair it with heuristic) or table-play
+    /// (a trained full-play table, --card-play-from, plays the rest; pair
+    /// it with that table).
+    #[arg(long, value_parser = parse_leaves)]
+    pub leaves: Option<Leaves>,
+    /// How card play is keyed: plain (the rank-compressed key),
+    /// maker-seat (plus which seat made trump, not only which side; 73 M
+    /// keys with a choice instead of 44 M) or trump-voids (plus which
+    /// seats have shown a void in trump). Fixed when a run starts.
+    #[arg(long, value_parser = parse_abstraction)]
+    pub abstraction: Option<PlayAbstraction>,
+    /// What the trained bids assume of the opponents' bids: equilibrium
+    /// (nothing) or heuristic:SHARE (that they bid as the heuristic in that
+    /// share of the walks, 0 to 1: a restricted Nash response, stronger
+    /// against the heuristic, weaker against bidders unlike it). Full
+    /// play's bidding stage trains with it; the default is equilibrium.
+    /// Fixed when a run starts.
+    #[arg(long, value_name = "MODEL", value_parser = parse_opponent_bids)]
+    pub opponent_bids: Option<OpponentBids>,
+    /// What card play keeps and exports: average (its strategy sums;
+    /// play-N's default) or current (no sums: fewer writes, and cluster
+    /// ranks train in place; the export plays card play's current
+    /// strategy beside the bids' average; full play's default). Fixed when
+    /// a run starts: a run made with the average resumes with it.
+    #[arg(long, value_enum)]
+    pub card_play_strategy: Option<super::CardPlayStrategy>,
+    /// What the bids are trained to win: points (the hand's, whatever the
+    /// score; the default) or game (the chance of winning a game to 10:
+    /// each hand dealt at a score, one bid for each of nine score
+    /// contexts, each side 1, 2 or 3+ points to go). A bidding run, or
+    /// full play's bidding stage; not on the mmap store. Fixed when a run
+    /// starts.
+    #[arg(long, value_enum)]
+    pub bids_for: Option<BidsFor>,
+}
+
+/// The `[store]` table of a profile: how records are kept. The encoding is
+/// fixed when a run starts; the LMDB cache is the profile's alone. (How the
+/// mmap store writes back is this table's key too, but a session's flag,
+/// [`SessionOptions::mmap_writeback`], since `trainer resume` may change it.)
+#[derive(Clone, Debug, Default, clap::Args, Deserialize)]
+#[command(next_help_heading = "Store: the profile's [store] table")]
+#[serde(deny_unknown_fields)]
+pub struct StoreOptions {
+    /// Record encoding: i16 (one scale per infostate, half the disk and
+    /// page cache; the default for full play) or f32 (the default for
+    /// bidding and play-N). Fixed when a run starts.
+    #[arg(long, value_enum)]
+    pub encoding: Option<EncodingName>,
+    /// LMDB only: dirty records held before a batched write transaction.
+    #[arg(skip)]
+    pub lmdb_cache_records: Option<usize>,
+    /// mmap only: `at-checkpoint`, `continuous` or `auto`.
+    #[arg(skip)]
+    pub mmap_writeback: Option<crate::config::MmapWriteback>,
+}
+
+/// Everything `trainer train` takes besides its profile and rules: each
+/// field is a profile table (`[run]`, `[solver]`, `[store]`, `[eval]`) and
+/// its flags, laid over the profile once by [`TrainOptions::or`].
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct TrainOptions {
+    #[command(flatten)]
+    pub run: RunOptions,
+    #[command(flatten)]
+    pub solver: SolverOptions,
+    #[command(flatten)]
+    pub store: StoreOptions,
+    #[command(flatten)]
+    pub curve: CurveOptions,
+}
+
+impl From<RunOptions> for TrainOptions {
+    fn from(run: RunOptions) -> TrainOptions {
+        TrainOptions {
+            run,
+            ..TrainOptions::default()
+        }
+    }
+}
+
+impl TrainOptions {
+    /// These options, each missing one taken from `base`.
+    #[must_use]
+    pub fn or(self, base: TrainOptions) -> TrainOptions {
+        TrainOptions {
+            run: self.run.or(base.run),
+            solver: self.solver.or(base.solver),
+            store: self.store.or(base.store),
+            curve: self.curve.or(base.curve),
+        }
+    }
+}
+
+impl SolverOptions {
+    /// These options, each missing one taken from `base`.
+    #[must_use]
+    pub fn or(self, base: SolverOptions) -> SolverOptions {
+        SolverOptions {
+            schedule: self.schedule.or(base.schedule),
+            alpha: self.alpha.or(base.alpha),
+            beta: self.beta.or(base.beta),
+            gamma: self.gamma.or(base.gamma),
+            leaves: self.leaves.or(base.leaves),
+            abstraction: self.abstraction.or(base.abstraction),
+            opponent_bids: self.opponent_bids.or(base.opponent_bids),
+            card_play_strategy: self.card_play_strategy.or(base.card_play_strategy),
+            bids_for: self.bids_for.or(base.bids_for),
+        }
+    }
+}
+
+impl StoreOptions {
+    /// These options, each missing one taken from `base`.
+    #[must_use]
+    pub fn or(self, base: StoreOptions) -> StoreOptions {
+        StoreOptions {
+            encoding: self.encoding.or(base.encoding),
+            lmdb_cache_records: self.lmdb_cache_records.or(base.lmdb_cache_records),
+            mmap_writeback: self.mmap_writeback.or(base.mmap_writeback),
+        }
+    }
+}
+
 /// How one session trains: the settings `trainer resume` may change too.
 #[derive(Clone, Debug, Default, clap::Args, Deserialize)]
+#[command(next_help_heading = "This session (in a profile, keys of [run])")]
 pub struct SessionOptions {
     /// Worker threads (default: every core).
     #[arg(long, value_parser = super::parse_threads)]
@@ -207,7 +310,9 @@ pub struct SessionOptions {
     /// the changed pages stay resident), continuous (the kernel writes them
     /// back as it likes: for records files larger than RAM, at the cost of
     /// constant disk writes) or auto (at-checkpoint when the records file
-    /// fits in half the memory; the default). This session only.
+    /// fits in half the memory; the default). This session only. (Its
+    /// profile key is `[store] mmap_writeback`; this is the flag that
+    /// `trainer resume` takes too.)
     #[arg(long, value_enum, value_name = "WAY")]
     #[serde(skip)]
     pub mmap_writeback: Option<crate::config::MmapWriteback>,
@@ -219,6 +324,7 @@ pub struct SessionOptions {
 /// How the ranks of a run under `mpirun` work together: flags of one
 /// session, never saved with the run (see docs/cluster.md).
 #[derive(Clone, Debug, Default, clap::Args)]
+#[command(next_help_heading = "Under mpirun")]
 pub struct ClusterOptions {
     /// Under mpirun: sync the ranks' tables about every DURATION of
     /// training (default 10s); epochs adapt their iterations to it.
@@ -280,6 +386,7 @@ impl ClusterOptions {
 
 /// A learning curve: the `--eval-*` flags and a profile's `[eval]` table.
 #[derive(Clone, Debug, Default, clap::Args, Deserialize)]
+#[command(next_help_heading = "Learning curve: the profile's [eval] table")]
 #[serde(deny_unknown_fields)]
 pub struct CurveOptions {
     /// Measure a learning curve: a point every DURATION of training time,
@@ -311,12 +418,6 @@ impl RunOptions {
             dir: self.dir.or(base.dir),
             phase: self.phase.or(base.phase),
             store: self.store.or(base.store),
-            leaves: self.leaves.or(base.leaves),
-            abstraction: self.abstraction.or(base.abstraction),
-            opponent_bids: self.opponent_bids.or(base.opponent_bids),
-            card_play_strategy: self.card_play_strategy.or(base.card_play_strategy),
-            bids_for: self.bids_for.or(base.bids_for),
-            encoding: self.encoding.or(base.encoding),
             seed: self.seed.or(base.seed),
             bidding_from: self.bidding_from.or(base.bidding_from),
             bids_prior: self.bids_prior.or(base.bids_prior),

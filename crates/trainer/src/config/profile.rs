@@ -17,9 +17,9 @@ pub struct RunProfile {
     #[serde(default)]
     pub rules: Rules,
     #[serde(default)]
-    pub solver: SolverSettings,
+    pub solver: SolverOptions,
     #[serde(default)]
-    pub store: StoreSettings,
+    pub store: StoreOptions,
     #[serde(default)]
     pub log: LogSettings,
     /// The learning curve: `every`, `against`, `hands` (see configs/example.toml).
@@ -85,43 +85,24 @@ fn line_of_run_key(text: &str, key: &str) -> usize {
 }
 
 pub fn parse_profile(text: &str, origin: &str) -> Result<RunProfile, ConfigError> {
-    // The text is parsed once: its table says which keys were written, and
-    // is then read into the profile. Only a profile that does not read that
-    // way is read again from its text, for the key and line of its error.
-    let table = toml::from_str::<toml::Table>(text).ok();
-    let from_table = table
-        .clone()
-        .and_then(|table| toml::Value::Table(table).try_into::<RunProfile>().ok());
-    let mut profile = match from_table {
-        Some(profile) => profile,
-        None => toml::from_str::<RunProfile>(text)
-            .map_err(|source| profile_error(text, origin, source))?,
-    };
+    // Only a profile that does not read is read again, table by table,
+    // for the key and line of its error.
+    let profile =
+        toml::from_str::<RunProfile>(text).map_err(|source| profile_error(text, origin, source))?;
     profile.run.check_known(origin)?;
-    // Whether a profile chose the opponents' bids or card play's strategy
-    // decides between its choice and the phase's default (and, on resume,
-    // the run's own), but `[solver]` fills every missing field with a
-    // default: the table says whether the key was there.
-    let names = |key: &str| {
-        table
-            .as_ref()
-            .and_then(|table| table.get("solver"))
-            .and_then(toml::Value::as_table)
-            .is_some_and(|solver| solver.contains_key(key))
-    };
-    if names("opponent_bids") {
-        profile.run.opponent_bids = profile
-            .run
-            .opponent_bids
-            .or(Some(profile.solver.opponent_bids));
-    }
-    if names("card_play_strategy") {
-        profile.run.card_play_strategy = profile
-            .run
-            .card_play_strategy
-            .or(Some(profile.solver.card_play_strategy));
-    }
     Ok(profile)
+}
+
+impl RunProfile {
+    /// The profile's settings as options, for the flags to be laid over.
+    pub fn options(&self) -> TrainOptions {
+        TrainOptions {
+            run: self.run.clone(),
+            solver: self.solver.clone(),
+            store: self.store.clone(),
+            curve: self.eval.clone(),
+        }
+    }
 }
 
 /// Why `text` does not read as a profile, with the key and line at fault.
@@ -167,33 +148,6 @@ pub fn load_rules(path: Option<&Path>) -> Result<Rules, ConfigError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Every profile shipped reads from its parsed table exactly as from
-    /// its text, so the one parse changes nothing.
-    #[test]
-    fn the_shipped_profiles_read_the_same_from_the_table_as_from_the_text() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
-        let mut read = 0;
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_none_or(|e| e != "toml") {
-                continue;
-            }
-            let text = std::fs::read_to_string(&path).unwrap();
-            let table: toml::Table = toml::from_str(&text).unwrap();
-            let from_table: RunProfile = toml::Value::Table(table).try_into().unwrap();
-            let from_text: RunProfile = toml::from_str(&text).unwrap();
-            assert_eq!(
-                format!("{from_table:?}"),
-                format!("{from_text:?}"),
-                "{}",
-                path.display()
-            );
-            parse_profile(&text, "test").unwrap();
-            read += 1;
-        }
-        assert!(read >= 3, "the shipped profiles were found");
-    }
 
     /// The error and its causes, as the binary prints them.
     fn chain(error: &dyn std::error::Error) -> String {

@@ -39,63 +39,48 @@ pub fn default_bids(phase: Phase) -> BidsName {
     }
 }
 
+/// A command's settings resolved: what the run is, how this session
+/// trains, and the profile's run directory, with what the command chose
+/// (flags and profile), which decides how a run already in the directory
+/// goes on ([`Resolved::as_made`]).
+#[derive(Debug)]
+pub struct Resolved {
+    pub identity: Identity,
+    pub session: SessionSettings,
+    pub dir: Option<PathBuf>,
+    chosen: TrainOptions,
+}
+
 /// Resolves a profile and the flags over it into the run's identity, this
-/// session's settings, and the profile's run directory.
-pub fn resolve(
-    profile: RunProfile,
-    flags: RunOptions,
-    curve_flags: CurveOptions,
-) -> Result<(Identity, SessionSettings, Option<PathBuf>), ConfigError> {
-    let RunProfile {
-        run,
-        rules,
-        solver,
-        store,
-        log,
-        eval,
-    } = profile;
-    let options = flags.or(run);
-    let identity = identity_of(&options, rules, solver, &store)?;
-    let curve = curve_flags.or(eval).settings_for_new_run(identity.phase);
-    let mut session = session_of(&options.session, identity.phase, &store, log, curve)?;
+/// session's settings, and the profile's run directory. The flags are laid
+/// over the profile here and nowhere else.
+pub fn resolve(profile: RunProfile, flags: TrainOptions) -> Result<Resolved, ConfigError> {
+    let chosen = flags.or(profile.options());
+    let RunProfile { rules, log, .. } = profile;
+    let identity = identity_of(&chosen, rules)?;
+    let curve = chosen.curve.clone().settings_for_new_run(identity.phase);
+    let mut session = session_of(&chosen, identity.phase, log, curve)?;
     // A prior is read through the warm start: on unless told otherwise.
-    if identity.bids_prior.is_some() && options.session.warm_start.is_none() {
+    if identity.bids_prior.is_some() && chosen.run.session.warm_start.is_none() {
         session.warm_start = WarmStartSettings::from_flag(1.0)?;
     }
     if let Some(curve) = &session.curve {
         curve.validate(identity.rules)?;
     }
-    Ok((identity, session, options.dir))
+    Ok(Resolved {
+        identity,
+        session,
+        dir: chosen.run.dir.clone(),
+        chosen,
+    })
 }
 
 /// What the run is: fixed when it starts.
-fn identity_of(
-    options: &RunOptions,
-    rules: Rules,
-    solver: SolverSettings,
-    store: &StoreSettings,
-) -> Result<Identity, ConfigError> {
+fn identity_of(chosen: &TrainOptions, rules: Rules) -> Result<Identity, ConfigError> {
+    let options = &chosen.run;
     let phase = options.phase.unwrap_or(Phase::Bidding);
     let bids = bids_of(options, phase, rules)?;
-    // A profile's `[solver] opponent_bids` reaches here as
-    // `options.opponent_bids` (see `parse_profile`), so `None` means that
-    // nothing chose it: every run's bids are then an equilibrium. Full
-    // play's bidding stage once modelled the heuristic's bids by default
-    // (`heuristic:0.9`); the panel showed that it gained only against the
-    // heuristic, so the default went back to the equilibrium
-    // (docs/experiments/bids-default-by-panel.md). Runs made under it
-    // recorded the model in their settings and resume as made. Card
-    // play's strategy reaches here alike, and defaults by phase.
-    let solver = SolverSettings {
-        leaves: options.leaves.unwrap_or(solver.leaves),
-        abstraction: options.abstraction.unwrap_or(solver.abstraction),
-        opponent_bids: options.opponent_bids.unwrap_or_default(),
-        card_play_strategy: options
-            .card_play_strategy
-            .unwrap_or_else(|| CardPlayStrategy::default_for(phase)),
-        bids_for: options.bids_for.unwrap_or(solver.bids_for),
-        ..solver
-    };
+    let solver = solver_settings(&chosen.solver, phase);
     solver
         .schedule()
         .validate()
@@ -137,15 +122,41 @@ fn identity_of(
         store: options.store.unwrap_or(Backend::Memory),
         rules,
         solver,
-        encoding: options
+        encoding: chosen
+            .store
             .encoding
-            .or(store.encoding)
             .unwrap_or_else(|| EncodingName::default_for(phase)),
         seed: options.seed.unwrap_or(1),
         bids,
         card_play_from,
         bids_prior,
     })
+}
+
+/// The `[solver]` settings a new run is made with: what the command chose,
+/// and the defaults for the rest. Nothing chooses a model of the
+/// opponents' bids unless it is written, so every run's bids are an
+/// equilibrium by default. Full play's bidding stage once modelled the
+/// heuristic's bids by default (`heuristic:0.9`); the panel showed that it
+/// gained only against the heuristic, so the default went back to the
+/// equilibrium (docs/experiments/bids-default-by-panel.md). Runs made under
+/// it recorded the model in their settings and resume as made
+/// ([`Resolved::as_made`]). Card play's strategy defaults by phase.
+fn solver_settings(chosen: &SolverOptions, phase: Phase) -> SolverSettings {
+    let defaults = SolverSettings::default();
+    SolverSettings {
+        schedule: chosen.schedule.unwrap_or(defaults.schedule),
+        alpha: chosen.alpha.unwrap_or(defaults.alpha),
+        beta: chosen.beta.unwrap_or(defaults.beta),
+        gamma: chosen.gamma.unwrap_or(defaults.gamma),
+        leaves: chosen.leaves.unwrap_or(defaults.leaves),
+        abstraction: chosen.abstraction.unwrap_or(defaults.abstraction),
+        opponent_bids: chosen.opponent_bids.unwrap_or(defaults.opponent_bids),
+        card_play_strategy: chosen
+            .card_play_strategy
+            .unwrap_or_else(|| CardPlayStrategy::default_for(phase)),
+        bids_for: chosen.bids_for.unwrap_or(defaults.bids_for),
+    }
 }
 
 /// Bids for the game, refused where they cannot train: leaves that value
@@ -226,12 +237,13 @@ fn bids_of(options: &RunOptions, phase: Phase, rules: Rules) -> Result<Bids, Con
 
 /// How this session trains.
 fn session_of(
-    options: &SessionOptions,
+    chosen: &TrainOptions,
     phase: Phase,
-    store: &StoreSettings,
     log: LogSettings,
     curve: Option<CurveSettings>,
 ) -> Result<SessionSettings, ConfigError> {
+    let options = &chosen.run.session;
+    let store = &chosen.store;
     let mut iterations = options.iterations;
     if iterations == Some(0) {
         return Err(ConfigError::ZeroIterations);
@@ -267,8 +279,14 @@ fn session_of(
         checkpoint_every_iterations: options.checkpoint_every_iterations.unwrap_or(1_000_000),
         checkpoint_every_minutes: minutes,
         batch,
-        lmdb_cache_records: store.lmdb_cache_records.max(1024),
-        mmap_writeback: options.mmap_writeback.unwrap_or(store.mmap_writeback),
+        lmdb_cache_records: store
+            .lmdb_cache_records
+            .unwrap_or(DEFAULT_LMDB_CACHE_RECORDS)
+            .max(1024),
+        mmap_writeback: options
+            .mmap_writeback
+            .or(store.mmap_writeback)
+            .unwrap_or_default(),
         export: options.export.unwrap_or(false),
         log,
         curve,
@@ -289,25 +307,33 @@ fn session_of(
     })
 }
 
-/// The identity a resolved command trains under, given the identity of the
-/// run already in its directory (`saved`, if any): a run made before staged
-/// bids, or while bids modelling the heuristic's or card play's average
-/// were full play's default, goes on as it was made when the command
-/// (flags and profile, `chosen`) does not choose them. Any other
-/// difference is the session's to refuse.
-pub fn as_made(mut identity: Identity, saved: Option<&Identity>, chosen: &RunOptions) -> Identity {
-    if let Some(saved) = saved
-        && saved.phase == identity.phase
-    {
-        if !chosen.chooses_bids() {
-            identity.bids = saved.bids.clone();
+/// Dirty records the LMDB store holds before a batched write transaction
+/// when the profile does not say.
+pub const DEFAULT_LMDB_CACHE_RECORDS: usize = 1 << 20;
+
+impl Resolved {
+    /// The identity to train under, given the identity of the run already
+    /// in the directory (`saved`, if any): a run made before staged bids,
+    /// or while bids modelling the heuristic's or card play's average were
+    /// full play's default, goes on as it was made when the command (flags
+    /// and profile) does not choose them. Any other difference is the
+    /// session's to refuse.
+    #[must_use]
+    pub fn as_made(mut self, saved: Option<&Identity>) -> Resolved {
+        if let Some(saved) = saved
+            && saved.phase == self.identity.phase
+        {
+            let identity = &mut self.identity;
+            if !self.chosen.run.chooses_bids() {
+                identity.bids = saved.bids.clone();
+            }
+            if self.chosen.solver.opponent_bids.is_none() {
+                identity.solver.opponent_bids = saved.solver.opponent_bids;
+            }
+            if self.chosen.solver.card_play_strategy.is_none() {
+                identity.solver.card_play_strategy = saved.solver.card_play_strategy;
+            }
         }
-        if chosen.opponent_bids.is_none() {
-            identity.solver.opponent_bids = saved.solver.opponent_bids;
-        }
-        if chosen.card_play_strategy.is_none() {
-            identity.solver.card_play_strategy = saved.solver.card_play_strategy;
-        }
+        self
     }
-    identity
 }

@@ -1,5 +1,6 @@
-//! The `[solver]` and `[store]` tables of a profile: the schedule, the
-//! abstraction, the leaves and the record encoding a run is made with.
+//! What a run is made with from the `[solver]` and `[store]` tables (read
+//! as [`super::SolverOptions`] and [`super::StoreOptions`]): the schedule,
+//! the abstraction, the leaves and the record encoding, as a run saves them.
 
 use std::fmt;
 
@@ -11,8 +12,6 @@ use euchre_bots::meta::{BidsFor, Leaves};
 use euchre_bots::opponent_bids::OpponentBids;
 use euchre_bots::phase::Phase;
 use euchre_game::keys::play::PlayAbstraction;
-
-use super::*;
 
 /// How regrets and the average are weighted over iterations.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -152,30 +151,6 @@ impl SolverSettings {
             ScheduleName::Linear => Schedule::LINEAR,
             ScheduleName::CfrPlus => Schedule::CFR_PLUS,
             ScheduleName::Vanilla => Schedule::VANILLA,
-        }
-    }
-}
-
-/// Store options beyond the choice of backend.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct StoreSettings {
-    /// `f32`, or `i16` with one scale per infostate (half the disk); when
-    /// unset, the phase's default ([`EncodingName::default_for`]).
-    pub encoding: Option<EncodingName>,
-    /// LMDB only: dirty records held before a batched write transaction.
-    pub lmdb_cache_records: usize,
-    /// mmap only: `at-checkpoint`, `continuous` or `auto` (see
-    /// [`MmapWriteback`]).
-    pub mmap_writeback: MmapWriteback,
-}
-
-impl Default for StoreSettings {
-    fn default() -> StoreSettings {
-        StoreSettings {
-            encoding: None,
-            lmdb_cache_records: 1 << 20,
-            mmap_writeback: MmapWriteback::Auto,
         }
     }
 }

@@ -383,7 +383,7 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{CurveOptions, RunOptions, RunProfile, SessionOptions, resolve};
+    use crate::config::{RunOptions, RunProfile, SessionOptions, resolve};
     use euchre_bots::phase::Phase;
 
     struct TempDir(PathBuf);
@@ -411,8 +411,8 @@ mod tests {
             },
             ..RunOptions::default()
         };
-        let (identity, mut settings, _) =
-            resolve(RunProfile::default(), flags, CurveOptions::default()).unwrap();
+        let resolved = resolve(RunProfile::default(), flags.into()).unwrap();
+        let (identity, mut settings) = (resolved.identity, resolved.session);
         settings.log.progress = false;
         (identity, settings)
     }
@@ -436,8 +436,8 @@ mod tests {
             phase: Some(Phase::FullPlay),
             ..RunOptions::default()
         };
-        let (identity, settings, _) =
-            resolve(RunProfile::default(), flags, CurveOptions::default()).unwrap();
+        let resolved = resolve(RunProfile::default(), flags.into()).unwrap();
+        let (identity, settings) = (resolved.identity, resolved.session);
         assert!(identity.bids.unfinished_stage().is_some());
         let dir = temp_dir("unstaged");
         let error = Session::open(&dir.0, &identity, &settings, &mut ()).unwrap_err();

@@ -10,9 +10,10 @@ mod resolution;
 
 pub(super) fn resolve_flags(
     profile: RunProfile,
-    flags: RunOptions,
+    flags: impl Into<TrainOptions>,
 ) -> Result<(Identity, SessionSettings, Option<PathBuf>), ConfigError> {
-    resolve(profile, flags, CurveOptions::default())
+    let resolved = resolve(profile, flags.into())?;
+    Ok((resolved.identity, resolved.session, resolved.dir))
 }
 
 /// The message with every cause after it, as the binary prints it.

@@ -105,3 +105,118 @@ fn bad_values_are_explained() {
     );
     assert!(message.contains("configs/example.toml"), "{message}");
 }
+
+/// Every flag of `trainer train` is also a key of one profile table, so a
+/// setting is written once and a profile can say whatever a command line
+/// can. The exceptions are named here with their reason; a new flag with
+/// no key (or a key under another name) fails until it joins them.
+#[test]
+fn every_flag_of_train_is_a_key_of_a_profile_table() {
+    use clap::Args;
+    /// Flags of one session, or of where the profile itself is.
+    const FLAG_ONLY: [&str; 9] = [
+        "until",
+        "skip-checksums",
+        "sync-every",
+        "sync-iterations",
+        "sync-reads",
+        "sync-strategy-sums",
+        "sync-check",
+        "rank-memory",
+        "sync-overlap",
+    ];
+    /// Flags whose key has another name: (flag, table, key).
+    const RENAMED: [(&str, &str, &str); 5] = [
+        ("run-dir", "run", "dir"),
+        ("checkpoint-every", "run", "checkpoint_every_iterations"),
+        ("eval-every", "eval", "every"),
+        ("eval-against", "eval", "against"),
+        ("eval-hands", "eval", "hands"),
+    ];
+    // Whether `[table] key` names a setting: a value of the wrong type
+    // is then refused for its value, not as an unknown key.
+    let is_key = |table: &str, key: &str| {
+        let text = format!("[{table}]\n{key} = [[]]\n");
+        match parse_profile(&text, "t") {
+            Ok(_) => true,
+            Err(error) => {
+                let message = chain(&error);
+                !message.contains("unknown field") && !message.contains("no setting")
+            }
+        }
+    };
+    assert!(!is_key("run", "no_such_key") && !is_key("solver", "no_such_key"));
+    let command = TrainOptions::augment_args(clap::Command::new("train"));
+    let mut checked = 0;
+    for argument in command.get_arguments() {
+        let Some(flag) = argument.get_long() else {
+            continue;
+        };
+        if FLAG_ONLY.contains(&flag) {
+            continue;
+        }
+        let found = match RENAMED.iter().find(|(renamed, ..)| *renamed == flag) {
+            Some((_, table, key)) => is_key(table, key),
+            None => {
+                let key = flag.replace('-', "_");
+                ["run", "solver", "store", "eval"]
+                    .iter()
+                    .any(|table| is_key(table, &key))
+            }
+        };
+        assert!(found, "--{flag} has no profile key");
+        checked += 1;
+    }
+    assert!(checked >= 25, "only {checked} flags were found");
+}
+
+/// A flag and its profile key are one setting: each given either way
+/// resolves to the same run.
+#[test]
+fn a_setting_given_as_a_flag_or_as_a_profile_key_resolves_alike() {
+    use euchre_bots::meta::{BidsFor, Leaves};
+    use euchre_bots::opponent_bids::OpponentBids;
+    use euchre_game::keys::play::PlayAbstraction;
+    let full_play = |more: fn(&mut TrainOptions)| {
+        let mut options = TrainOptions::from(RunOptions {
+            phase: Some(Phase::FullPlay),
+            ..RunOptions::default()
+        });
+        more(&mut options);
+        options
+    };
+    let cases: [(&str, TrainOptions); 6] = [
+        (
+            "[solver]\nleaves = \"heuristic-play\"\n",
+            full_play(|o| o.solver.leaves = Some(Leaves::HeuristicPlay)),
+        ),
+        (
+            "[solver]\nabstraction = \"maker-seat\"\n",
+            full_play(|o| o.solver.abstraction = Some(PlayAbstraction::MakerSeat)),
+        ),
+        (
+            "[solver]\nopponent_bids = \"heuristic:0.5\"\n",
+            full_play(|o| o.solver.opponent_bids = Some(OpponentBids::Heuristic { share: 0.5 })),
+        ),
+        (
+            "[solver]\ncard_play_strategy = \"average\"\n",
+            full_play(|o| o.solver.card_play_strategy = Some(CardPlayStrategy::Average)),
+        ),
+        (
+            "[solver]\nbids_for = \"game\"\n",
+            full_play(|o| o.solver.bids_for = Some(BidsFor::Game)),
+        ),
+        (
+            "[store]\nencoding = \"f32\"\n",
+            full_play(|o| o.store.encoding = Some(EncodingName::F32)),
+        ),
+    ];
+    let (plain, _, _) = resolve_flags(RunProfile::default(), full_play(|_| {})).unwrap();
+    for (text, flags) in cases {
+        let profile = parse_profile(&format!("[run]\nphase = \"full-play\"\n{text}"), "t").unwrap();
+        let (from_profile, _, _) = resolve_flags(profile, TrainOptions::default()).unwrap();
+        let (from_flags, _, _) = resolve_flags(RunProfile::default(), flags).unwrap();
+        assert_eq!(from_profile, from_flags, "{text}");
+        assert_ne!(from_profile, plain, "{text} changed nothing");
+    }
+}

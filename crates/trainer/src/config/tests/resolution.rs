@@ -53,10 +53,16 @@ fn the_bare_full_play_command_is_the_laptop_profile() {
     assert_eq!(bidding.encoding, EncodingName::F32);
     assert_eq!(bidding_session.iterations, Some(DEFAULT_ITERATIONS));
 
-    let f32_full_play = RunOptions {
-        phase: Some(Phase::FullPlay),
-        encoding: Some(EncodingName::F32),
-        ..RunOptions::default()
+    let f32_full_play = TrainOptions {
+        run: RunOptions {
+            phase: Some(Phase::FullPlay),
+            ..RunOptions::default()
+        },
+        store: StoreOptions {
+            encoding: Some(EncodingName::F32),
+            ..StoreOptions::default()
+        },
+        ..TrainOptions::default()
     };
     let (identity, _, _) = resolve_flags(RunProfile::default(), f32_full_play).unwrap();
     assert_eq!(identity.encoding, EncodingName::F32);
@@ -74,7 +80,7 @@ fn the_bare_full_play_command_is_the_laptop_profile() {
 /// against the heuristic).
 #[test]
 fn bids_are_an_equilibrium_unless_a_model_is_named() {
-    let opponents = |profile: &str, flags: RunOptions| {
+    let opponents = |profile: &str, flags: TrainOptions| {
         let profile = parse_profile(profile, "t").unwrap();
         resolve_flags(profile, flags)
             .unwrap()
@@ -82,9 +88,11 @@ fn bids_are_an_equilibrium_unless_a_model_is_named() {
             .solver
             .opponent_bids
     };
-    let phase = |phase: Phase| RunOptions {
-        phase: Some(phase),
-        ..RunOptions::default()
+    let phase = |phase: Phase| {
+        TrainOptions::from(RunOptions {
+            phase: Some(phase),
+            ..RunOptions::default()
+        })
     };
     assert_eq!(
         opponents("", phase(Phase::FullPlay)),
@@ -98,10 +106,11 @@ fn bids_are_an_equilibrium_unless_a_model_is_named() {
         opponents("", phase(Phase::Play(2))),
         OpponentBids::Equilibrium
     );
-    let joint = RunOptions {
+    let joint = TrainOptions::from(RunOptions {
+        phase: Some(Phase::FullPlay),
         bids: Some(BidsName::Trained),
-        ..phase(Phase::FullPlay)
-    };
+        ..RunOptions::default()
+    });
     assert_eq!(opponents("", joint), OpponentBids::Equilibrium);
     // A profile's choice is a choice; a flag overrides it.
     let modelled = "[solver]\nopponent_bids = \"heuristic:0.9\"\n";
@@ -109,8 +118,11 @@ fn bids_are_an_equilibrium_unless_a_model_is_named() {
         opponents(modelled, phase(Phase::FullPlay)),
         OpponentBids::Heuristic { share: 0.9 }
     );
-    let flagged = RunOptions {
-        opponent_bids: Some(OpponentBids::Equilibrium),
+    let flagged = TrainOptions {
+        solver: SolverOptions {
+            opponent_bids: Some(OpponentBids::Equilibrium),
+            ..SolverOptions::default()
+        },
         ..phase(Phase::FullPlay)
     };
     assert_eq!(opponents(modelled, flagged), OpponentBids::Equilibrium);
@@ -307,20 +319,18 @@ fn a_staged_run_names_a_changed_stage_but_not_its_own_blueprint_before_it_exists
 fn a_new_full_play_run_measures_a_curve_unless_told_not_to() {
     let curve = |phase: Phase, every: Option<&str>| {
         let every = every.map(|text| options::parse_curve_interval(text).unwrap());
-        resolve(
-            RunProfile::default(),
-            RunOptions {
+        let flags = TrainOptions {
+            run: RunOptions {
                 phase: Some(phase),
                 ..RunOptions::default()
             },
-            CurveOptions {
+            curve: CurveOptions {
                 every,
                 ..CurveOptions::default()
             },
-        )
-        .unwrap()
-        .1
-        .curve
+            ..TrainOptions::default()
+        };
+        resolve(RunProfile::default(), flags).unwrap().session.curve
     };
     let default = curve(Phase::FullPlay, None).unwrap();
     assert_eq!(default.every, FULL_PLAY_EVAL_EVERY);
@@ -481,14 +491,20 @@ fn a_change_to_any_field_of_a_runs_identity_stops_its_resume() {
 #[test]
 fn bids_for_the_game_train_where_bids_train_and_are_refused_elsewhere() {
     use euchre_bots::meta::BidsFor;
-    let with = |phase, store, more: fn(RunOptions) -> RunOptions| {
+    let with = |phase, store, more: fn(TrainOptions) -> TrainOptions| {
         resolve_flags(
             RunProfile::default(),
-            more(RunOptions {
-                phase: Some(phase),
-                store: Some(store),
-                bids_for: Some(BidsFor::Game),
-                ..RunOptions::default()
+            more(TrainOptions {
+                run: RunOptions {
+                    phase: Some(phase),
+                    store: Some(store),
+                    ..RunOptions::default()
+                },
+                solver: SolverOptions {
+                    bids_for: Some(BidsFor::Game),
+                    ..SolverOptions::default()
+                },
+                ..TrainOptions::default()
             }),
         )
     };
@@ -498,7 +514,12 @@ fn bids_for_the_game_train_where_bids_train_and_are_refused_elsewhere() {
     let stage = crate::training::bidding_stage::stage_identity(&full_play);
     assert_eq!(stage.solver.bids_for, BidsFor::Game);
     assert_eq!(stage.store, Backend::Memory);
-    type Refusal = (Phase, Backend, fn(RunOptions) -> RunOptions, &'static str);
+    type Refusal = (
+        Phase,
+        Backend,
+        fn(TrainOptions) -> TrainOptions,
+        &'static str,
+    );
     let refusals: [Refusal; 4] = [
         (
             Phase::Bidding,
@@ -509,18 +530,18 @@ fn bids_for_the_game_train_where_bids_train_and_are_refused_elsewhere() {
         (
             Phase::Bidding,
             Backend::Memory,
-            |o| RunOptions {
-                leaves: Some(Leaves::PimcCalibrated),
-                ..o
+            |mut o| {
+                o.solver.leaves = Some(Leaves::PimcCalibrated);
+                o
             },
             "--leaves open-hand",
         ),
         (
             Phase::FullPlay,
             Backend::Mmap,
-            |o| RunOptions {
-                bids: Some(BidsName::Trained),
-                ..o
+            |mut o| {
+                o.run.bids = Some(BidsName::Trained);
+                o
             },
             "--bids staged",
         ),
