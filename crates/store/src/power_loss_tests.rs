@@ -10,7 +10,7 @@
 //! never panic.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::held_pages::Writeback;
 use crate::layout::RecordEncoding;
@@ -19,6 +19,7 @@ use crate::{
     ClientState, DurableTable, Fingerprint, Key, LmdbTable, MmapTable, Record, RecordLayout,
     SnapshotTable, StoreError,
 };
+use test_support::TempDir;
 
 const LAYOUT: RecordLayout = match RecordLayout::new(5, RecordEncoding::F32) {
     Ok(layout) => layout,
@@ -26,22 +27,6 @@ const LAYOUT: RecordLayout = match RecordLayout::new(5, RecordEncoding::F32) {
 };
 /// Random subsets tried per recorded instant, beyond the structured ones.
 const SAMPLED: usize = 12;
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let path = std::env::temp_dir().join(format!("store-power-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        TempDir(path)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn fingerprint() -> Fingerprint {
     Fingerprint {
@@ -132,7 +117,7 @@ struct Tally {
 }
 
 fn reopen_every_state(name: &str, run: &Run, open: &Reopen<'_>, keys: &[Key]) -> Tally {
-    let scratch = TempDir::new(&format!("{name}-state"));
+    let scratch = TempDir::unmade(&format!("{name}-state"));
     let mut tally = Tally::default();
     for (index, state) in run.states.iter().enumerate() {
         recorder::write_files(&scratch.0, state);
@@ -171,7 +156,7 @@ fn reopen_every_state(name: &str, run: &Run, open: &Reopen<'_>, keys: &[Key]) ->
 /// before 2026-11-28, this emulation refused 10,468 of 17,281 states:
 /// `docs/reliability.md`.) `count` keys through a cache of 64 records.
 fn lmdb_power_loss(count: u128, sampled: usize) -> Tally {
-    let dir = TempDir::new(&format!("lmdb-{count}-{sampled}"));
+    let dir = TempDir::unmade(&format!("lmdb-{count}-{sampled}"));
     let keys = keys(count);
     let open_lmdb = |path: &Path| LmdbTable::open(path, LAYOUT, fingerprint(), 64);
     let mut run = record_run(
@@ -212,7 +197,7 @@ fn open_mmap(path: &Path, keys: &[Key], writeback: Writeback) -> Result<MmapTabl
 
 #[test]
 fn mmap_holding_changes_to_checkpoints_always_opens_at_a_checkpoint_after_a_power_loss() {
-    let dir = TempDir::new("mmap-held");
+    let dir = TempDir::unmade("mmap-held");
     let keys = keys(3000);
     let run = record_run(
         &dir.0,
@@ -235,7 +220,7 @@ fn mmap_holding_changes_to_checkpoints_always_opens_at_a_checkpoint_after_a_powe
 
 #[test]
 fn mmap_written_continuously_opens_at_a_checkpoint_or_refuses_by_name_after_a_power_loss() {
-    let dir = TempDir::new("mmap-continuous");
+    let dir = TempDir::unmade("mmap-continuous");
     let keys = keys(3000);
     let run = record_run(
         &dir.0,
@@ -257,7 +242,7 @@ fn mmap_written_continuously_opens_at_a_checkpoint_or_refuses_by_name_after_a_po
 
 #[test]
 fn the_memory_store_always_opens_at_a_checkpoint_after_a_power_loss() {
-    let dir = TempDir::new("memory");
+    let dir = TempDir::unmade("memory");
     let keys = keys(300);
     let open_memory = |path: &Path| SnapshotTable::open(path, LAYOUT, fingerprint());
     let run = record_run(

@@ -9,22 +9,7 @@ use store::{
     ClientState, DurableTable, Fingerprint, Key, LmdbTable, MmapTable, RECORDS_FILE,
     RecordEncoding, RecordLayout, SnapshotTable, StoreError, Table, Verify,
 };
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let path = std::env::temp_dir().join(format!("store-damage-{name}-{}", std::process::id()));
-        std::fs::remove_dir_all(&path).ok();
-        TempDir(path)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        std::fs::remove_dir_all(&self.0).ok();
-    }
-}
+use test_support::TempDir;
 
 fn layout() -> RecordLayout {
     RecordLayout::new(7, RecordEncoding::F32).unwrap()
@@ -90,7 +75,7 @@ fn corrupt_reason(error: &StoreError) -> &str {
 
 #[test]
 fn mmap_records_flipped_after_a_checkpoint_are_refused_unless_the_check_is_skipped() {
-    let dir = TempDir::new("mmap-flip");
+    let dir = TempDir::unmade("mmap-flip");
     let table = open_mmap(&dir.0, Verify::Full).unwrap();
     fill(&table);
     drop(table);
@@ -124,7 +109,7 @@ fn mmap_records_flipped_after_a_checkpoint_are_refused_unless_the_check_is_skipp
 
 #[test]
 fn mmap_keys_truncated_or_changed_are_refused_at_open() {
-    let dir = TempDir::new("mmap-keys");
+    let dir = TempDir::unmade("mmap-keys");
     fill(&open_mmap(&dir.0, Verify::Full).unwrap());
     let keys_file = dir.0.join(store::KEYS_FILE);
     flip_bytes(&keys_file, 32, 16);
@@ -148,7 +133,7 @@ fn mmap_keys_truncated_or_changed_are_refused_at_open() {
 /// pages first and refuses.
 #[test]
 fn lmdb_truncated_is_an_error_not_a_crash() {
-    let dir = TempDir::new("lmdb-cut");
+    let dir = TempDir::unmade("lmdb-cut");
     fill(&open_lmdb(&dir.0).unwrap());
     let data = dir.0.join("lmdb").join("data.mdb");
     let file = std::fs::OpenOptions::new().write(true).open(&data).unwrap();
@@ -162,7 +147,7 @@ fn lmdb_truncated_is_an_error_not_a_crash() {
 /// not an empty store to train on from scratch.
 #[test]
 fn lmdb_emptied_or_deleted_under_a_manifest_is_refused() {
-    let dir = TempDir::new("lmdb-empty");
+    let dir = TempDir::unmade("lmdb-empty");
     fill(&open_lmdb(&dir.0).unwrap());
     let data = dir.0.join("lmdb").join("data.mdb");
     std::fs::write(&data, b"").unwrap();
@@ -180,7 +165,7 @@ fn lmdb_emptied_or_deleted_under_a_manifest_is_refused() {
 /// records' checksum from the last checkpoint no longer matches.
 #[test]
 fn lmdb_records_changed_on_disk_are_refused() {
-    let dir = TempDir::new("lmdb-flip");
+    let dir = TempDir::unmade("lmdb-flip");
     fill(&open_lmdb(&dir.0).unwrap());
     let data = dir.0.join("lmdb").join("data.mdb");
     let bytes = std::fs::read(&data).unwrap();
@@ -205,14 +190,14 @@ fn lmdb_records_changed_on_disk_are_refused() {
 /// what it checked.
 #[test]
 fn every_backend_reports_what_it_verified() {
-    let memory = TempDir::new("report-memory");
+    let memory = TempDir::unmade("report-memory");
     fill(&SnapshotTable::open(&memory.0, layout(), fingerprint()).unwrap());
     let report = SnapshotTable::open(&memory.0, layout(), fingerprint())
         .unwrap()
         .verification();
     assert!(report.to_string().starts_with("verified"), "{report}");
 
-    let lmdb = TempDir::new("report-lmdb");
+    let lmdb = TempDir::unmade("report-lmdb");
     fill(&open_lmdb(&lmdb.0).unwrap());
     let report = open_lmdb(&lmdb.0).unwrap().verification();
     assert!(
@@ -220,7 +205,7 @@ fn every_backend_reports_what_it_verified() {
         "{report}"
     );
 
-    let mmap = TempDir::new("report-mmap");
+    let mmap = TempDir::unmade("report-mmap");
     fill(&open_mmap(&mmap.0, Verify::Full).unwrap());
     let report = open_mmap(&mmap.0, Verify::Full).unwrap().verification();
     assert!(report.to_string().contains(RECORDS_FILE), "{report}");
@@ -230,7 +215,7 @@ fn every_backend_reports_what_it_verified() {
 /// process holds the store does not let a second one in.
 #[test]
 fn deleting_the_lock_file_does_not_let_a_second_writer_in() {
-    let dir = TempDir::new("lock-deleted");
+    let dir = TempDir::unmade("lock-deleted");
     let first = SnapshotTable::open(&dir.0, layout(), fingerprint()).unwrap();
     for entry in std::fs::read_dir(&dir.0).unwrap().flatten() {
         if entry.file_name().to_string_lossy().ends_with(".lock") {
@@ -249,7 +234,7 @@ fn deleting_the_lock_file_does_not_let_a_second_writer_in() {
 /// checkpoint left it, and its files are not written.
 #[test]
 fn mmap_opened_read_only_reads_the_checkpoint_and_writes_nothing() {
-    let dir = TempDir::new("mmap-read-only");
+    let dir = TempDir::unmade("mmap-read-only");
     let table = open_mmap(&dir.0, Verify::Full).unwrap();
     fill(&table);
     let first = table.slot(keys()[7]).unwrap();
@@ -340,11 +325,11 @@ fn refuses_damage_everywhere(
     files: &[&str],
     open: &dyn Fn(&Path) -> Result<(), StoreError>,
 ) {
-    let clean = TempDir::new(&format!("{name}-clean"));
+    let clean = TempDir::unmade(&format!("{name}-clean"));
     fill_store(&clean.0);
     for file in files {
         for percent in POSITIONS {
-            let damaged = TempDir::new(&format!("{name}-damaged"));
+            let damaged = TempDir::unmade(&format!("{name}-damaged"));
             copy_dir(&clean.0, &damaged.0);
             flip_at(&damaged.0.join(file), percent);
             let before = all_files(&damaged.0);
@@ -426,12 +411,12 @@ fn killed_lmdb_session(dir: &Path, created: u128) -> Vec<store::Record> {
 /// readable; never a fault.
 #[test]
 fn lmdb_damage_after_a_killed_session_never_faults() {
-    let clean = TempDir::new("lmdb-killed-clean");
+    let clean = TempDir::unmade("lmdb-killed-clean");
     let checkpointed = killed_lmdb_session(&clean.0, 500);
     let mut refused = 0;
     for percent in POSITIONS {
         for shift in [0u64, 1000, 3000] {
-            let damaged = TempDir::new("lmdb-killed-damaged");
+            let damaged = TempDir::unmade("lmdb-killed-damaged");
             copy_dir(&clean.0, &damaged.0);
             let data = damaged.0.join("lmdb/data.mdb");
             let length = std::fs::metadata(&data).unwrap().len();
@@ -466,7 +451,7 @@ fn lmdb_damage_after_a_killed_session_never_faults() {
 /// same records.
 #[test]
 fn lmdb_read_only_reads_the_checkpoint_after_a_killed_session_and_writes_nothing() {
-    let dir = TempDir::new("lmdb-ro-killed");
+    let dir = TempDir::unmade("lmdb-ro-killed");
     let checkpointed = killed_lmdb_session(&dir.0, 2000);
     let before = all_files(&dir.0);
     let reader = LmdbTable::open_read_only(&dir.0, layout(), fingerprint()).unwrap();
@@ -512,9 +497,9 @@ fn killed_mmap_session(dir: &Path, bump: f32) {
 /// files are unchanged, so putting things right is removing the file.
 #[test]
 fn a_foreign_undo_journal_is_refused_and_nothing_is_written() {
-    let healthy = TempDir::new("journal-healthy");
+    let healthy = TempDir::unmade("journal-healthy");
     fill(&open_mmap(&healthy.0, Verify::Full).unwrap());
-    let other = TempDir::new("journal-other");
+    let other = TempDir::unmade("journal-other");
     killed_mmap_session(&other.0, 5.0);
     let journal = "mmap-undo.dat";
     std::fs::copy(other.0.join(journal), healthy.0.join(journal)).unwrap();
@@ -545,11 +530,11 @@ fn a_foreign_undo_journal_is_refused_and_nothing_is_written() {
 /// private copy finds before anything is written.
 #[test]
 fn a_damaged_undo_journal_is_refused_and_nothing_is_written() {
-    let clean = TempDir::new("journal-damaged-clean");
+    let clean = TempDir::unmade("journal-damaged-clean");
     killed_mmap_session(&clean.0, 5.0);
     let journal = "mmap-undo.dat";
     for (at, what) in [(4usize, "header"), (32 + 12 + 100, "an entry")] {
-        let damaged = TempDir::new("journal-damaged");
+        let damaged = TempDir::unmade("journal-damaged");
         copy_dir(&clean.0, &damaged.0);
         flip_bytes(&damaged.0.join(journal), at, 8);
         let before = all_files(&damaged.0);

@@ -7,22 +7,7 @@ use store::{
     Record, RecordEncoding, RecordLayout, SnapshotTable, StoreError, Table,
 };
 use store::{FORMAT_VERSION, MANIFEST_FILE, PHF_FILE, RECORDS_FILE};
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let path = std::env::temp_dir().join(format!("store-test-{name}-{}", std::process::id()));
-        std::fs::remove_dir_all(&path).ok();
-        TempDir(path)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        std::fs::remove_dir_all(&self.0).ok();
-    }
-}
+use test_support::TempDir;
 
 fn fingerprint(digest: u64) -> Fingerprint {
     Fingerprint {
@@ -117,7 +102,7 @@ fn all_backends_hold_byte_identical_records_across_reopen() {
         apply_updates(&reference, &keys, 6);
         let expected = encoded(&reference, layout, &keys);
 
-        let memory_dir = TempDir::new(&format!("identical-memory-{}", layout.bytes()));
+        let memory_dir = TempDir::unmade(&format!("identical-memory-{}", layout.bytes()));
         {
             let table = SnapshotTable::open(&memory_dir.0, layout, fingerprint(1)).unwrap();
             apply_updates(&table, &keys, 3);
@@ -137,7 +122,7 @@ fn all_backends_hold_byte_identical_records_across_reopen() {
             "memory snapshot, {layout:?}"
         );
 
-        let lmdb_dir = TempDir::new(&format!("identical-lmdb-{}", layout.bytes()));
+        let lmdb_dir = TempDir::unmade(&format!("identical-lmdb-{}", layout.bytes()));
         {
             // A cache of 256 records forces many batched flushes mid-run.
             let table = LmdbTable::open(&lmdb_dir.0, layout, fingerprint(1), 256).unwrap();
@@ -162,7 +147,7 @@ fn all_backends_hold_byte_identical_records_across_reopen() {
             "lmdb, {layout:?}"
         );
 
-        let mmap_dir = TempDir::new(&format!("identical-mmap-{}", layout.bytes()));
+        let mmap_dir = TempDir::unmade(&format!("identical-mmap-{}", layout.bytes()));
         {
             let table = MmapTable::open(
                 &mmap_dir.0,
@@ -198,7 +183,7 @@ fn all_backends_hold_byte_identical_records_across_reopen() {
 
 #[test]
 fn lmdb_grows_its_map_when_full() {
-    let dir = TempDir::new("lmdb-grow");
+    let dir = TempDir::unmade("lmdb-grow");
     let keys: Vec<Key> = universe(60_000).concat();
     let touch_all = |table: &dyn Table| {
         for (index, &key) in keys.iter().enumerate() {
@@ -235,7 +220,7 @@ fn lmdb_grows_its_map_when_full() {
 
 #[test]
 fn mmap_refuses_keys_outside_its_universe() {
-    let dir = TempDir::new("unknown-key");
+    let dir = TempDir::unmade("unknown-key");
     let chunks = universe(2_000);
     let table = MmapTable::open(&dir.0, F32, fingerprint(2), &chunks, &mut no_progress).unwrap();
     assert_eq!(table.len(), 2_000);
@@ -257,7 +242,7 @@ fn mmap_refuses_keys_outside_its_universe() {
 /// batch with a key outside the universe is refused, naming that key.
 #[test]
 fn mmap_slots_of_a_batch_are_the_slots_of_each_key() {
-    let dir = TempDir::new("batch");
+    let dir = TempDir::unmade("batch");
     let chunks = universe(2_000);
     let table = MmapTable::open(&dir.0, F32, fingerprint(2), &chunks, &mut no_progress).unwrap();
     let members: Vec<Key> = chunks.iter().flatten().copied().collect();
@@ -280,7 +265,10 @@ fn mmap_slots_of_a_batch_are_the_slots_of_each_key() {
 /// table is refused by a smaller one, never followed out of its mapping.
 #[test]
 fn mmap_refuses_a_slot_from_another_larger_table() {
-    let (small_dir, large_dir) = (TempDir::new("small-slots"), TempDir::new("large-slots"));
+    let (small_dir, large_dir) = (
+        TempDir::unmade("small-slots"),
+        TempDir::unmade("large-slots"),
+    );
     let small = MmapTable::open(
         &small_dir.0,
         F32,
@@ -323,7 +311,7 @@ fn expect_mismatch(result: Result<impl std::fmt::Debug, StoreError>, field: &str
 
 #[test]
 fn a_format_1_manifest_opens_with_its_state_and_is_rewritten_as_current() {
-    let dir = TempDir::new("format-1");
+    let dir = TempDir::unmade("format-1");
     let table = SnapshotTable::open(&dir.0, F32, fingerprint(3)).unwrap();
     let slot = table.slot(9).unwrap();
     table
@@ -355,7 +343,7 @@ fn a_format_1_manifest_opens_with_its_state_and_is_rewritten_as_current() {
 
 #[test]
 fn reopening_with_other_settings_names_what_differs() {
-    let dir = TempDir::new("mismatch");
+    let dir = TempDir::unmade("mismatch");
     SnapshotTable::open(&dir.0, F32, fingerprint(3))
         .unwrap()
         .checkpoint(&ClientState::NONE)
@@ -399,7 +387,7 @@ fn reopening_with_other_settings_names_what_differs() {
 }
 
 fn corrupt_after<F: FnOnce(&Path)>(name: &str, mmap: bool, damage: F) -> StoreError {
-    let dir = TempDir::new(name);
+    let dir = TempDir::unmade(name);
     let chunks = universe(500);
     if mmap {
         let table =
@@ -486,7 +474,7 @@ fn damaged_files_are_named_never_loaded() {
 
     // Export needs the keys file: a missing or short one is an error, never
     // an export with fewer records.
-    let dir = TempDir::new("keys-file");
+    let dir = TempDir::unmade("keys-file");
     let table = MmapTable::open(
         &dir.0,
         F32,
@@ -517,7 +505,7 @@ fn damaged_files_are_named_never_loaded() {
 
 #[test]
 fn a_second_writer_is_refused_with_the_holders_pid() {
-    let dir = TempDir::new("second-writer");
+    let dir = TempDir::unmade("second-writer");
     let first = SnapshotTable::open(&dir.0, F32, fingerprint(6)).unwrap();
     let error = SnapshotTable::open(&dir.0, F32, fingerprint(6)).unwrap_err();
     match &error {
@@ -558,7 +546,7 @@ fn a_crash_between_checkpoints_reopens_at_the_last_checkpoint() {
     let keys: Vec<Key> = chunks.concat();
     let (early, late) = keys.split_at(2_500);
 
-    let mmap_dir = TempDir::new("crash-mmap");
+    let mmap_dir = TempDir::unmade("crash-mmap");
     let open_mmap =
         || MmapTable::open(&mmap_dir.0, F32, fingerprint(1), &chunks, &mut no_progress).unwrap();
     let expected = {
@@ -581,7 +569,7 @@ fn a_crash_between_checkpoints_reopens_at_the_last_checkpoint() {
         apply_updates_from(&table, &keys, 3, 4);
     }
 
-    let lmdb_dir = TempDir::new("crash-lmdb");
+    let lmdb_dir = TempDir::unmade("crash-lmdb");
     let expected = {
         // A 64-record cache flushes many batches before the crash.
         let table = LmdbTable::open(&lmdb_dir.0, F32, fingerprint(1), 64).unwrap();
@@ -618,8 +606,8 @@ fn held_writes_reach_the_file_only_at_checkpoints_and_match_shared_ones() {
     use store::Writeback;
     let chunks = universe(4_000);
     let keys: Vec<Key> = chunks.concat();
-    let shared_dir = TempDir::new("writeback-shared");
-    let held_dir = TempDir::new("writeback-held");
+    let shared_dir = TempDir::unmade("writeback-shared");
+    let held_dir = TempDir::unmade("writeback-held");
     let open = |dir: &Path, writeback: Writeback| {
         MmapTable::open(dir, I16, fingerprint(1), &chunks, &mut no_progress)
             .unwrap()

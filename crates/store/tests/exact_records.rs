@@ -4,33 +4,13 @@
 //! file and checked, so a keys file from another store is an error, never
 //! a wrong key.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use store::{
     Fingerprint, KEYS_FILE, Key, MemoryTable, MmapTable, Record, RecordEncoding, RecordLayout,
     StoreError, Table,
 };
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let path = std::env::temp_dir().join(format!("store-exact-{name}-{}", std::process::id()));
-        std::fs::remove_dir_all(&path).ok();
-        std::fs::create_dir_all(&path).unwrap();
-        TempDir(path)
-    }
-
-    fn join(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        std::fs::remove_dir_all(&self.0).ok();
-    }
-}
+use test_support::TempDir;
 
 fn keys(offset: u128) -> Vec<Key> {
     (0..5_000u128).map(|i| (i << 8) + offset).collect()

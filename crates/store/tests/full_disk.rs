@@ -8,28 +8,13 @@
 //! the only forking test alone in this file keeps the other store tests
 //! deterministic.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use store::{
     ClientState, DurableTable, Fingerprint, Key, LmdbTable, MmapTable, RecordEncoding,
     RecordLayout, StoreError, Table, classify_write_error,
 };
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let path = std::env::temp_dir().join(format!("store-test-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        TempDir(path)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use test_support::TempDir;
 
 fn universe(count: u64) -> Vec<Vec<Key>> {
     let keys: Vec<Key> = (0..count)
@@ -41,7 +26,7 @@ fn universe(count: u64) -> Vec<Vec<Key>> {
 #[test]
 fn a_full_disk_is_a_clear_error() {
     // A 1 MiB tmpfs, where permitted (root); the records file needs 5 MB.
-    let dir = TempDir::new("full-disk");
+    let dir = TempDir::unmade("full-disk");
     std::fs::create_dir_all(&dir.0).unwrap();
     let mounted = std::process::Command::new("mount")
         .args(["-t", "tmpfs", "-o", "size=1m", "tmpfs"])
@@ -101,7 +86,7 @@ fn a_full_disk_is_a_clear_error() {
 /// bare I/O error, which the store reports as the full disk it is, like
 /// the other backends, and the last checkpoint stays readable.
 fn lmdb_says_the_disk_is_full() {
-    let dir = TempDir::new("full-disk-lmdb");
+    let dir = TempDir::unmade("full-disk-lmdb");
     std::fs::create_dir_all(&dir.0).unwrap();
     let mounted = std::process::Command::new("mount")
         .args(["-t", "tmpfs", "-o", "size=3m", "tmpfs"])
@@ -154,7 +139,7 @@ fn lmdb_says_the_disk_is_full() {
 /// seal of the data file once refused this intact store; the seal is now
 /// voided before any write begins.)
 fn lmdb_resumes_once_space_is_freed_after_the_first_commit_past_a_checkpoint_failed() {
-    let dir = TempDir::new("full-disk-lmdb-resume");
+    let dir = TempDir::unmade("full-disk-lmdb-resume");
     std::fs::create_dir_all(&dir.0).unwrap();
     let mounted = std::process::Command::new("mount")
         .args(["-t", "tmpfs", "-o", "size=8m", "tmpfs"])

@@ -3,34 +3,13 @@
 //! slot and byte for byte; a copy that is damaged, or that mixes two
 //! stores' files, is refused before any record is written.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use store::{
     ClientState, Fingerprint, KEYS_FILE, Key, MmapTable, PHF_FILE, RECORDS_FILE, RecordEncoding,
     RecordLayout, Skeleton, StoreError, Table, Verify,
 };
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let path =
-            std::env::temp_dir().join(format!("store-skeleton-{name}-{}", std::process::id()));
-        std::fs::remove_dir_all(&path).ok();
-        std::fs::create_dir_all(&path).unwrap();
-        TempDir(path)
-    }
-
-    fn join(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        std::fs::remove_dir_all(&self.0).ok();
-    }
-}
+use test_support::TempDir;
 
 fn layout() -> RecordLayout {
     RecordLayout::new(7, RecordEncoding::I16Scaled).unwrap()

@@ -78,7 +78,7 @@ fn replicas_are_identical_after_every_sync_on_2_and_3_ranks() {
         (2, "live", "at-checkpoint", "off"),
     ] {
         let run = temp
-            .path(&format!("{ranks}-{reads}-{overlap}"))
+            .join(format!("{ranks}-{reads}-{overlap}"))
             .display()
             .to_string();
         let mut args = bidding_args(&run, "3000");
@@ -141,7 +141,7 @@ fn ranks_train_in_place_when_card_play_keeps_no_average() {
         ("mmap", "on", false, false),
     ] {
         let run = temp
-            .path(&format!("{store}-{overlap}"))
+            .join(format!("{store}-{overlap}"))
             .display()
             .to_string();
         let output = run_on(
@@ -214,8 +214,8 @@ fn bidding_lbr(output: &Output) -> (f64, f64) {
 #[test]
 fn two_ranks_bid_no_worse_than_one_process_at_equal_iterations() {
     let temp = TempDir::new("cluster-lbr");
-    let alone = temp.path("alone").display().to_string();
-    let pair = temp.path("pair").display().to_string();
+    let alone = temp.join("alone").display().to_string();
+    let pair = temp.join("pair").display().to_string();
     let mut args = bidding_args(&alone, "40000");
     args.push("--export");
     let (one, one_noise) = bidding_lbr(&trainer(&args));
@@ -265,7 +265,7 @@ fn ranks_of(mpirun: &Child) -> Vec<(u32, usize)> {
 #[test]
 fn a_job_with_a_killed_rank_stops_and_resumes_on_any_number_of_ranks() {
     let temp = TempDir::new("cluster-kill");
-    let run = temp.path("run").display().to_string();
+    let run = temp.join("run").display().to_string();
     let mut args = bidding_args(&run, "100000000");
     args.extend(["--checkpoint-every", "2000", "--sync-iterations", "1000"]);
     let mut job = mpirun(2)
@@ -339,7 +339,7 @@ fn a_job_with_a_killed_rank_stops_and_resumes_on_any_number_of_ranks() {
 #[test]
 fn ranks_started_differently_stop_the_job_before_training() {
     let temp = TempDir::new("cluster-disagree");
-    let run = temp.path("run").display().to_string();
+    let run = temp.join("run").display().to_string();
     let one = bidding_args(&run, "1000");
     let other = bidding_args(&run, "2000");
     let output = mpirun(1)
@@ -352,7 +352,7 @@ fn ranks_started_differently_stop_the_job_before_training() {
     let log = refused(&output);
     assert!(log.contains("rank 1 was started differently"), "{log}");
     assert!(
-        !temp.path("run").exists(),
+        !temp.join("run").exists(),
         "nothing trained, nothing written"
     );
 }
@@ -364,7 +364,7 @@ fn ranks_started_differently_stop_the_job_before_training() {
 fn a_rank_that_cannot_open_its_replica_stops_the_job_with_the_reason() {
     let temp = TempDir::new("cluster-replica");
     let policy = bidding_policy(&temp.0);
-    let run = temp.path("full-play").display().to_string();
+    let run = temp.join("full-play").display().to_string();
     let args = [
         "train",
         "--phase",
@@ -407,7 +407,7 @@ fn a_rank_that_cannot_open_its_replica_stops_the_job_with_the_reason() {
 #[test]
 fn a_rank_whose_memory_cannot_hold_the_run_refuses_it_before_training() {
     let temp = TempDir::new("cluster-memory");
-    let run = temp.path("bidding").display().to_string();
+    let run = temp.join("bidding").display().to_string();
     let mut args = bidding_args(&run, "2000");
     args.extend(["--rank-memory", "100M"]);
     let output = run_on(2, &args);
@@ -470,7 +470,7 @@ fn bench_sync_prints_dense_against_sparse() {
 /// and the iterations rank 0 checkpointed.
 fn stop_with(signal: &str, options: &[&str]) -> (Output, u64) {
     let temp = TempDir::new(&format!("cluster-{}", signal.to_lowercase()));
-    let run = temp.path("run").display().to_string();
+    let run = temp.join("run").display().to_string();
     let mut args = bidding_args(&run, "100000000");
     args.extend(["--sync-every", "1s"]);
     let job = mpirun_with(2, options)
@@ -480,7 +480,7 @@ fn stop_with(signal: &str, options: &[&str]) -> (Output, u64) {
         .spawn()
         .unwrap();
     let started = Instant::now();
-    while !temp.path("run").join("settings.toml").exists()
+    while !temp.join("run").join("settings.toml").exists()
         && started.elapsed() < Duration::from_secs(60)
     {
         std::thread::sleep(Duration::from_millis(100));
@@ -533,9 +533,9 @@ fn ctrl_c_at_mpirun_checkpoints_given_the_timeout() {
 #[test]
 fn followers_of_an_mmap_run_train_on_an_mmap_store_of_their_own() {
     let temp = TempDir::new("cluster-mmap");
-    let scratch = temp.path("scratch");
+    let scratch = temp.join("scratch");
     std::fs::create_dir_all(&scratch).unwrap();
-    let run = temp.path("run").display().to_string();
+    let run = temp.join("run").display().to_string();
     let mut args = bidding_args(&run, "2000");
     let store = args.iter().position(|&arg| arg == "--store").unwrap() + 1;
     args[store] = "mmap";
@@ -560,7 +560,7 @@ fn followers_of_an_mmap_run_train_on_an_mmap_store_of_their_own() {
     // The follower's store is made in its temporary directory: where none
     // can be made (here a file, not a directory, even for root), the job
     // stops before training and says which rank and where.
-    let not_a_dir = temp.path("not-a-dir");
+    let not_a_dir = temp.join("not-a-dir");
     std::fs::write(&not_a_dir, b"").unwrap();
     // Passed to the ranks only: Open MPI's own launcher needs a real one.
     let ranks_tmpdir = format!("TMPDIR={}", not_a_dir.display());

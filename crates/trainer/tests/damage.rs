@@ -13,7 +13,7 @@ use support::{TempDir, ok, refused, text, trainer};
 /// A short bidding run on `store`, checkpointed and stopped, as the
 /// tester's 3,000-iteration runs were (shorter here, the same files).
 fn trained_run(temp: &TempDir, store: &str) -> String {
-    let run = temp.path(store).display().to_string();
+    let run = temp.join(store).display().to_string();
     ok(&trainer(&[
         "train",
         "--phase",

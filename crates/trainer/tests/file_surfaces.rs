@@ -293,14 +293,14 @@ fn args_for<'a>(template: &[&str], file: &'a str, run: &'a str) -> Vec<String> {
 #[test]
 fn every_reader_refuses_a_fifo_a_device_a_link_to_one_an_oversized_and_a_missing_file() {
     let temp = TempDir::new("surfaces-readers");
-    let fifo = temp.path("fifo");
+    let fifo = temp.join("fifo");
     mkfifo(&fifo);
-    let link = temp.path("link-to-zero");
+    let link = temp.join("link-to-zero");
     std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
-    let large = temp.path("large");
+    let large = temp.join("large");
     std::fs::write(&large, vec![b' '; 200 << 20]).unwrap();
-    let missing = temp.path("missing");
-    let run = temp.path("run");
+    let missing = temp.join("missing");
+    let run = temp.join("run");
     let cases: [(&Path, &str); 5] = [
         (&fifo, "FIFO"),
         (Path::new("/dev/zero"), "device"),
@@ -392,12 +392,12 @@ fn writer_args(template: &[String], file: &Path) -> Vec<String> {
 #[test]
 fn every_writer_refuses_a_fifo_a_device_a_link_a_read_only_and_a_missing_folder_up_front() {
     let temp = TempDir::new("surfaces-writers");
-    let run = temp.path("run");
+    let run = temp.join("run");
     small_run(&run);
-    let read_only = read_only_folder(&temp.path("read-only"));
+    let read_only = read_only_folder(&temp.join("read-only"));
     let _unmount = Unmount(read_only.clone());
     for (index, template) in writers(&run).iter().enumerate() {
-        let folder = temp.path(&format!("writer-{index}"));
+        let folder = temp.join(format!("writer-{index}"));
         std::fs::create_dir_all(&folder).unwrap();
         let target = folder.join("users-file.txt");
         std::fs::write(&target, b"keep me").unwrap();
@@ -451,12 +451,12 @@ fn every_writer_refuses_a_fifo_a_device_a_link_a_read_only_and_a_missing_folder_
 #[test]
 fn a_link_planted_at_the_temporary_name_is_not_written_through() {
     let temp = TempDir::new("surfaces-planted");
-    let run = temp.path("run");
+    let run = temp.join("run");
     small_run(&run);
-    let victim = temp.path("victim");
+    let victim = temp.join("victim");
     std::fs::write(&victim, b"keep me").unwrap();
-    let out = temp.path("out.bin");
-    std::os::unix::fs::symlink(&victim, temp.path("out.tmp")).unwrap();
+    let out = temp.join("out.bin");
+    std::os::unix::fs::symlink(&victim, temp.join("out.tmp")).unwrap();
     ok(&trainer(&[
         "export",
         "--run-dir",

@@ -55,7 +55,7 @@ fn digest_line(status: &str) -> String {
 fn reading_commands_work_on_a_read_only_run_directory() {
     let temp = TempDir::new("read-only");
     for store in ["memory", "lmdb", "mmap"] {
-        let run = temp.path(store);
+        let run = temp.join(store);
         ok(&trainer(&[
             "train",
             "--phase",
@@ -75,7 +75,7 @@ fn reading_commands_work_on_a_read_only_run_directory() {
             &run.display().to_string(),
             "--digest",
         ]));
-        let view = temp.path(&format!("{store}-read-only"));
+        let view = temp.join(format!("{store}-read-only"));
         let _mount = ReadOnlyMount::new(&run, &view);
         let view_arg = view.display().to_string();
         let before: Vec<_> = std::fs::read_dir(run.join("store"))
@@ -88,7 +88,7 @@ fn reading_commands_work_on_a_read_only_run_directory() {
         assert_eq!(digest_line(&status), digest_line(&writable), "{store}");
         assert!(status.contains("check      verified"), "{store}: {status}");
 
-        let out = temp.path(&format!("{store}-policy.bin"));
+        let out = temp.join(format!("{store}-policy.bin"));
         let exported = ok(&trainer(&[
             "export",
             "--run-dir",

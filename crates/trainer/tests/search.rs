@@ -363,7 +363,7 @@ fn refusal(spec: &str, rules: Rules) -> String {
 #[test]
 fn playout_values_play_whole_hands_on_a_full_play_table_and_only_there() {
     let temp = TempDir::new("search-playout");
-    let run = temp.path("full-play");
+    let run = temp.join("full-play");
     let run = run.to_str().unwrap();
     support::ok(&support::full_play_in(
         run,

@@ -313,7 +313,7 @@ async fn a_missing_or_foreign_policy_file_is_refused_at_start() {
     let error = app(&foreign).unwrap_err();
     assert!(error.to_string().contains("was trained under"), "{error}");
 
-    let garbage = temp.path("garbage.bin");
+    let garbage = temp.join("garbage.bin");
     std::fs::write(&garbage, b"not a policy").unwrap();
     let error = app(&options(&format!("policy:{}", garbage.display()))).unwrap_err();
     assert!(error.to_string().contains("garbage.bin"), "{error}");
@@ -338,14 +338,14 @@ async fn a_port_in_use_is_named() {
 async fn the_runs_page_shows_status_and_curve_of_each_run() {
     let temp = TempDir::new("serve-runs");
     bidding_policy(&temp.0);
-    let run = temp.path("run");
+    let run = temp.join("run");
     std::fs::write(
         run.join("curve.svg"),
         "<svg xmlns=\"http://www.w3.org/2000/svg\"></svg>",
     )
     .unwrap();
     let mut with_runs = options("heuristic");
-    with_runs.run_dirs = vec![run.clone(), temp.path("absent")];
+    with_runs.run_dirs = vec![run.clone(), temp.join("absent")];
     let router = app(&with_runs).unwrap();
     let (status, _, page) = send(&router, get("/runs")).await;
     assert_eq!(status, StatusCode::OK);
@@ -884,9 +884,9 @@ fn rebound(request: Request<Body>) -> Request<Body> {
 async fn foreign_hosts_framing_and_server_paths_are_refused() {
     let temp = TempDir::new("serve-hosts");
     let policy = bidding_policy(&temp.0);
-    let run = temp.path("run");
+    let run = temp.join("run");
     let mut offering = options(&format!("policy:{}+heuristic", policy.display()));
-    offering.run_dirs = vec![run.clone(), temp.path("absent")];
+    offering.run_dirs = vec![run.clone(), temp.join("absent")];
     let router = app(&offering).unwrap();
     let view =
         r#"{"dealer":"N","seat":"E","hand":["9c","Tc","Qc","Kc","Ac"],"upcard":"Jh","actions":[]}"#;
@@ -1087,7 +1087,7 @@ async fn hints_show_on_request_for_the_persons_moves_and_the_game_saves_as_egn()
 #[tokio::test]
 async fn the_games_directory_lists_and_reads_only_regular_files_of_bounded_size() {
     let temp = TempDir::new("serve-games-dir");
-    let dir = temp.path("games");
+    let dir = temp.join("games");
     std::fs::create_dir_all(&dir).unwrap();
     assert!(
         std::process::Command::new("mkfifo")
@@ -1140,7 +1140,7 @@ async fn the_games_directory_lists_and_reads_only_regular_files_of_bounded_size(
     assert_eq!(status, StatusCode::SEE_OTHER, "{page}");
     assert!(location.is_some());
 
-    for missing in [temp.path("nonexistent"), dir.join("d-final.egn")] {
+    for missing in [temp.join("nonexistent"), dir.join("d-final.egn")] {
         let mut bad = options("heuristic");
         bad.games_dir = Some(missing.clone());
         let Err(error) = app(&bad) else {

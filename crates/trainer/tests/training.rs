@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
-use support::{RunsDir as TempDir, digest, ok, spawn, text, train_bidding as train, trainer};
+use support::{RunPaths, TempDir, digest, ok, spawn, text, train_bidding as train, trainer};
 
 #[test]
 fn resuming_equals_one_long_run_and_every_backend_agrees() {
@@ -418,7 +418,7 @@ fn pruning_is_a_session_setting_that_resume_keeps_and_bad_values_are_explained()
     let temp = TempDir::new("prune");
     let run = temp.run("run");
     let profile = temp.run("linear.toml");
-    std::fs::create_dir_all(&temp.0).expect("temp dir");
+
     std::fs::write(&profile, "[solver]\nschedule = \"linear\"\n").expect("profile");
     let trained = trainer(&[
         "train",

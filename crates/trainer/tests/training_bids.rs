@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::Command;
 
 use support::{
-    RunsDir as TempDir, digest, full_play_in, ok, refused, text, train_bidding as train, trainer,
+    RunPaths, TempDir, digest, full_play_in, ok, refused, text, train_bidding as train, trainer,
 };
 
 #[test]

@@ -6,7 +6,7 @@ mod support;
 use std::path::Path;
 
 use support::{
-    RunsDir as TempDir, digest, full_play_in, ok, refused, text, train_bidding as train, trainer,
+    RunPaths, TempDir, digest, full_play_in, ok, refused, text, train_bidding as train, trainer,
 };
 
 #[test]
@@ -567,7 +567,6 @@ fn card_play_without_an_average_exports_the_bids_average_and_card_plays_current_
     use euchre_bots::policy_file::{PolicyFile, is_bidding_key};
 
     let temp = TempDir::new("card-play-current");
-    std::fs::create_dir_all(&temp.0).unwrap();
     // Vanilla CFR: no discount to catch up, so the regrets of the two runs
     // are the same floats whether or not an opponent's visit writes.
     let profile = |name: &str, card_play: &str| {

@@ -10,29 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use support::{ok, text, trainer, trainer_within};
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let path =
-            std::env::temp_dir().join(format!("trainer-trust-{name}-{}", std::process::id()));
-        std::fs::remove_dir_all(&path).ok();
-        std::fs::create_dir_all(&path).unwrap();
-        TempDir(path)
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        std::fs::remove_dir_all(&self.0).ok();
-    }
-}
+use support::{TempDir, ok, text, trainer, trainer_within};
 
 fn s(path: &Path) -> &str {
     path.to_str().unwrap()
@@ -127,11 +105,11 @@ fn a_damaged_store_file_is_refused_by_name_with_exit_1_and_never_written() {
         ),
     ];
     for (store, files) in cases {
-        let clean = temp.path(&format!("clean-{store}"));
+        let clean = temp.join(format!("clean-{store}"));
         bidding_run(&clean, store, "3000", "1");
         for file in files {
             for percent in POSITIONS {
-                let damaged = temp.path("damaged");
+                let damaged = temp.join("damaged");
                 copy_dir(&clean, &damaged);
                 flip_at(&damaged.join(file), percent);
                 // The store as it was; the run's log may note the refusal.
@@ -170,13 +148,13 @@ fn a_damaged_store_file_is_refused_by_name_with_exit_1_and_never_written() {
 #[test]
 fn export_replaces_only_a_regular_file() {
     let temp = TempDir::new("export-out");
-    let run = temp.path("run");
+    let run = temp.join("run");
     bidding_run(&run, "memory", "300", "1");
-    let target = temp.path("target.bin");
+    let target = temp.join("target.bin");
     std::fs::write(&target, b"keep me").unwrap();
-    let link = temp.path("link.bin");
+    let link = temp.join("link.bin");
     std::os::unix::fs::symlink(&target, &link).unwrap();
-    let fifo = temp.path("fifo");
+    let fifo = temp.join("fifo");
     assert!(
         Command::new("mkfifo")
             .arg(&fifo)
@@ -205,7 +183,7 @@ fn export_replaces_only_a_regular_file() {
         &std::fs::metadata(&fifo).unwrap().file_type()
     ));
     assert_eq!(std::fs::read(&target).unwrap(), b"keep me");
-    let fresh = temp.path("fresh.bin");
+    let fresh = temp.join("fresh.bin");
     ok(&trainer(&[
         "export",
         "--run-dir",
@@ -221,7 +199,7 @@ fn export_replaces_only_a_regular_file() {
 #[test]
 fn operator_named_files_are_regular_files_checked_before_they_are_read() {
     let temp = TempDir::new("operator-files");
-    let fifo = temp.path("fifo");
+    let fifo = temp.join("fifo");
     assert!(
         Command::new("mkfifo")
             .arg(&fifo)
@@ -229,9 +207,9 @@ fn operator_named_files_are_regular_files_checked_before_they_are_read() {
             .unwrap()
             .success()
     );
-    let big = temp.path("big.bin");
+    let big = temp.join("big.bin");
     std::fs::write(&big, vec![b'x'; 100 << 20]).unwrap();
-    let big_toml = temp.path("big.toml");
+    let big_toml = temp.join("big.toml");
     std::fs::write(&big_toml, vec![b'#'; 2 << 20]).unwrap();
     let limit = Duration::from_secs(10);
     let cases: Vec<(Vec<String>, &str)> = vec![
@@ -326,7 +304,7 @@ fn operator_named_files_are_regular_files_checked_before_they_are_read() {
 #[test]
 fn settings_out_of_range_are_refused_with_the_range() {
     let temp = TempDir::new("settings");
-    let run = temp.path("run");
+    let run = temp.join("run");
     let base = ["train", "--phase", "bidding", "--run-dir", s(&run)];
     let cases: [(&[&str], &str); 3] = [
         (&["--checkpoint-every", "0"], "at least 1 iteration"),
@@ -339,7 +317,7 @@ fn settings_out_of_range_are_refused_with_the_range() {
         assert!(stderr.contains(reason), "{extra:?}: {stderr}");
         assert!(!run.exists(), "{extra:?} made a run directory");
     }
-    let profile = temp.path("bad.toml");
+    let profile = temp.join("bad.toml");
     for (body, reason) in [
         (
             "[run]\ncheckpoint_every_iterations = 0\n",
@@ -371,8 +349,8 @@ fn settings_out_of_range_are_refused_with_the_range() {
 #[test]
 fn a_store_is_refused_under_another_runs_settings() {
     let temp = TempDir::new("identity");
-    let one = temp.path("one");
-    let two = temp.path("two");
+    let one = temp.join("one");
+    let two = temp.join("two");
     bidding_run(&one, "memory", "300", "1");
     bidding_run(&two, "memory", "300", "2");
     std::fs::remove_dir_all(two.join("store")).unwrap();
@@ -384,7 +362,7 @@ fn a_store_is_refused_under_another_runs_settings() {
             "--run-dir",
             s(&two),
             "--out",
-            s(&temp.path("p.bin")),
+            s(&temp.join("p.bin")),
         ],
     ] {
         let stderr = refused_with_1(&trainer(&command));
@@ -418,7 +396,7 @@ fn a_store_is_refused_under_another_runs_settings() {
 #[test]
 fn a_digest_asked_for_while_a_trainer_runs_is_refused_with_the_reason() {
     let temp = TempDir::new("digest-busy");
-    let run = temp.path("run");
+    let run = temp.join("run");
     let mut training = Command::new(env!("CARGO_BIN_EXE_trainer"))
         .args([
             "train",

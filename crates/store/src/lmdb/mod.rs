@@ -587,7 +587,6 @@ mod tests {
     use super::*;
     use crate::dir::Fingerprint;
     use crate::layout::RecordEncoding;
-    use std::path::PathBuf;
 
     mod crash_states;
 
@@ -628,22 +627,7 @@ mod tests {
         }
     }
 
-    struct TempDir(PathBuf);
-
-    impl TempDir {
-        fn new(name: &str) -> TempDir {
-            let path =
-                std::env::temp_dir().join(format!("store-lmdb-{name}-{}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&path);
-            TempDir(path)
-        }
-    }
-
-    impl Drop for TempDir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
+    use test_support::TempDir;
 
     const LAYOUT: RecordLayout = match RecordLayout::new(3, RecordEncoding::F32) {
         Ok(layout) => layout,
@@ -700,7 +684,7 @@ mod tests {
 
     #[test]
     fn a_record_that_cannot_be_read_is_an_error_and_never_overwritten() {
-        let dir = TempDir::new("unreadable");
+        let dir = TempDir::unmade("unreadable");
         let (table, slot) = checkpointed(&dir.0);
         damage(&table, None);
         assert!(
@@ -719,7 +703,7 @@ mod tests {
 
     #[test]
     fn a_damaged_record_is_an_error_not_a_panic() {
-        let dir = TempDir::new("short");
+        let dir = TempDir::unmade("short");
         let (table, slot) = checkpointed(&dir.0);
         damage(&table, Some(&[1, 2, 3]));
         let error = table.read(slot).unwrap_err();
@@ -731,7 +715,7 @@ mod tests {
 
     #[test]
     fn an_intact_record_reads_back() {
-        let dir = TempDir::new("intact");
+        let dir = TempDir::unmade("intact");
         let (table, slot) = checkpointed(&dir.0);
         assert_eq!(table.read(slot).unwrap().regrets[0], 5.0);
     }

@@ -460,13 +460,7 @@ mod tests {
     use crate::held_pages::Writeback;
     use crate::layout::RecordEncoding;
 
-    struct TempDir(std::path::PathBuf);
-
-    impl Drop for TempDir {
-        fn drop(&mut self) {
-            std::fs::remove_dir_all(&self.0).ok();
-        }
-    }
+    use test_support::TempDir;
 
     fn open(dir: &Path, chunks: &Vec<Vec<Key>>) -> MmapTable {
         let layout = RecordLayout::new(7, RecordEncoding::I16Scaled).unwrap();
@@ -501,8 +495,7 @@ mod tests {
 
     #[test]
     fn a_crash_while_a_checkpoint_writes_held_pages_rolls_back() {
-        let dir = TempDir(std::env::temp_dir().join(format!("mmap-held-{}", std::process::id())));
-        std::fs::remove_dir_all(&dir.0).ok();
+        let dir = TempDir::unmade("mmap-held");
         let keys: Vec<Key> = (1..=20_000u128)
             .map(|k| k * 0x9E37_79B9_7F4A_7C15)
             .collect();

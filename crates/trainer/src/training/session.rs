@@ -386,20 +386,7 @@ mod tests {
     use crate::config::{RunOptions, RunProfile, SessionOptions, resolve};
     use euchre_bots::phase::Phase;
 
-    struct TempDir(PathBuf);
-
-    impl Drop for TempDir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-
-    fn temp_dir(name: &str) -> TempDir {
-        let path =
-            std::env::temp_dir().join(format!("trainer-session-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        TempDir(path)
-    }
+    use test_support::TempDir;
 
     fn settings(checkpoint_every: u64) -> (Identity, SessionSettings) {
         let flags = RunOptions {
@@ -439,7 +426,7 @@ mod tests {
         let resolved = resolve(RunProfile::default(), flags.into()).unwrap();
         let (identity, settings) = (resolved.identity, resolved.session);
         assert!(identity.bids.unfinished_stage().is_some());
-        let dir = temp_dir("unstaged");
+        let dir = TempDir::unmade("unstaged");
         let error = Session::open(&dir.0, &identity, &settings, &mut ()).unwrap_err();
         assert!(
             matches!(error, TrainingError::StageUnfinished { .. }),
@@ -453,7 +440,7 @@ mod tests {
 
     #[test]
     fn budgets_end_sessions_and_progress_survives_a_reopen() {
-        let dir = temp_dir("budget");
+        let dir = TempDir::unmade("budget");
         let (identity, settings) = settings(50);
         let mut session = Session::open(&dir.0, &identity, &settings, &mut ()).unwrap();
         let budget = Budget {
@@ -488,7 +475,7 @@ mod tests {
 
     #[test]
     fn a_second_session_on_one_directory_is_refused() {
-        let dir = temp_dir("second");
+        let dir = TempDir::unmade("second");
         let (identity, settings) = settings(1000);
         let _first = Session::open(&dir.0, &identity, &settings, &mut ()).unwrap();
         let error = Session::open(&dir.0, &identity, &settings, &mut ()).unwrap_err();

@@ -39,25 +39,18 @@ pub fn ok(output: &Output) -> String {
     text(&output.stdout)
 }
 
-/// A directory removed when dropped, unique to the test binary.
-pub struct TempDir(pub PathBuf);
+pub use test_support::TempDir;
 
-impl TempDir {
-    pub fn new(name: &str) -> TempDir {
-        let path = std::env::temp_dir().join(format!("trainer-{name}-{}", std::process::id()));
-        std::fs::remove_dir_all(&path).ok();
-        std::fs::create_dir_all(&path).expect("a temporary directory");
-        TempDir(path)
-    }
-
-    pub fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
+/// Run directories inside a scratch directory, as the binary's flags take
+/// them.
+pub trait RunPaths {
+    /// The run directory `name` inside, not yet made.
+    fn run(&self, name: &str) -> String;
 }
 
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        std::fs::remove_dir_all(&self.0).ok();
+impl RunPaths for TempDir {
+    fn run(&self, name: &str) -> String {
+        self.join(name).to_string_lossy().into_owned()
     }
 }
 
@@ -136,28 +129,6 @@ pub fn spawn(args: &[&str]) -> std::process::Child {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the trainer binary runs")
-}
-
-/// A scratch directory of run directories, removed at the end.
-pub struct RunsDir(pub PathBuf);
-
-impl RunsDir {
-    pub fn new(name: &str) -> RunsDir {
-        let path =
-            std::env::temp_dir().join(format!("trainer-training-{name}-{}", std::process::id()));
-        std::fs::remove_dir_all(&path).ok();
-        RunsDir(path)
-    }
-
-    pub fn run(&self, name: &str) -> String {
-        self.0.join(name).to_string_lossy().into_owned()
-    }
-}
-
-impl Drop for RunsDir {
-    fn drop(&mut self) {
-        std::fs::remove_dir_all(&self.0).ok();
-    }
 }
 
 /// The digest line of `status --digest`: the trained records, backend-free.
