@@ -39,6 +39,7 @@ pub mod opponent_bids;
 pub mod phase;
 pub mod pinned;
 pub mod policy_file;
+pub mod recipes;
 pub mod round_robin;
 pub mod searched_bids;
 pub mod seen;

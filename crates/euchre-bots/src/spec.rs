@@ -29,6 +29,15 @@ pub const SPEC_HELP: &str = "random | heuristic | pimc:WORLDS (pimc:WORLDS,game 
      search-bids:400,playout,ms=100:FILE), \
      or bids:BOT+BOT (the first bot's bids, the second's card play: bids:pimc:50+policy-argmax:FILE)";
 
+/// Every bot a spec may name: the grammar ([`SPEC_HELP`]) and the named
+/// recipes over a run directory ([`crate::recipes`]).
+pub fn help() -> String {
+    format!(
+        "{SPEC_HELP}; or a recipe over a run directory: {}",
+        crate::recipes::help()
+    )
+}
+
 /// Worlds solved per card by `search:FILE`: as many as the strongest PIMC
 /// yardstick, so a match against `pimc:200` compares inference, not effort.
 pub const DEFAULT_SEARCH_WORLDS: usize = 200;
@@ -71,8 +80,19 @@ pub enum BotSpecError {
         "bot '{spec}': name the bidder and the card player, as in bids:pimc:50+policy-argmax:FILE"
     )]
     SplitNeedsTwo { spec: String },
-    #[error("unknown bot '{spec}'; expected one of: {SPEC_HELP}")]
+    #[error("unknown bot '{spec}'; expected one of: {help}", help = help())]
     Unknown { spec: String },
+    #[error("bot '{spec}': {why}")]
+    Recipe { spec: String, why: String },
+    #[error(
+        "bot '{spec}' stands for {spelled}: it reads a full-play run's bidding/policy.bin (its bidding stage) and policy.bin (`trainer export`)"
+    )]
+    RecipeFiles {
+        spec: String,
+        spelled: String,
+        #[source]
+        source: Box<BotSpecError>,
+    },
     #[error(transparent)]
     Policy(#[from] PolicyFileError),
 }
@@ -112,6 +132,9 @@ pub enum Spec {
 
 /// Reads a spec's text; no file is touched.
 pub fn parse(spec: &str) -> Result<Spec, BotSpecError> {
+    if let Some(spelled) = crate::recipes::expand(spec) {
+        return parse(&spelled?);
+    }
     let owned = || spec.to_owned();
     let (kind, argument) = spec.split_once(':').unwrap_or((spec, ""));
     Ok(match (kind, argument) {
@@ -333,7 +356,15 @@ pub fn build(spec: &Spec, rules: Rules, unseen: Unseen) -> Result<Arc<dyn Bot>, 
 /// Builds the bot a spec names for a table playing `rules`; `unseen` says
 /// who plays a policy's untrained keys.
 pub fn from_spec(spec: &str, rules: Rules, unseen: Unseen) -> Result<Arc<dyn Bot>, BotSpecError> {
-    build(&parse(spec)?, rules, unseen)
+    let parsed = parse(spec)?;
+    build(&parsed, rules, unseen).map_err(|source| match crate::recipes::expand(spec) {
+        Some(Ok(spelled)) => BotSpecError::RecipeFiles {
+            spec: spec.to_owned(),
+            spelled,
+            source: Box::new(source),
+        },
+        _ => source,
+    })
 }
 
 #[cfg(test)]

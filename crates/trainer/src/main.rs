@@ -15,7 +15,7 @@ use trainer::{bench, commands, config};
 /// Every bot kind a spec may name, after the options of each command that
 /// seats bots: the grammar's one description (`euchre_bots::spec`).
 fn bots_help() -> String {
-    format!("Bots: {}", spec::SPEC_HELP)
+    format!("Bots: {}", spec::help())
 }
 
 /// Train and inspect euchre bots built with counterfactual regret minimisation.

@@ -752,6 +752,9 @@ fn every_command_that_seats_bots_lists_every_bot_kind() {
             "search-bids:WORLDS:FILE",
             "bids:BOT+BOT",
             ",game",
+            "strongest:RUN",
+            "table:RUN",
+            "cfr0:RUN",
         ] {
             assert!(help.contains(kind), "{command} --help lacks {kind}");
         }
