@@ -90,15 +90,19 @@ pub fn expand(text: &str) -> Option<Result<String, BotSpecError>> {
     }
 }
 
-/// The recipes as `--help` lists them: each name, what it is, and the
-/// spec it stands for.
+/// The recipes as `--help` lists them: a line each with its name, what it
+/// is and costs, and the spec it stands for.
 pub fn help() -> String {
-    let mut text = String::new();
+    let mut text = String::from("Recipes over a run directory (NAME:RUN):");
     for recipe in &RECIPES {
         let spelled = (recipe.spell)("RUN", false).unwrap_or_default();
-        let _ = write!(text, "{}:RUN ({}; {spelled}), ", recipe.name, recipe.about);
+        let _ = write!(
+            text,
+            "\n  {}:RUN: {} ({spelled})",
+            recipe.name, recipe.about
+        );
     }
-    text.push_str("with ',game' after strongest or cfr0 for the same bot playing for the game");
+    text.push_str("\n  NAME,game:RUN (strongest, cfr0): the same bot playing for the game");
     text
 }
 

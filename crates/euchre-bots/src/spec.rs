@@ -32,10 +32,7 @@ pub const SPEC_HELP: &str = "random | heuristic | pimc:WORLDS (pimc:WORLDS,game 
 /// Every bot a spec may name: the grammar ([`SPEC_HELP`]) and the named
 /// recipes over a run directory ([`crate::recipes`]).
 pub fn help() -> String {
-    format!(
-        "{SPEC_HELP}; or a recipe over a run directory: {}",
-        crate::recipes::help()
-    )
+    format!("{SPEC_HELP}.\n\n{}", crate::recipes::help())
 }
 
 /// Worlds solved per card by `search:FILE`: as many as the strongest PIMC
