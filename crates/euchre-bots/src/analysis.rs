@@ -215,6 +215,10 @@ pub struct LargeLoss {
     pub made: String,
     pub preferred: String,
     pub loss: f64,
+    /// The loss's 95% half-width over the judge's worlds, where it has
+    /// one: a loss inside it is not yet a mistake.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loss_error: Option<f64>,
 }
 
 /// How the bot judged the decisions annotators labelled with one label.
@@ -430,6 +434,7 @@ fn summarise(game: &Game, deals: &[DealReport]) -> Summary {
                 made: decision.made.clone(),
                 preferred: decision.preferred.clone(),
                 loss,
+                loss_error: decision.loss_error,
             });
         }
         for comment in &decision.annotations {

@@ -556,7 +556,16 @@ fn analyze_judges_a_real_final_and_names_the_players() {
     for player in ["WWMM (N)", "Llama (E)", "Euchrazy1 (S)", "LeftyKnavey (W)"] {
         assert!(stdout.contains(player), "{player}: {stdout}");
     }
-    assert!(stdout.contains("largest losses"), "{stdout}");
+    // Each largest loss with its uncertainty, which a player needs to
+    // tell a mistake from noise.
+    let largest = stdout
+        .split("largest losses")
+        .nth(1)
+        .and_then(|rest| rest.split("\n\n").next())
+        .expect("largest losses");
+    let losses: Vec<&str> = largest.lines().filter(|l| l.contains(" loss ")).collect();
+    assert!(!losses.is_empty(), "{largest}");
+    assert!(losses.iter().all(|l| l.contains(" ± ")), "{largest}");
     assert!(stdout.contains("annotator:"), "{stdout}");
 
     // The JSON holds every decision with each option's value.

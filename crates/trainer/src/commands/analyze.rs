@@ -180,8 +180,15 @@ pub fn report(path: &std::path::Path, analysis: &GameAnalysis, all_decisions: bo
                 .map_or("bidding".to_owned(), |t| format!("trick {t}"));
             let _ = writeln!(
                 out,
-                "  deal {:>2} {:<8} {:<14} {:<16} bot: {:<16} loss {:.2}",
-                loss.deal, trick, loss.player, loss.made, loss.preferred, loss.loss
+                "  deal {:>2} {:<8} {:<14} {:<16} bot: {:<16} loss {:.2}{}",
+                loss.deal,
+                trick,
+                loss.player,
+                loss.made,
+                loss.preferred,
+                loss.loss,
+                loss.loss_error
+                    .map_or(String::new(), |error| format!(" ± {error:.2}"))
             );
         }
     }
