@@ -30,7 +30,7 @@ pub enum MoveError {
     NotYourTurn,
     #[error("'{0}' is not a move: {1}")]
     Unreadable(String, String),
-    #[error("{action} is not allowed: {reason}")]
+    #[error("{} is not allowed: {reason}", action.pretty())]
     Illegal { action: Action, reason: String },
     #[error("the game is over; start a new one")]
     GameOver,

@@ -566,6 +566,21 @@ fn analyze_judges_a_real_final_and_names_the_players() {
     let losses: Vec<&str> = largest.lines().filter(|l| l.contains(" loss ")).collect();
     assert!(!losses.is_empty(), "{largest}");
     assert!(losses.iter().all(|l| l.contains(" ± ")), "{largest}");
+    // Moves in a player's words, cards as `10♠`: no notation (`play Ts`,
+    // `call d`) in the report.
+    let notation = ["c", "d", "h", "s"].iter().any(|suit| {
+        largest.contains(&format!("call {suit} "))
+            || ["9", "T", "J", "Q", "K", "A"]
+                .iter()
+                .any(|rank| largest.contains(&format!("{rank}{suit} ")))
+    });
+    assert!(!notation, "{largest}");
+    assert!(
+        ["♣", "♦", "♥", "♠"]
+            .iter()
+            .any(|suit| stdout.contains(suit)),
+        "{stdout}"
+    );
     assert!(stdout.contains("annotator:"), "{stdout}");
 
     // The JSON holds every decision with each option's value.

@@ -143,6 +143,13 @@ async fn pages_and_games_answer_and_bad_moves_are_refused() {
     .await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
     assert!(refused.contains("is not allowed"), "{refused}");
+    // In a player's words, as the table draws cards: `play 10♠`, never the
+    // notation's `play Ts`.
+    let notation: euchre_game::engine::action::Action = illegal.parse().unwrap();
+    assert!(
+        refused.contains(&format!("{} is not allowed", notation.pretty())),
+        "{illegal}: {refused}"
+    );
     // A card the person does not hold.
     let (status, _, refused) = send(
         &router,

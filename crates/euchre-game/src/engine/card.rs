@@ -115,6 +115,19 @@ impl Rank {
         }
     }
 
+    /// The rank as players write it: `10` for the ten, the letter for the
+    /// rest.
+    pub const fn word(self) -> &'static str {
+        match self {
+            Rank::Nine => "9",
+            Rank::Ten => "10",
+            Rank::Jack => "J",
+            Rank::Queen => "Q",
+            Rank::King => "K",
+            Rank::Ace => "A",
+        }
+    }
+
     pub fn from_letter(letter: char) -> Option<Rank> {
         Some(match letter.to_ascii_uppercase() {
             '9' => Rank::Nine,
@@ -188,9 +201,10 @@ impl Card {
         Card::ALL.into_iter()
     }
 
-    /// Renders with a suit symbol instead of a letter, for people.
+    /// Renders as players write it, `10♠`, for people (the notation,
+    /// [`fmt::Display`], is `Ts`).
     pub fn pretty(self) -> String {
-        format!("{}{}", self.rank().letter(), self.suit().symbol())
+        format!("{}{}", self.rank().word(), self.suit().symbol())
     }
 }
 

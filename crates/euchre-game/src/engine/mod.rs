@@ -12,3 +12,4 @@ pub mod seat;
 pub mod seat_knowledge;
 pub mod state;
 pub mod trump;
+pub mod words;

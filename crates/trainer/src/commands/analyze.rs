@@ -9,6 +9,7 @@ use euchre_bots::analysis::{GameAnalysis, SIGNIFICANCE, Totals, analyse};
 use euchre_bots::bots::policy::Unseen;
 use euchre_bots::spec::from_spec;
 use euchre_game::egn;
+use euchre_game::engine::action::Action;
 
 /// The largest game file read: a game of a hundred deals is under 100 KiB.
 pub const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
@@ -184,8 +185,8 @@ pub fn report(path: &std::path::Path, analysis: &GameAnalysis, all_decisions: bo
                 loss.deal,
                 trick,
                 loss.player,
-                loss.made,
-                loss.preferred,
+                words(&loss.made),
+                words(&loss.preferred),
                 loss.loss,
                 loss.loss_error
                     .map_or(String::new(), |error| format!(" ± {error:.2}"))
@@ -236,9 +237,9 @@ pub fn report(path: &std::path::Path, analysis: &GameAnalysis, all_decisions: bo
                 .options
                 .iter()
                 .map(|option| match (option.value, option.probability) {
-                    (Some(value), _) => format!("{} {value:+.2}", option.action),
-                    (None, Some(p)) => format!("{} {:.0}%", option.action, 100.0 * p),
-                    _ => option.action.clone(),
+                    (Some(value), _) => format!("{} {value:+.2}", words(&option.action)),
+                    (None, Some(p)) => format!("{} {:.0}%", words(&option.action), 100.0 * p),
+                    _ => words(&option.action),
                 })
                 .collect();
             let loss = decision.loss.map_or(String::new(), |loss| {
@@ -254,8 +255,8 @@ pub fn report(path: &std::path::Path, analysis: &GameAnalysis, all_decisions: bo
                 deal.number,
                 at,
                 format!("{} ({})", decision.player, decision.seat),
-                decision.made,
-                decision.preferred,
+                words(&decision.made),
+                words(&decision.preferred),
                 options.join(", ")
             );
             for comment in &decision.annotations {
@@ -270,6 +271,14 @@ pub fn report(path: &std::path::Path, analysis: &GameAnalysis, all_decisions: bo
     }
     out.push('\n');
     out
+}
+
+/// A move of the analysis (in the notation, as the JSON keeps it) in a
+/// player's words.
+fn words(notation: &str) -> String {
+    notation
+        .parse::<Action>()
+        .map_or_else(|_| notation.to_owned(), Action::pretty)
 }
 
 /// Totals over several files, by player name.

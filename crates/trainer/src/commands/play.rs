@@ -12,6 +12,7 @@ use euchre_game::engine::rules::Rules;
 use euchre_game::engine::seat::{Seat, Team};
 use euchre_game::engine::state::{GameState, Stage};
 use euchre_game::engine::trump::{effective_suit, trump_order};
+use euchre_game::engine::words::{Letters, Symbols, action_words};
 
 use euchre_bots::bot::Bot;
 use euchre_bots::human_game::{Hint, HumanGame, PERSON, seat_name};
@@ -153,18 +154,10 @@ impl Terminal {
     }
 
     fn action(&self, action: Action) -> String {
-        match action {
-            Action::Discard(card) => format!("discard {}", self.card(card)),
-            Action::Play(card) => format!("play {}", self.card(card)),
-            Action::Call { suit, alone } => {
-                let name = if self.ascii {
-                    suit.letter().to_string()
-                } else {
-                    suit.symbol().to_string()
-                };
-                format!("call {name}{}", if alone { " alone" } else { "" })
-            }
-            other => other.to_string(),
+        if self.ascii {
+            action_words(action, &Letters)
+        } else {
+            action_words(action, &Symbols)
         }
     }
 

@@ -8,8 +8,9 @@ use euchre_bots::analysis::{DealReport, Decision, GameAnalysis, SIGNIFICANCE, To
 use euchre_game::engine::action::Action;
 use euchre_game::engine::card::Card;
 use euchre_game::engine::seat::Seat;
+use euchre_game::engine::words::action_words;
 
-use super::pages::{card_html, escape, page};
+use super::pages::{Html, card_html, escape, page};
 
 /// The start of an analysis: upload a file or pick one, choose the bot.
 pub(super) fn form_page(files: &[String], offered: &[String], error: Option<&str>) -> String {
@@ -89,14 +90,8 @@ fn mark_class(decision: Option<&Decision>) -> &'static str {
 /// The action text as cards, where it names one.
 fn action_html(text: &str) -> String {
     match text.parse::<Action>() {
-        Ok(Action::Play(card)) => format!("play {}", card_html(card)),
-        Ok(Action::Discard(card)) => format!("discard {}", card_html(card)),
-        Ok(Action::Call { suit, alone }) => format!(
-            "call {}{}",
-            suit.symbol(),
-            if alone { " alone" } else { "" }
-        ),
-        _ => escape(text),
+        Ok(action) => action_words(action, &Html),
+        Err(_) => escape(text),
     }
 }
 

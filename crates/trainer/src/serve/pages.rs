@@ -8,6 +8,7 @@ use euchre_game::engine::action::Action;
 use euchre_game::engine::card::{Card, Suit};
 use euchre_game::engine::seat::{Seat, Team};
 use euchre_game::engine::state::{Contract, Stage};
+use euchre_game::engine::words::{Glyphs, action_words};
 
 use super::catalog::public_label;
 use euchre_bots::human_game::{HandSummary, Hint, HumanGame, PERSON, Position, seat_name};
@@ -68,35 +69,34 @@ fn suit_html(suit: Suit) -> String {
     format!("<span class=\"{colour}\">{}</span>", suit.symbol())
 }
 
-fn rank_text(card: Card) -> String {
-    match card.rank().letter() {
-        'T' => "10".to_owned(),
-        letter => letter.to_string(),
-    }
-}
-
 /// A card face, not clickable.
 pub fn card_html(card: Card) -> String {
     format!(
         "<span class=\"card\" data-card=\"{card}\">{}{}</span>",
-        rank_text(card),
+        card.rank().word(),
         suit_html(card.suit())
     )
 }
 
+/// Cards and suits as the pages draw them: card faces, coloured suits.
+#[derive(Debug)]
+pub struct Html;
+
+impl Glyphs for Html {
+    fn card(&self, card: Card) -> String {
+        card_html(card)
+    }
+
+    fn suit(&self, suit: Suit) -> String {
+        suit_html(suit)
+    }
+}
+
+/// A move in a player's words; another seat's discard is face down.
 fn action_text(action: Action) -> String {
     match action {
-        Action::Pass => "pass".to_owned(),
-        Action::Order { alone: false } => "order up".to_owned(),
-        Action::Order { alone: true } => "order up, alone".to_owned(),
-        Action::Call { suit, alone } => format!(
-            "call {}{}",
-            suit_html(suit),
-            if alone { ", alone" } else { "" }
-        ),
-        Action::DefendAlone => "defend alone".to_owned(),
         Action::Discard(_) => "discard".to_owned(),
-        Action::Play(card) => format!("play {}", card_html(card)),
+        action => action_words(action, &Html),
     }
 }
 
@@ -344,7 +344,7 @@ fn hand_html(game: &str, table: &HumanGame) -> String {
         } else {
             Action::Play(card)
         };
-        let label = format!("{}{}", rank_text(card), suit_html(card.suit()));
+        let label = format!("{}{}", card.rank().word(), suit_html(card.suit()));
         html.push_str(&match table.why_not(action) {
             None => move_button(
                 game,
