@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use euchre_game::engine::action::Action;
-use euchre_game::engine::card::Card;
+use euchre_game::engine::card::{Card, Suit};
 use euchre_game::engine::rules::Rules;
 use euchre_game::engine::seat::{Seat, Team};
 use euchre_game::engine::state::{GameState, Stage};
@@ -162,17 +162,9 @@ impl Terminal {
     }
 
     fn hand(&self, state: &GameState) -> String {
-        let trump = state.contract().map_or(state.upcard().suit(), |c| c.trump);
+        let trump = shown_trump(state);
         let mut cards: Vec<Card> = state.hand(PERSON).iter().collect();
-        cards.sort_by_key(|&card| {
-            let suit = effective_suit(card, trump);
-            let strength = if suit == trump {
-                trump_order(card, trump) + 10
-            } else {
-                card.rank() as u8
-            };
-            (suit != trump, suit.index(), std::cmp::Reverse(strength))
-        });
+        cards.sort_by_key(|&card| shown_order(card, trump));
         cards
             .iter()
             .map(|&card| self.card(card))
@@ -305,7 +297,6 @@ impl Terminal {
         input: &mut dyn BufRead,
         out: &mut dyn Write,
     ) -> anyhow::Result<Option<Action>> {
-        let legal = state.legal_actions();
         if state.stage() == Stage::Play {
             let trick = state.trick();
             let shown: Vec<String> = Seat::ALL
@@ -324,6 +315,7 @@ impl Terminal {
             }
         }
         writeln!(out, "Your hand: {}", self.hand(state))?;
+        let legal = numbered_moves(state);
         let options: Vec<String> = legal
             .iter()
             .enumerate()
@@ -358,6 +350,36 @@ impl Terminal {
     }
 }
 
+/// The suit the hand is sorted by: trump once made, the upcard's suit
+/// before.
+fn shown_trump(state: &GameState) -> Suit {
+    state.contract().map_or(state.upcard().suit(), |c| c.trump)
+}
+
+/// Where `card` sits in the hand as shown: trump first (the bowers, then
+/// down), then each other suit from its highest card.
+fn shown_order(card: Card, trump: Suit) -> (bool, usize, std::cmp::Reverse<u8>) {
+    let suit = effective_suit(card, trump);
+    let strength = if suit == trump {
+        trump_order(card, trump) + 10
+    } else {
+        card.rank() as u8
+    };
+    (suit != trump, suit.index(), std::cmp::Reverse(strength))
+}
+
+/// The moves offered, numbered in the order the hand is shown: cards as
+/// they sit in the hand, bids in the engine's order.
+fn numbered_moves(state: &GameState) -> Vec<Action> {
+    let trump = shown_trump(state);
+    let mut moves: Vec<Action> = state.legal_actions().iter().copied().collect();
+    moves.sort_by_key(|&action| match action {
+        Action::Play(card) | Action::Discard(card) => Some(shown_order(card, trump)),
+        _ => None,
+    });
+    moves
+}
+
 /// What the hint bot makes of `action`, in brackets after the move: its
 /// value for your side in points per hand (or, from a bot that plays for
 /// the game, your side's chance of winning it), its probability, or a star
@@ -380,5 +402,57 @@ fn hint_note(hint: &Hint, action: Action) -> String {
             .map_or(String::new(), |(_, p)| format!(" [{:.0}%]", 100.0 * p)),
         Hint::Choice(choice) if *choice == action => " [*]".to_owned(),
         Hint::Choice(_) => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use euchre_game::engine::state::Deal;
+    use rand::rngs::SmallRng;
+    use rand::{RngExt, SeedableRng};
+
+    /// The numbers a player types follow the hand as printed: each card
+    /// move is numbered in the order its card sits in the hand, and when
+    /// every card may be played the list is the hand itself.
+    #[test]
+    fn moves_are_numbered_in_the_order_the_hand_is_shown() {
+        let terminal = Terminal {
+            ascii: true,
+            hints: None,
+        };
+        let mut rng = SmallRng::seed_from_u64(5);
+        let (mut checked, mut whole_hands) = (0, 0);
+        for _ in 0..200 {
+            let mut state = GameState::new(Deal::random(Seat::North, &mut rng), Rules::default());
+            while !state.is_finished() {
+                let legal = state.legal_actions();
+                if state.to_act() == Some(PERSON) && state.stage() == Stage::Play {
+                    let moves = numbered_moves(&state);
+                    assert_eq!(moves.len(), legal.len());
+                    let cards: Vec<String> = moves
+                        .iter()
+                        .map(|&action| match action {
+                            Action::Play(card) => terminal.card(card),
+                            other => panic!("{other} while playing"),
+                        })
+                        .collect();
+                    let shown = terminal.hand(&state);
+                    let in_hand: Vec<&str> = shown
+                        .split(' ')
+                        .filter(|card| cards.iter().any(|c| c == card))
+                        .collect();
+                    assert_eq!(in_hand, cards, "hand {shown}");
+                    if cards.len() == state.hand(PERSON).len() as usize {
+                        assert_eq!(cards.join(" "), shown);
+                        whole_hands += 1;
+                    }
+                    checked += 1;
+                }
+                let pick = rng.random_range(0..legal.len());
+                state.apply(legal[pick]);
+            }
+        }
+        assert!(checked > 200 && whole_hands > 50, "{checked} {whole_hands}");
     }
 }
