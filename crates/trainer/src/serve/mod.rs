@@ -27,6 +27,8 @@ mod analysis;
 mod analysis_pages;
 pub mod catalog;
 pub mod connections;
+#[cfg(test)]
+mod contrast;
 pub mod guard;
 pub mod pages;
 mod respond;
