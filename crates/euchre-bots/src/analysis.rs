@@ -117,6 +117,10 @@ pub struct Comment {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub label: Option<&'static str>,
     pub text: String,
+    /// Said in an alternative line that branches off at this decision,
+    /// not of the move played.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub in_alternative_line: bool,
 }
 
 /// One decision with a choice, as the player made it and as the bot judged it.
@@ -340,6 +344,7 @@ pub fn analyse(game: &Game, bot: &dyn Bot, seed: u64) -> GameAnalysis {
             position,
             score: judged_at,
             unit,
+            alternatives: deal.alternative_comments(),
         }
         .analyse();
         report.score = score.map(|score| score.points);
@@ -437,7 +442,10 @@ fn summarise(game: &Game, deals: &[DealReport]) -> Summary {
                 loss_error: decision.loss_error,
             });
         }
-        for comment in &decision.annotations {
+        // A label in an alternative line judges that line's move, not the
+        // one played here.
+        let main_line = decision.annotations.iter().filter(|c| !c.in_alternative_line);
+        for comment in main_line {
             let Some(position) = Label::ALL
                 .iter()
                 .position(|label| Some(label.word()) == comment.label)
@@ -475,6 +483,7 @@ fn comment_of(annotation: &euchre_game::egn::Annotation) -> Comment {
     Comment {
         label: annotation.label.map(Label::word),
         text: annotation.text.clone(),
+        in_alternative_line: false,
     }
 }
 

@@ -457,3 +457,33 @@ fn every_list_of_a_record_is_capped_before_it_is_walked() {
         assert!(error.to_string().contains(field), "{field}: {error}");
     }
 }
+
+/// The annotators' comments inside alternative lines are read and placed
+/// at the main line's decision where each line branches off: the calls
+/// and plays counted together.
+#[test]
+fn comments_in_alternative_lines_are_placed_where_their_line_branches_off() {
+    let game = read(&fixture("VWEC_Finals_Annotated.egn")).unwrap();
+    let by_deal: Vec<Vec<(usize, String)>> = game
+        .deals
+        .iter()
+        .map(|deal| {
+            deal.as_ref()
+                .unwrap()
+                .alternative_comments()
+                .into_iter()
+                .map(|comment| (comment.branch, comment.text))
+                .collect()
+        })
+        .collect();
+    let total: usize = by_deal.iter().map(Vec::len).sum();
+    assert_eq!(total, 7, "{by_deal:?}");
+    assert_eq!(by_deal[0].len(), 1);
+    assert_eq!(by_deal[0][0].0, 8);
+    assert!(by_deal[0][0].1.starts_with("This line leads to a march"));
+    // A line from the first call: a branch of 0.
+    assert_eq!(by_deal[11][0].0, 0);
+    assert!(by_deal[11][0].1.contains("playing high here as S3"));
+    // A line without comments says nothing.
+    assert!(by_deal[10].is_empty());
+}

@@ -582,6 +582,15 @@ fn analyze_judges_a_real_final_and_names_the_players() {
         "{stdout}"
     );
     assert!(stdout.contains("annotator:"), "{stdout}");
+    // The comments in alternative lines are shown where the line branches
+    // off, every one of them, whether or not the bot disagrees there.
+    assert_eq!(
+        stdout
+            .matches("annotator (in an alternative line from here)")
+            .count(),
+        7,
+        "{stdout}"
+    );
 
     // The JSON holds every decision with each option's value.
     let output = trainer(&["analyze", &file, "--bot", "pimc:20", "--json"], "");

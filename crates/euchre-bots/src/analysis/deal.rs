@@ -5,7 +5,9 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use euchre_game::egn::{Annotated, Game, Reconstruction, RecordedDeal, Variant};
+use euchre_game::egn::{
+    AlternativeComment, Annotated, Game, Reconstruction, RecordedDeal, Variant,
+};
 use euchre_game::engine::action::Action;
 use euchre_game::engine::seat::Seat;
 use euchre_game::engine::state::GameState;
@@ -33,6 +35,8 @@ pub(super) struct DealJudge<'a> {
     pub score: Option<GameScore>,
     /// What losses are counted in.
     pub unit: LossUnit,
+    /// The comments of the deal's alternative lines, by branch.
+    pub alternatives: Vec<AlternativeComment>,
 }
 
 /// A decision the judge looks at: its place in the actions, the seat and
@@ -133,9 +137,13 @@ impl DealJudge<'_> {
     }
 
     /// The record's comments on the action at `index`.
+    /// The record's comments on the action at `index`, then those of the
+    /// alternative lines that branch off there.
     fn comments_at(&self, index: usize) -> Vec<Comment> {
-        let action = self.rebuilt.variants[0].actions[index].1;
-        self.deal
+        let actions = &self.rebuilt.variants[0].actions;
+        let action = actions[index].1;
+        let mut comments: Vec<Comment> = self
+            .deal
             .annotations
             .iter()
             .filter(|annotation| match annotation.at {
@@ -145,7 +153,26 @@ impl DealJudge<'_> {
                 }
             })
             .map(comment_of)
-            .collect()
+            .collect();
+        // A line's branch counts the record's calls and plays, not the
+        // discard.
+        if !matches!(action, Action::Discard(_)) {
+            let branch = actions[..index]
+                .iter()
+                .filter(|(_, action)| !matches!(action, Action::Discard(_)))
+                .count();
+            comments.extend(
+                self.alternatives
+                    .iter()
+                    .filter(|comment| comment.branch == branch)
+                    .map(|comment| Comment {
+                        label: comment.label.map(Label::word),
+                        text: comment.text.clone(),
+                        in_alternative_line: true,
+                    }),
+            );
+        }
+        comments
     }
 
     /// The judgement of the decision at `index`, where `seat` made `made`.

@@ -77,6 +77,62 @@ pub struct RecordedDeal {
     pub alternative_lines: Vec<serde_json::Value>,
 }
 
+impl RecordedDeal {
+    /// The annotators' comments inside the alternative lines, each at the
+    /// decision of the main line where its line branches off (a line's
+    /// `branchIndex`: the record's calls and plays counted together, the
+    /// discard not). A line that does not read as EGN's is passed over:
+    /// lines are kept as written, and a comment is worth showing only where
+    /// it can be placed.
+    pub fn alternative_comments(&self) -> Vec<AlternativeComment> {
+        let mut comments = Vec::new();
+        for line in &self.alternative_lines {
+            let Some(branch) = line.get("branchIndex").and_then(serde_json::Value::as_u64) else {
+                continue;
+            };
+            let phases = line.get("phases").and_then(serde_json::Value::as_array);
+            for phase in phases.into_iter().flatten() {
+                for key in ["callAnnotations", "playAnnotations"] {
+                    let Some(map) = phase.get(key).and_then(serde_json::Value::as_object) else {
+                        continue;
+                    };
+                    let texts = map
+                        .values()
+                        .filter_map(serde_json::Value::as_array)
+                        .flatten()
+                        .filter_map(serde_json::Value::as_str);
+                    for text in texts {
+                        if comments.len() == MAX_ALTERNATIVE_COMMENTS {
+                            return comments;
+                        }
+                        let (label, rest) = Label::split(text);
+                        comments.push(AlternativeComment {
+                            branch: branch as usize,
+                            label,
+                            text: rest.to_owned(),
+                        });
+                    }
+                }
+            }
+        }
+        comments
+    }
+}
+
+/// The most comments read from one deal's alternative lines (a deal's
+/// lines are capped on reading; this caps what they say).
+const MAX_ALTERNATIVE_COMMENTS: usize = 64;
+
+/// An annotator's comment in an alternative line, placed at the main
+/// line's decision where the line branches off.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AlternativeComment {
+    /// The branch's index among the record's calls and plays together.
+    pub branch: usize,
+    pub label: Option<Label>,
+    pub text: String,
+}
+
 /// Which recorded decision an annotation comments on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Annotated {

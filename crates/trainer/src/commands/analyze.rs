@@ -217,13 +217,18 @@ pub fn report(path: &std::path::Path, analysis: &GameAnalysis, all_decisions: bo
     let heading = if all_decisions {
         "every decision"
     } else {
-        "decisions where the bot would have done otherwise"
+        "decisions where the bot would have done otherwise, and those the annotators commented on"
     };
     let _ = writeln!(out, "\n{heading}");
     for deal in &analysis.deals {
         let mut shown = false;
         for decision in &deal.decisions {
-            if !all_decisions && decision.made == decision.preferred {
+            // An annotated decision is shown even where the bot agrees: a
+            // reader of an annotated record wants every comment.
+            if !all_decisions
+                && decision.made == decision.preferred
+                && decision.annotations.is_empty()
+            {
                 continue;
             }
             if !shown && let Some([ns, ew]) = deal.score {
@@ -262,7 +267,12 @@ pub fn report(path: &std::path::Path, analysis: &GameAnalysis, all_decisions: bo
             for comment in &decision.annotations {
                 let _ = writeln!(
                     out,
-                    "      annotator{}: {}",
+                    "      annotator{}{}: {}",
+                    if comment.in_alternative_line {
+                        " (in an alternative line from here)"
+                    } else {
+                        ""
+                    },
                     comment.label.map_or(String::new(), |l| format!(" [{l}]")),
                     comment.text
                 );

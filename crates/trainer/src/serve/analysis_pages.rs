@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use euchre_bots::analysis::{DealReport, Decision, GameAnalysis, SIGNIFICANCE, Totals};
+use euchre_bots::analysis::{Comment, DealReport, Decision, GameAnalysis, SIGNIFICANCE, Totals};
 use euchre_game::engine::action::Action;
 use euchre_game::engine::card::Card;
 use euchre_game::engine::seat::Seat;
@@ -182,6 +182,23 @@ fn trick_grid(id: &str, cards: &[Option<Card>; 4]) -> String {
     html
 }
 
+/// An annotator's comment: its label, and whether it was said of an
+/// alternative line that branches off here rather than of the move played.
+fn comment_html(comment: &Comment) -> String {
+    let label = comment.label.map_or(String::new(), |l| {
+        format!("<span class=\"chip\">{l}</span> ")
+    });
+    let line = if comment.in_alternative_line {
+        "<span class=\"chip\">in an alternative line from here</span> "
+    } else {
+        ""
+    };
+    format!(
+        "<p class=\"annotation\">{line}{label}{}</p>",
+        escape(&comment.text)
+    )
+}
+
 fn decision_html(decision: &Decision) -> String {
     let mut html = String::from("<section id=\"decision\">");
     let at = decision
@@ -238,14 +255,7 @@ fn decision_html(decision: &Decision) -> String {
     if !decision.annotations.is_empty() {
         html.push_str("<div class=\"annotations\"><h3>Annotator</h3>");
         for comment in &decision.annotations {
-            let label = comment.label.map_or(String::new(), |l| {
-                format!("<span class=\"chip\">{l}</span> ")
-            });
-            let _ = write!(
-                html,
-                "<p class=\"annotation\">{label}{}</p>",
-                escape(&comment.text)
-            );
+            html.push_str(&comment_html(comment));
         }
         html.push_str("</div>");
     }
@@ -400,14 +410,7 @@ pub(super) fn analysis_page(
                 action_html(text)
             );
             for (_, comment) in deal.other_annotations.iter().filter(|(i, _)| *i == step) {
-                let _ = write!(
-                    body,
-                    "<p class=\"annotation\">{}{}</p>",
-                    comment.label.map_or(String::new(), |l| format!(
-                        "<span class=\"chip\">{l}</span> "
-                    )),
-                    escape(&comment.text)
-                );
+                body.push_str(&comment_html(comment));
             }
             body.push_str("</section>");
         }
