@@ -444,7 +444,10 @@ fn summarise(game: &Game, deals: &[DealReport]) -> Summary {
         }
         // A label in an alternative line judges that line's move, not the
         // one played here.
-        let main_line = decision.annotations.iter().filter(|c| !c.in_alternative_line);
+        let main_line = decision
+            .annotations
+            .iter()
+            .filter(|c| !c.in_alternative_line);
         for comment in main_line {
             let Some(position) = Label::ALL
                 .iter()
