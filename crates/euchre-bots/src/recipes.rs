@@ -11,7 +11,15 @@
 
 use std::fmt::Write as _;
 
-use crate::spec::BotSpecError;
+use thiserror::Error;
+
+/// A recipe's name used the wrong way.
+#[derive(Debug, Error)]
+#[error("bot '{text}': {why}")]
+pub struct RecipeError {
+    pub text: String,
+    pub why: &'static str,
+}
 
 /// A named bot over a run directory.
 #[derive(Clone, Copy, Debug)]
@@ -63,7 +71,7 @@ pub const RECIPES: [Recipe; 3] = [
 
 /// The spec `text` stands for if it names a recipe (`NAME:RUN` or
 /// `NAME,game:RUN`); `None` if it names none, so that it is read as a spec.
-pub fn expand(text: &str) -> Option<Result<String, BotSpecError>> {
+pub fn expand(text: &str) -> Option<Result<String, RecipeError>> {
     let (head, run) = text.split_once(':')?;
     let (name, game) = match head.split_once(',') {
         Some((name, "game")) => (name, true),
@@ -71,10 +79,10 @@ pub fn expand(text: &str) -> Option<Result<String, BotSpecError>> {
         None => (head, false),
     };
     let recipe = RECIPES.iter().find(|recipe| recipe.name == name)?;
-    let refuse = |why: &str| {
-        Some(Err(BotSpecError::Recipe {
-            spec: text.to_owned(),
-            why: why.to_owned(),
+    let refuse = |why: &'static str| {
+        Some(Err(RecipeError {
+            text: text.to_owned(),
+            why,
         }))
     };
     if head != name && !game {
@@ -109,69 +117,36 @@ pub fn help() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::{Spec, parse};
+
+    fn spelled(text: &str) -> String {
+        expand(text).expect("a recipe").expect("well formed")
+    }
 
     #[test]
-    fn each_recipe_reads_as_the_spec_it_stands_for() {
+    fn each_recipe_spells_the_spec_it_stands_for() {
         assert_eq!(
-            parse("strongest:runs/fp").unwrap(),
-            parse("bids:search-bids:200:runs/fp/bidding/policy.bin+search:400,blend,trust=50:runs/fp/policy.bin").unwrap()
+            spelled("strongest:runs/fp"),
+            "bids:search-bids:200:runs/fp/bidding/policy.bin+search:400,blend,trust=50:runs/fp/policy.bin"
         );
         assert_eq!(
-            parse("strongest,game:runs/fp/").unwrap(),
-            parse("bids:search-bids:200,game:runs/fp/bidding/policy.bin+search:400,blend,trust=50,game:runs/fp/policy.bin").unwrap()
+            spelled("strongest,game:runs/fp/"),
+            "bids:search-bids:200,game:runs/fp/bidding/policy.bin+search:400,blend,trust=50,game:runs/fp/policy.bin"
         );
+        assert_eq!(spelled("table:runs/fp"), "policy-argmax:runs/fp/policy.bin");
         assert_eq!(
-            parse("table:runs/fp").unwrap(),
-            parse("policy-argmax:runs/fp/policy.bin").unwrap()
+            spelled("cfr0,game:runs/fp"),
+            "policy-argmax:runs/fp/bidding/policy.bin+pimc:50,game"
         );
-        assert_eq!(
-            parse("cfr0,game:runs/fp").unwrap(),
-            parse("policy-argmax:runs/fp/bidding/policy.bin+pimc:50,game").unwrap()
-        );
-        let Spec::Split { bidder, player } = parse("strongest,game:r").unwrap() else {
-            panic!("the strongest bot is a split bot");
-        };
-        for part in [bidder, player] {
-            let Spec::Search { options, .. } = *part else {
-                panic!("both halves search");
-            };
-            assert!(options.game, "both halves play for the game");
-        }
+        // Not a recipe: read as a spec.
+        assert!(expand("pimc:50,game").is_none() && expand("heuristic").is_none());
     }
 
     #[test]
     fn a_recipe_misused_is_refused_with_the_fix() {
-        let refusal = |text: &str| parse(text).unwrap_err().to_string();
+        let refusal = |text: &str| expand(text).unwrap().unwrap_err().to_string();
         assert!(refusal("table,game:r").contains("drop ',game'"));
         assert!(refusal("strongest,fast:r").contains("only ',game'"));
         assert!(refusal("strongest:").contains("name a run directory"));
-        // Not a recipe at all: the grammar's own error, which lists them.
-        assert!(refusal("strongst:r").contains("strongest:RUN"));
-    }
-
-    #[test]
-    fn a_recipe_over_a_directory_without_its_files_names_them() {
-        let dir = std::env::temp_dir().join(format!("recipe-{}", std::process::id()));
-        let text = format!("strongest:{}", dir.display());
-        let error = crate::spec::from_spec(
-            &text,
-            euchre_game::engine::rules::Rules::default(),
-            crate::bots::policy::Unseen::Uniform,
-        )
-        .err()
-        .expect("no such run");
-        let mut chain = error.to_string();
-        let mut cause = std::error::Error::source(&error);
-        while let Some(inner) = cause {
-            chain.push_str(&format!(": {inner}"));
-            cause = inner.source();
-        }
-        assert!(
-            chain.contains("full-play run's bidding/policy.bin"),
-            "{chain}"
-        );
-        assert!(chain.contains("bidding/policy.bin"), "{chain}");
     }
 
     #[test]

@@ -79,8 +79,8 @@ pub enum BotSpecError {
     SplitNeedsTwo { spec: String },
     #[error("unknown bot '{spec}'; expected one of: {help}", help = help())]
     Unknown { spec: String },
-    #[error("bot '{spec}': {why}")]
-    Recipe { spec: String, why: String },
+    #[error(transparent)]
+    Recipe(#[from] crate::recipes::RecipeError),
     #[error(
         "bot '{spec}' stands for {spelled}: it reads a full-play run's bidding/policy.bin (its bidding stage) and policy.bin (`trainer export`)"
     )]
@@ -367,6 +367,62 @@ pub fn from_spec(spec: &str, rules: Rules, unseen: Unseen) -> Result<Arc<dyn Bot
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A recipe reads exactly as the spec it stands for
+    /// ([`crate::recipes`]).
+    #[test]
+    fn a_recipe_reads_as_its_spelled_out_spec() {
+        assert_eq!(
+            parse("strongest,game:runs/fp").unwrap(),
+            parse("bids:search-bids:200,game:runs/fp/bidding/policy.bin+search:400,blend,trust=50,game:runs/fp/policy.bin").unwrap()
+        );
+        let Spec::Split { bidder, player } = parse("strongest,game:r").unwrap() else {
+            panic!("the strongest bot is a split bot");
+        };
+        for part in [bidder, player] {
+            let Spec::Search { options, .. } = *part else {
+                panic!("both halves search");
+            };
+            assert!(options.game, "both halves play for the game");
+        }
+        assert!(
+            parse("table,game:r")
+                .unwrap_err()
+                .to_string()
+                .contains("drop ',game'")
+        );
+        // Not a recipe at all: the grammar's error, which lists them.
+        assert!(
+            parse("strongst:r")
+                .unwrap_err()
+                .to_string()
+                .contains("strongest:RUN")
+        );
+    }
+
+    /// A recipe over a directory without its files names them.
+    #[test]
+    fn a_recipe_over_a_directory_without_its_files_names_them() {
+        let dir = std::env::temp_dir().join(format!("recipe-{}", std::process::id()));
+        let error = from_spec(
+            &format!("strongest:{}", dir.display()),
+            Rules::default(),
+            Unseen::Uniform,
+        )
+        .err()
+        .expect("no such run");
+        let mut chain = error.to_string();
+        let mut cause = std::error::Error::source(&error);
+        while let Some(inner) = cause {
+            chain.push_str(&format!(": {inner}"));
+            cause = inner.source();
+        }
+        assert!(
+            chain.contains("full-play run's bidding/policy.bin"),
+            "{chain}"
+        );
+        assert!(chain.contains("recipe-"), "{chain}");
+    }
 
     #[test]
     fn pimc_plays_for_the_game_only_when_asked() {
