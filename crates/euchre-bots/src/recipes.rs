@@ -40,13 +40,18 @@ pub struct Recipe {
 /// and the table's own play of the rest (docs/results.md, "Current best").
 const STRONGEST_CARDS: &str = "search:400,blend,trust=50";
 
+/// The search option that plays for the game, or nothing.
+fn game_option(game: bool) -> &'static str {
+    if game { ",game" } else { "" }
+}
+
 /// Every recipe, in the order `--help` lists them.
 pub const RECIPES: [Recipe; 3] = [
     Recipe {
         name: "strongest",
         about: "the strongest bot: bids searched over the run's bidding stage (200 worlds), cards by search on its table; about 3 ms a decision at the median and 40 ms at the 99th percentile on 2 cores, both files (about 1 GB) in memory",
         spell: |run, game| {
-            let game = if game { ",game" } else { "" };
+            let game = game_option(game);
             Some(format!(
                 "bids:search-bids:200{game}:{run}/bidding/policy.bin+{STRONGEST_CARDS}{game}:{run}/policy.bin"
             ))
@@ -61,7 +66,7 @@ pub const RECIPES: [Recipe; 3] = [
         name: "cfr0",
         about: "the published \"cfr0\" recipe: the run's bidding-stage bids (most likely), then PIMC-50's card play; 0.1 ms a decision at the median and 8 ms at the 99th percentile, the bidding file (about 46 MB) in memory",
         spell: |run, game| {
-            let game = if game { ",game" } else { "" };
+            let game = game_option(game);
             Some(format!(
                 "policy-argmax:{run}/bidding/policy.bin+pimc:50{game}"
             ))

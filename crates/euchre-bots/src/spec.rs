@@ -353,14 +353,16 @@ pub fn build(spec: &Spec, rules: Rules, unseen: Unseen) -> Result<Arc<dyn Bot>, 
 /// Builds the bot a spec names for a table playing `rules`; `unseen` says
 /// who plays a policy's untrained keys.
 pub fn from_spec(spec: &str, rules: Rules, unseen: Unseen) -> Result<Arc<dyn Bot>, BotSpecError> {
-    let parsed = parse(spec)?;
-    build(&parsed, rules, unseen).map_err(|source| match crate::recipes::expand(spec) {
-        Some(Ok(spelled)) => BotSpecError::RecipeFiles {
-            spec: spec.to_owned(),
-            spelled,
-            source: Box::new(source),
-        },
-        _ => source,
+    // A recipe is expanded once; a file it needs that cannot be read is
+    // named with the recipe that asked for it.
+    let Some(spelled) = crate::recipes::expand(spec) else {
+        return build(&parse(spec)?, rules, unseen);
+    };
+    let spelled = spelled?;
+    build(&parse(&spelled)?, rules, unseen).map_err(|source| BotSpecError::RecipeFiles {
+        spec: spec.to_owned(),
+        spelled,
+        source: Box::new(source),
     })
 }
 
