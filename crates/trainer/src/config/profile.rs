@@ -93,18 +93,6 @@ pub fn parse_profile(text: &str, origin: &str) -> Result<RunProfile, ConfigError
     Ok(profile)
 }
 
-impl RunProfile {
-    /// The profile's settings as options, for the flags to be laid over.
-    pub fn options(&self) -> TrainOptions {
-        TrainOptions {
-            run: self.run.clone(),
-            solver: self.solver.clone(),
-            store: self.store.clone(),
-            curve: self.eval.clone(),
-        }
-    }
-}
-
 /// Why `text` does not read as a profile, with the key and line at fault.
 fn profile_error(text: &str, origin: &str, source: toml::de::Error) -> ConfigError {
     // `[run]` is read through flattened structs, whose errors lose the key

@@ -55,8 +55,20 @@ pub struct Resolved {
 /// session's settings, and the profile's run directory. The flags are laid
 /// over the profile here and nowhere else.
 pub fn resolve(profile: RunProfile, flags: TrainOptions) -> Result<Resolved, ConfigError> {
-    let chosen = flags.or(profile.options());
-    let RunProfile { rules, log, .. } = profile;
+    let RunProfile {
+        run,
+        rules,
+        solver,
+        store,
+        log,
+        eval,
+    } = profile;
+    let chosen = flags.or(TrainOptions {
+        run,
+        solver,
+        store,
+        curve: eval,
+    });
     let identity = identity_of(&chosen, rules)?;
     let curve = chosen.curve.clone().settings_for_new_run(identity.phase);
     let mut session = session_of(&chosen, identity.phase, log, curve)?;
