@@ -77,7 +77,7 @@ fn default_target() -> u8 {
 impl ScoreView {
     /// The score with `dealer` dealing this hand, if it is one a hand can
     /// be played at (the target 1 to 100, neither side there yet).
-    fn game_score(self, dealer: Seat) -> Result<GameScore, ActError> {
+    pub fn game_score(self, dealer: Seat) -> Result<GameScore, ActError> {
         if !(1..=100).contains(&self.target) {
             return Err(ActError::Score(format!(
                 "a target of {} points; a game is to 1 to 100",
@@ -164,6 +164,33 @@ fn parse<T: FromStr<Err = NotationError>>(field: &str, text: &str) -> Result<T, 
 }
 
 impl ActRequest {
+    /// The request the acting seat of `seen` would send, naming the rule
+    /// options `rules` names (those left out take the bot's): what a
+    /// program outside the trainer (a Python bot, a subprocess) is shown.
+    /// The other seats' discard is written `discard`, face down.
+    pub fn of_view(seen: &Seen<'_>, rules: RuleChanges, seed: Option<u64>) -> ActRequest {
+        let seat = seen.actor();
+        let actions = seen
+            .history()
+            .map(|(_, action)| action.map_or_else(|| "discard".to_owned(), |a| a.to_string()))
+            .collect();
+        ActRequest {
+            dealer: seen.dealer().to_string(),
+            seat: seat.to_string(),
+            hand: seen.hand().iter().map(|card| card.to_string()).collect(),
+            upcard: seen.upcard().to_string(),
+            discard: seen.own_discard().map(|card| card.to_string()),
+            actions,
+            rules,
+            seed,
+            score: seen.score().map(|score| ScoreView {
+                north_south: score.points[0],
+                east_west: score.points[1],
+                target: score.target,
+            }),
+        }
+    }
+
     /// The view the request describes, for a bot that plays `rules`.
     pub fn view(&self, rules: Rules) -> Result<SeatKnowledge, ActError> {
         let requested = rules.with(self.rules);
@@ -255,7 +282,7 @@ pub fn act(bot: &dyn Bot, rules: Rules, request: &ActRequest) -> Result<ActAnswe
 }
 
 /// A seed that differs between requests, for a request that names none.
-fn fresh_seed() -> u64 {
+pub fn fresh_seed() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let nanos = std::time::SystemTime::now()

@@ -8,6 +8,7 @@ use std::process::{Command, Stdio};
 
 use euchre_bots::api::{ActError, ActRequest, act};
 use euchre_bots::bots::policy::Unseen;
+use euchre_bots::seen::Seen;
 use euchre_bots::spec::from_spec;
 use euchre_game::engine::action::Action;
 use euchre_game::engine::rules::{LonerLead, RuleChanges, Rules};
@@ -20,34 +21,7 @@ use support::{TempDir, bidding_policy, text};
 
 /// The request the seat to act in `state` would send.
 fn request_for(state: &GameState, history: &[(Seat, Action)], seed: u64) -> ActRequest {
-    let seat = state.to_act().expect("a decision");
-    let mut discard = None;
-    let actions = history
-        .iter()
-        .map(|&(by, action)| match action {
-            Action::Discard(card) if by == seat => {
-                discard = Some(card.to_string());
-                "discard".to_owned()
-            }
-            Action::Discard(_) => "discard".to_owned(),
-            other => other.to_string(),
-        })
-        .collect();
-    ActRequest {
-        dealer: state.dealer().to_string(),
-        seat: seat.to_string(),
-        hand: state
-            .hand(seat)
-            .iter()
-            .map(|card| card.to_string())
-            .collect(),
-        upcard: state.upcard().to_string(),
-        discard,
-        actions,
-        rules: RuleChanges::default(),
-        seed: Some(seed),
-        score: None,
-    }
+    ActRequest::of_view(&Seen::new(state, history), RuleChanges::default(), Some(seed))
 }
 
 #[test]

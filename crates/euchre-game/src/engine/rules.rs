@@ -209,6 +209,27 @@ pub struct RuleChanges {
     pub canadian_loners: Option<bool>,
 }
 
+impl RuleChanges {
+    /// Every option of `rules` named: a view that says under which rules
+    /// it was dealt rather than leaving them to its reader's.
+    pub fn every(rules: Rules) -> RuleChanges {
+        let Rules {
+            stick_the_dealer,
+            lone_defender,
+            dealer_may_discard_upcard,
+            loner_lead,
+            canadian_loners,
+        } = rules;
+        RuleChanges {
+            stick_the_dealer: Some(stick_the_dealer),
+            lone_defender: Some(lone_defender),
+            dealer_may_discard_upcard: Some(dealer_may_discard_upcard),
+            loner_lead: Some(loner_lead),
+            canadian_loners: Some(canadian_loners),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -303,6 +324,12 @@ mod tests {
             };
             let changes = rules.changes_from(Rules::default());
             assert_eq!(Rules::default().with(changes), rules);
+            // Every option named gives them back from any rules at all.
+            let flipped = Rules {
+                stick_the_dealer: !rules.stick_the_dealer,
+                ..Rules::default()
+            };
+            assert_eq!(flipped.with(RuleChanges::every(rules)), rules);
             assert!(
                 seen.insert(rules.fingerprint()),
                 "{rules}: fingerprint shared"

@@ -1,0 +1,45 @@
+//! The Python package `euchre` (its native part, `euchre._native`): the
+//! rules engine, the bots by spec, duplicate matches and games against a
+//! researcher's Python bot, and Euchre Game Notation with its analysis.
+//! See `docs/python.md`.
+//!
+//! - [`hand`]: `Hand`, one hand stepped by action words;
+//! - [`view`]: a seat's view as a dict, the bot API's request;
+//! - [`bot`]: `Bot` by spec, and a Python callable seated as a bot;
+//! - [`matches`]: `duplicate_match` and `duplicate_games`;
+//! - [`egn`]: `read_egn`, `write_egn`, `analyze`;
+//! - [`rules`]: rule options as a dict; [`errors`]: the exceptions.
+//!
+//! Nothing here decides euchre: every rule, bot and statistic is the other
+//! crates'; this crate only converts between them and Python, releasing
+//! the interpreter lock for long work.
+
+mod bot;
+mod egn;
+mod errors;
+mod hand;
+mod matches;
+mod rules;
+mod view;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    module.add_class::<hand::Hand>()?;
+    module.add_class::<bot::PyBot>()?;
+    module.add_function(wrap_pyfunction!(matches::duplicate_match, module)?)?;
+    module.add_function(wrap_pyfunction!(matches::duplicate_games, module)?)?;
+    module.add_function(wrap_pyfunction!(egn::read_egn, module)?)?;
+    module.add_function(wrap_pyfunction!(egn::write_egn, module)?)?;
+    module.add_function(wrap_pyfunction!(egn::analyze, module)?)?;
+    module.add_function(wrap_pyfunction!(bot_specs, module)?)?;
+    errors::register(module)
+}
+
+/// Every bot spec and recipe, as `trainer eval --help` lists them.
+#[pyfunction]
+fn bot_specs() -> String {
+    euchre_bots::spec::help()
+}
