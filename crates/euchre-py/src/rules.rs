@@ -2,9 +2,9 @@
 //! and the bot API's keys (`{"stick_the_dealer": False}`), applied to the
 //! defaults. One spelling for every surface: [`Rules`]' own.
 
-use euchre_game::engine::rules::Rules;
+use euchre_game::engine::rules::{RuleChanges, Rules};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBool, PyDict};
 use pythonize::{depythonize, pythonize};
 
 use crate::errors::{EuchreError, raise};
@@ -15,6 +15,7 @@ pub(crate) fn rules_of(options: Option<&Bound<'_, PyDict>>) -> PyResult<Rules> {
     let Some(options) = options else {
         return Ok(Rules::default());
     };
+    check_switches(options)?;
     // Options left out keep their defaults (`serde(default)`); an unknown
     // one is refused (`deny_unknown_fields`).
     depythonize(options.as_any()).map_err(|error| {
@@ -25,7 +26,32 @@ pub(crate) fn rules_of(options: Option<&Bound<'_, PyDict>>) -> PyResult<Rules> {
     })
 }
 
-/// Every option of `rules`, named, as a dict.
+/// Every option of `rules`, named, as a dict (two rule sets are equal
+/// exactly when their dicts are).
 pub(crate) fn rules_dict<'py>(py: Python<'py>, rules: Rules) -> PyResult<Bound<'py, PyAny>> {
-    pythonize(py, &rules).map_err(|error| raise::<EuchreError>(error))
+    pythonize(py, &RuleChanges::every(rules)).map_err(raise::<EuchreError>)
+}
+
+/// The rule options that are switches.
+const SWITCHES: [&str; 4] = [
+    "stick_the_dealer",
+    "lone_defender",
+    "dealer_may_discard_upcard",
+    "canadian_loners",
+];
+
+/// Refuses a switch given as anything but `True` or `False`: the dict
+/// reader takes any value's truth, so `"no"` would read as on.
+pub(crate) fn check_switches(options: &Bound<'_, PyDict>) -> PyResult<()> {
+    for name in SWITCHES {
+        if let Some(value) = options.get_item(name)?
+            && !value.is_instance_of::<PyBool>()
+        {
+            return Err(raise::<EuchreError>(format!(
+                "rules: {name} is {}; it is True or False",
+                value.repr()?
+            )));
+        }
+    }
+    Ok(())
 }

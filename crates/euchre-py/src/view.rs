@@ -18,6 +18,7 @@ use pyo3::types::PyDict;
 use pythonize::{depythonize, pythonize};
 
 use crate::errors::{ViewError, raise};
+use crate::rules::check_switches;
 
 /// The key that carries the legal actions.
 const LEGAL: &str = "legal";
@@ -50,6 +51,7 @@ pub(crate) struct Position {
 
 impl Position {
     pub(crate) fn of(view: &Bound<'_, PyDict>, rules: Rules) -> PyResult<Position> {
+        check_switches(view).map_err(|error| raise::<ViewError>(error.to_string()))?;
         let view = view.copy()?;
         let legal = view.get_item(LEGAL)?;
         view.del_item(LEGAL).ok();
