@@ -16,8 +16,8 @@ use pyo3::types::PyDict;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
-use crate::errors::{BotError, EuchreError, SpecError, raise};
-use crate::hand::parse_action;
+use crate::errors::{BotError, EuchreError, SpecError, ViewError, raise};
+use crate::hand::{Hand, parse_action};
 use crate::rules::{rules_dict, rules_of};
 use crate::view::{Position, view_dict};
 
@@ -67,15 +67,50 @@ impl std::fmt::Debug for PyBot {
     }
 }
 
+/// What a bot is asked about: a `Hand` (its seat to act, read directly),
+/// or a view dict (a position rebuilt to agree with it).
+enum Asked<'a> {
+    Hand(PyRef<'a, Hand>),
+    View(Position),
+}
+
 impl PyBot {
-    /// The position a view describes, and the seed to decide it with:
-    /// `seed`, else the view's, else a fresh one.
-    fn position(&self, view: &Bound<'_, PyDict>, seed: Option<u64>) -> PyResult<(Position, u64)> {
+    /// What `asked` (a `Hand` or a view) describes, and the seed to decide
+    /// it with: `seed`, else the view's, else a fresh one.
+    fn asked<'a>(&self, asked: &'a Bound<'_, PyAny>, seed: Option<u64>) -> PyResult<(Asked<'a>, u64)> {
+        if let Ok(hand) = asked.cast::<Hand>() {
+            let hand = hand.borrow();
+            if hand.rules_of() != self.rules {
+                return Err(raise::<ViewError>(format!(
+                    "the hand is played under {}, but {} plays {}",
+                    hand.rules_of(),
+                    self.spec,
+                    self.rules
+                )));
+            }
+            if hand.is_over() {
+                return Err(raise::<ViewError>("the hand is over: there is no decision to make"));
+            }
+            return Ok((Asked::Hand(hand), seed.unwrap_or_else(fresh_seed)));
+        }
+        let view = asked.cast::<PyDict>().map_err(|_| {
+            raise::<ViewError>(format!(
+                "a bot is asked about a euchre.Hand or a view dict, not {}",
+                asked.get_type().name().map_or_else(|_| "this".to_owned(), |n| n.to_string())
+            ))
+        })?;
         let position = Position::of(view, self.rules)?;
-        let seed = seed
-            .or(position.request.seed)
-            .unwrap_or_else(fresh_seed);
-        Ok((position, seed))
+        let seed = seed.or(position.request.seed).unwrap_or_else(fresh_seed);
+        Ok((Asked::View(position), seed))
+    }
+}
+
+impl Asked<'_> {
+    fn seen(&self) -> PyResult<Seen<'_>> {
+        match self {
+            Asked::Hand(hand) => Ok(hand.seen()),
+            Asked::View(position) => position.seen(),
+        }
     }
 }
 
@@ -129,12 +164,14 @@ impl PyBot {
         self.bot.warnings()
     }
 
-    /// The bot's move in `view` (a dict as `Hand.view()` returns, or the
-    /// bot API's request). `seed` (or the view's) makes it reproducible.
-    #[pyo3(signature = (view, seed = None))]
-    fn act(&self, py: Python<'_>, view: &Bound<'_, PyDict>, seed: Option<u64>) -> PyResult<String> {
-        let (position, seed) = self.position(view, seed)?;
-        let seen = position.seen()?;
+    /// The bot's move for the seat to act in `asked`: a `Hand` (read
+    /// directly, the fastest), or a view (a dict as `Hand.view()` returns,
+    /// or the bot API's request; a deal agreeing with it is rebuilt, which
+    /// also checks it). `seed` (or the view's) makes it reproducible.
+    #[pyo3(signature = (asked, seed = None))]
+    fn act(&self, py: Python<'_>, asked: &Bound<'_, PyAny>, seed: Option<u64>) -> PyResult<String> {
+        let (asked, seed) = self.asked(asked, seed)?;
+        let seen = asked.seen()?;
         let bot = &self.bot;
         let action = py.detach(|| bot.act(&seen, &mut SmallRng::seed_from_u64(seed)));
         Ok(action.to_string())
@@ -146,15 +183,15 @@ impl PyBot {
     /// winning the game, with its spread over the worlds), each `None`
     /// where the bot has none. Valuing searches again, so this takes about
     /// twice `act`'s time for a searching bot.
-    #[pyo3(signature = (view, seed = None))]
+    #[pyo3(signature = (asked, seed = None))]
     fn decide<'py>(
         &self,
         py: Python<'py>,
-        view: &Bound<'py, PyDict>,
+        asked: &Bound<'py, PyAny>,
         seed: Option<u64>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let (position, seed) = self.position(view, seed)?;
-        let seen = position.seen()?;
+        let (asked, seed) = self.asked(asked, seed)?;
+        let seen = asked.seen()?;
         let bot = &self.bot;
         let (action, probabilities, values) = py.detach(|| {
             let action = bot.act(&seen, &mut SmallRng::seed_from_u64(seed));

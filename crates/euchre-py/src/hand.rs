@@ -90,7 +90,7 @@ impl Hand {
         (self.deal, self.history.clone())
     }
 
-    fn seen(&self) -> Seen<'_> {
+    pub(crate) fn seen(&self) -> Seen<'_> {
         match self.score {
             Some(score) => Seen::in_game(&self.state, &self.history, score),
             None => Seen::new(&self.state, &self.history),
@@ -266,7 +266,7 @@ impl Hand {
     }
 
     #[getter]
-    fn is_over(&self) -> bool {
+    pub(crate) fn is_over(&self) -> bool {
         self.state.is_finished()
     }
 

@@ -71,3 +71,30 @@ def test_a_view_under_other_rules_is_refused_by_the_bot():
 
 def test_the_spec_list_names_the_recipes():
     assert "strongest:RUN" in euchre.bot_specs()
+
+
+def test_a_bot_answers_a_hand_and_its_view_alike():
+    # Bots read only what the seat to act may know, so the rebuilt deal
+    # behind a view decides exactly as the true one.
+    import random
+
+    rng = random.Random(8)
+    bot = euchre.Bot("pimc:6")
+    for seed in range(30):
+        hand = euchre.Hand.deal(seed, dealer=euchre.SEATS[seed % 4])
+        while not hand.is_over:
+            assert bot.act(hand, seed=seed) == bot.act(hand.view(), seed=seed)
+            hand.apply(rng.choice(hand.legal_actions()))
+
+
+def test_a_hand_under_other_rules_or_over_is_refused():
+    hand = euchre.Hand.deal(1, rules={"stick_the_dealer": False})
+    with pytest.raises(euchre.ViewError, match="played under"):
+        euchre.Bot("heuristic").act(hand)
+    done = euchre.Hand.deal(1)
+    while not done.is_over:
+        done.apply(done.legal_actions()[0])
+    with pytest.raises(euchre.ViewError, match="over"):
+        euchre.Bot("heuristic").act(done)
+    with pytest.raises(euchre.ViewError, match="not int"):
+        euchre.Bot("heuristic").act(5)
