@@ -40,7 +40,9 @@ static BUILT: Mutex<Option<HashMap<CacheKey, Weak<dyn Bot>>>> = Mutex::new(None)
 
 fn built(spec: &str, rules: Rules, unseen: Unseen) -> PyResult<Arc<dyn Bot>> {
     let key = (spec.to_owned(), rules, unseen == Unseen::Uniform);
-    let mut cache = BUILT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut cache = BUILT
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let cache = cache.get_or_insert_with(HashMap::new);
     if let Some(bot) = cache.get(&key).and_then(Weak::upgrade) {
         return Ok(bot);
@@ -71,13 +73,17 @@ impl std::fmt::Debug for PyBot {
 /// or a view dict (a position rebuilt to agree with it).
 enum Asked<'a> {
     Hand(PyRef<'a, Hand>),
-    View(Position),
+    View(Box<Position>),
 }
 
 impl PyBot {
     /// What `asked` (a `Hand` or a view) describes, and the seed to decide
     /// it with: `seed`, else the view's, else a fresh one.
-    fn asked<'a>(&self, asked: &'a Bound<'_, PyAny>, seed: Option<u64>) -> PyResult<(Asked<'a>, u64)> {
+    fn asked<'a>(
+        &self,
+        asked: &'a Bound<'_, PyAny>,
+        seed: Option<u64>,
+    ) -> PyResult<(Asked<'a>, u64)> {
         if let Ok(hand) = asked.cast::<Hand>() {
             let hand = hand.borrow();
             if hand.rules_of() != self.rules {
@@ -89,19 +95,24 @@ impl PyBot {
                 )));
             }
             if hand.is_over() {
-                return Err(raise::<ViewError>("the hand is over: there is no decision to make"));
+                return Err(raise::<ViewError>(
+                    "the hand is over: there is no decision to make",
+                ));
             }
             return Ok((Asked::Hand(hand), seed.unwrap_or_else(fresh_seed)));
         }
         let view = asked.cast::<PyDict>().map_err(|_| {
             raise::<ViewError>(format!(
                 "a bot is asked about a euchre.Hand or a view dict, not {}",
-                asked.get_type().name().map_or_else(|_| "this".to_owned(), |n| n.to_string())
+                asked
+                    .get_type()
+                    .name()
+                    .map_or_else(|_| "this".to_owned(), |n| n.to_string())
             ))
         })?;
         let position = Position::of(view, self.rules)?;
         let seed = seed.or(position.request.seed).unwrap_or_else(fresh_seed);
-        Ok((Asked::View(position), seed))
+        Ok((Asked::View(Box::new(position)), seed))
     }
 }
 
@@ -209,7 +220,9 @@ impl PyBot {
         });
         answer.set_item(
             "probabilities",
-            probabilities.map(|pairs| pairs.into_py_dict_pairs(py)).transpose()?,
+            probabilities
+                .map(|pairs| pairs.into_py_dict_pairs(py))
+                .transpose()?,
         )?;
         let values = values
             .map(|values| {
@@ -311,11 +324,14 @@ impl CallableBot {
             raise::<BotError>(format!(
                 "{} answered {}, not an action string such as \"pass\" or \"play Js\"",
                 self.name,
-                answer.repr().map_or_else(|_| "?".to_owned(), |r| r.to_string())
+                answer
+                    .repr()
+                    .map_or_else(|_| "?".to_owned(), |r| r.to_string())
             ))
         })?;
-        let action = parse_action(&text)
-            .map_err(|error| raise::<BotError>(format!("{} answered {text:?}: {error}", self.name)))?;
+        let action = parse_action(&text).map_err(|error| {
+            raise::<BotError>(format!("{} answered {text:?}: {error}", self.name))
+        })?;
         if !seen.legal().contains(action) {
             let legal: Vec<String> = seen.legal().iter().map(ToString::to_string).collect();
             return Err(raise::<BotError>(format!(

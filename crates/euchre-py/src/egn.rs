@@ -70,7 +70,9 @@ pub(crate) fn read_egn<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, 
 #[pyo3(signature = (hands, names = None))]
 pub(crate) fn write_egn(hands: Vec<Hand>, names: Option<[String; 4]>) -> PyResult<String> {
     let Some(first) = hands.first() else {
-        return Err(raise::<EuchreError>("hands: none given; a record holds at least one hand"));
+        return Err(raise::<EuchreError>(
+            "hands: none given; a record holds at least one hand",
+        ));
     };
     let rules = first.rules_of();
     if let Some(other) = hands.iter().find(|hand| hand.rules_of() != rules) {

@@ -306,8 +306,7 @@ impl Hand {
 
     /// Takes `action` for the seat to act.
     fn apply(&mut self, action: &str) -> PyResult<()> {
-        let action =
-            parse_action(action).map_err(raise::<IllegalActionError>)?;
+        let action = parse_action(action).map_err(raise::<IllegalActionError>)?;
         self.apply_action(action)
     }
 

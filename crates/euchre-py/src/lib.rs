@@ -3,12 +3,12 @@
 //! researcher's Python bot, and Euchre Game Notation with its analysis.
 //! See `docs/python.md`.
 //!
-//! - [`hand`]: `Hand`, one hand stepped by action words;
-//! - [`view`]: a seat's view as a dict, the bot API's request;
-//! - [`bot`]: `Bot` by spec, and a Python callable seated as a bot;
-//! - [`matches`]: `duplicate_match` and `duplicate_games`;
-//! - [`egn`]: `read_egn`, `write_egn`, `analyze`;
-//! - [`rules`]: rule options as a dict; [`errors`]: the exceptions.
+//! - `hand`: `Hand`, one hand stepped by action words;
+//! - `view`: a seat's view as a dict, the bot API's request;
+//! - `bot`: `Bot` by spec, and a Python callable seated as a bot;
+//! - `matches`: `duplicate_match` and `duplicate_games`;
+//! - `egn`: `read_egn`, `write_egn`, `analyze`;
+//! - `rules`: rule options as a dict; `errors`: the exceptions.
 //!
 //! Nothing here decides euchre: every rule, bot and statistic is the other
 //! crates'; this crate only converts between them and Python, releasing

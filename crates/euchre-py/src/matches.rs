@@ -86,7 +86,7 @@ pub(crate) fn duplicate_match<'py>(
     unseen: &str,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    if hands < 2 || hands % 2 != 0 {
+    if hands < 2 || !hands.is_multiple_of(2) {
         return Err(raise::<EuchreError>(format!(
             "hands: {hands}; an even number of at least 2, since each deal is played twice with the seats swapped"
         )));
@@ -135,7 +135,9 @@ pub(crate) fn duplicate_games<'py>(
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
     if pairs == 0 {
-        return Err(raise::<EuchreError>("pairs: 0; at least one sequence of deals"));
+        return Err(raise::<EuchreError>(
+            "pairs: 0; at least one sequence of deals",
+        ));
     }
     if !(1..=100).contains(&target) {
         return Err(raise::<EuchreError>(format!(

@@ -21,7 +21,11 @@ use support::{TempDir, bidding_policy, text};
 
 /// The request the seat to act in `state` would send.
 fn request_for(state: &GameState, history: &[(Seat, Action)], seed: u64) -> ActRequest {
-    ActRequest::of_view(&Seen::new(state, history), RuleChanges::default(), Some(seed))
+    ActRequest::of_view(
+        &Seen::new(state, history),
+        RuleChanges::default(),
+        Some(seed),
+    )
 }
 
 #[test]
