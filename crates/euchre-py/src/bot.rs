@@ -353,7 +353,7 @@ impl Bot for CallableBot {
         if self.has_failed() {
             return fallback;
         }
-        let seed = rng.random();
+        let seed = seed_for(seen, rng);
         Python::attach(|py| {
             self.ask(py, seen, seed).unwrap_or_else(|error| {
                 self.failure
@@ -364,6 +364,20 @@ impl Bot for CallableBot {
             })
         })
     }
+}
+
+/// The seed a Python bot is given: drawn from a copy of the table's
+/// generator, so the other bots at the table draw exactly what they would
+/// against a bot that uses no randomness (a Python bot that plays as the
+/// heuristic meets every opponent on the heuristic's very cards and
+/// draws), and spread by the decision's place in the hand, so successive
+/// decisions get different seeds.
+fn seed_for(seen: &Seen<'_>, rng: &SmallRng) -> u64 {
+    let peeked: u64 = rng.clone().random();
+    let mut z = peeked ^ (seen.history().count() as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 /// One side of a match: a spec, a `Bot`, or a Python callable.

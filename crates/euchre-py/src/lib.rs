@@ -6,7 +6,8 @@
 //! - `hand`: `Hand`, one hand stepped by action words;
 //! - `view`: a seat's view as a dict, the bot API's request;
 //! - `bot`: `Bot` by spec, and a Python callable seated as a bot;
-//! - `matches`: `duplicate_match` and `duplicate_games`;
+//! - `matches`: `duplicate_match` and `duplicate_games`; `arena`: a
+//!   round robin with ratings;
 //! - `egn`: `read_egn`, `write_egn`, `analyze`;
 //! - `rules`: rule options as a dict; `errors`: the exceptions.
 //!
@@ -14,6 +15,7 @@
 //! crates'; this crate only converts between them and Python, releasing
 //! the interpreter lock for long work.
 
+mod arena;
 mod bot;
 mod egn;
 mod errors;
@@ -31,6 +33,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<bot::PyBot>()?;
     module.add_function(wrap_pyfunction!(matches::duplicate_match, module)?)?;
     module.add_function(wrap_pyfunction!(matches::duplicate_games, module)?)?;
+    module.add_function(wrap_pyfunction!(arena::arena, module)?)?;
     module.add_function(wrap_pyfunction!(egn::read_egn, module)?)?;
     module.add_function(wrap_pyfunction!(egn::write_egn, module)?)?;
     module.add_function(wrap_pyfunction!(egn::analyze, module)?)?;

@@ -25,7 +25,7 @@ use crate::rules::rules_of;
 /// Pieces of this many rounds of the pool's threads.
 const PIECE_ROUNDS: u64 = 4;
 
-fn pool(threads: Option<usize>) -> PyResult<ThreadPool> {
+pub(crate) fn pool(threads: Option<usize>) -> PyResult<ThreadPool> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads.unwrap_or(0))
         .build()
@@ -45,10 +45,10 @@ fn sides(
 
 /// Runs `play` over `0..count` in pieces on `pool`, checking between them
 /// for Ctrl-C and for a Python side's failure.
-fn in_pieces<T: Send>(
+pub(crate) fn in_pieces<T: Send>(
     py: Python<'_>,
     pool: &ThreadPool,
-    sides: &[Side; 2],
+    sides: &[Side],
     count: u64,
     play: impl Fn(Range<u64>) -> Vec<T> + Sync,
 ) -> PyResult<Vec<T>> {
@@ -168,7 +168,7 @@ pub(crate) fn duplicate_games<'py>(
     Ok(dict)
 }
 
-fn names(dict: &Bound<'_, PyDict>, a: &Arc<dyn Bot>, b: &Arc<dyn Bot>) -> PyResult<()> {
+pub(crate) fn names(dict: &Bound<'_, PyDict>, a: &Arc<dyn Bot>, b: &Arc<dyn Bot>) -> PyResult<()> {
     dict.set_item("a", a.name())?;
     dict.set_item("b", b.name())?;
     let warnings: Vec<String> = a.warnings().into_iter().chain(b.warnings()).collect();

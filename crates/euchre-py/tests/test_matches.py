@@ -72,3 +72,25 @@ def test_bad_match_arguments_are_refused():
     with pytest.raises(euchre.SpecError, match="built for"):
         euchre.duplicate_match(euchre.Bot("heuristic", rules={"stick_the_dealer": False}),
                                "random", hands=2)
+
+
+def test_an_arena_rates_the_panel_on_shared_deals():
+    heuristic = euchre.Bot("heuristic")
+
+    def mirror(view):
+        return heuristic.act(view)
+
+    panel = {"heuristic": "heuristic", "mirror": mirror, "random": "random"}
+    result = euchre.arena(panel, hands=200, seed=3)
+    assert result["bots"] == ["heuristic", "mirror", "random"] and result["unit"] == "points"
+    pairs = {(p["a"], p["b"]): p for p in result["pairs"]}
+    assert pairs[("heuristic", "mirror")]["net_per_hand"] == 0.0
+    ratings = {r["bot"]: r for r in result["ratings"]}
+    assert ratings["heuristic"]["share"] == pytest.approx(ratings["mirror"]["share"])
+    assert ratings["random"]["high"] < 0.5 < ratings["heuristic"]["low"]
+    assert ratings["random"]["weakest_against"] in ("heuristic", "mirror")
+    assert ratings["heuristic"]["weakest_against"] == "mirror"
+    games = euchre.arena(panel, games=10, seed=3)
+    assert games["unit"] == "games" and all(p["games"] == 20 for p in games["pairs"])
+    with pytest.raises(euchre.EuchreError, match="at least two"):
+        euchre.arena({"one": "heuristic"})

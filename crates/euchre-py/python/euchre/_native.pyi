@@ -135,6 +135,16 @@ def duplicate_games(
     unseen: str = "uniform",
     threads: Optional[int] = None,
 ) -> dict[str, Any]: ...
+def arena(
+    bots: Mapping[str, Side],
+    hands: int = 1000,
+    games: Optional[int] = None,
+    target: int = 10,
+    seed: int = 1,
+    rules: Optional[Rules] = None,
+    unseen: str = "uniform",
+    threads: Optional[int] = None,
+) -> dict[str, Any]: ...
 def read_egn(text: str) -> dict[str, Any]: ...
 def write_egn(hands: Sequence[Hand], names: Optional[Sequence[str]] = None) -> str: ...
 def analyze(

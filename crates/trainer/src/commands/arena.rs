@@ -24,8 +24,8 @@ use euchre_bots::bots::timed::{DecisionTimes, Timed};
 use euchre_bots::games::by_score::OutcomesByScore;
 use euchre_bots::games::run_games_by_score;
 use euchre_bots::round_robin::{
-    PairRecord, PairSummary, PairWins, Rating, deal_points, ratings, summarise_pair,
-    summarise_pair_games, weakest_pairings,
+    GAMES_PRIOR, PairRecord, PairSummary, PairWins, REPLICATES, Rating, deal_points, ratings,
+    summarise_pair, summarise_pair_games, weakest_pairings,
 };
 use euchre_bots::spec::from_spec;
 use euchre_game::engine::rules::Rules;
@@ -39,14 +39,6 @@ const PLOT_FILE: &str = "ratings.svg";
 const PIECE: u64 = 250;
 /// Pairs of games played between saves (a game is about ten deals).
 const GAMES_PIECE: u64 = 25;
-/// Games added to each side of every pair before rating on games won: a
-/// pair won 40-0 says the winner is stronger, not infinitely so, and an
-/// unsmoothed fit would send the loser's rating to zero and everyone
-/// else's to 100%. Over thousands of games a pair it moves a share by a
-/// few hundredths of a point.
-const GAMES_PRIOR: f64 = 1.0;
-/// Resamplings of the deals for the ratings' intervals.
-const REPLICATES: usize = 400;
 /// An arena file is a few megabytes at most.
 const MAX_STATE_BYTES: u64 = 256 << 20;
 
