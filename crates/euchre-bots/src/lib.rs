@@ -19,7 +19,8 @@
 //! - [`human_game`]: a game to a target score between a person and three
 //!   bots, the model behind the web table and the terminal game;
 //! - [`api`]: one seat's view in, a move out (JSON);
-//! - [`analysis`]: a recorded game (EGN), each decision judged by a bot.
+//! - [`analysis`]: a recorded game (EGN), each decision judged by a bot;
+//! - [`features`]: a seat's view as a fixed-length vector, for learning agents.
 
 pub mod analysis;
 pub mod api;
@@ -28,6 +29,7 @@ pub mod blueprint;
 pub mod bot;
 pub mod bots;
 pub mod card_play_table;
+pub mod features;
 pub mod game_outcomes;
 pub mod games;
 pub mod human_game;

@@ -4,7 +4,7 @@
 use euchre_game::engine::action::{Action, ActionList};
 use euchre_game::engine::card::{Card, CardSet, Suit};
 use euchre_game::engine::rules::Rules;
-use euchre_game::engine::seat::Seat;
+use euchre_game::engine::seat::{Seat, Team};
 use euchre_game::engine::state::{Contract, GameState, Stage, Trick};
 use euchre_game::engine::trump::effective_suit;
 use euchre_game::game::GameScore;
@@ -93,6 +93,16 @@ impl<'a> Seen<'a> {
 
     pub fn contract(&self) -> Option<Contract> {
         self.state.contract()
+    }
+
+    /// The defender playing alone against a lone maker, if one is.
+    pub fn lone_defender(&self) -> Option<Seat> {
+        self.state.lone_defender()
+    }
+
+    /// Tricks `team` has taken so far (every seat saw them fall).
+    pub fn tricks_won(&self, team: Team) -> u8 {
+        self.state.tricks_won(team)
     }
 
     pub fn sits_out(&self, seat: Seat) -> bool {

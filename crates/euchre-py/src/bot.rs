@@ -16,10 +16,10 @@ use pyo3::types::PyDict;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
-use crate::errors::{BotError, EuchreError, SpecError, ViewError, raise};
-use crate::hand::{Hand, parse_action};
+use crate::errors::{BotError, EuchreError, SpecError, raise};
+use crate::hand::parse_action;
 use crate::rules::{rules_dict, rules_of};
-use crate::view::{Position, view_dict};
+use crate::view::{Asked, view_dict};
 
 /// Who plays a policy's untrained keys, by name.
 pub(crate) fn unseen_of(text: &str) -> PyResult<Unseen> {
@@ -69,59 +69,18 @@ impl std::fmt::Debug for PyBot {
     }
 }
 
-/// What a bot is asked about: a `Hand` (its seat to act, read directly),
-/// or a view dict (a position rebuilt to agree with it).
-enum Asked<'a> {
-    Hand(PyRef<'a, Hand>),
-    View(Box<Position>),
-}
-
 impl PyBot {
-    /// What `asked` (a `Hand` or a view) describes, and the seed to decide
-    /// it with: `seed`, else the view's, else a fresh one.
+    /// What `asked` (a `Hand` or a view) describes for this bot's rules,
+    /// and the seed to decide it with: `seed`, else the view's, else a
+    /// fresh one.
     fn asked<'a>(
         &self,
         asked: &'a Bound<'_, PyAny>,
         seed: Option<u64>,
     ) -> PyResult<(Asked<'a>, u64)> {
-        if let Ok(hand) = asked.cast::<Hand>() {
-            let hand = hand.borrow();
-            if hand.rules_of() != self.rules {
-                return Err(raise::<ViewError>(format!(
-                    "the hand is played under {}, but {} plays {}",
-                    hand.rules_of(),
-                    self.spec,
-                    self.rules
-                )));
-            }
-            if hand.is_over() {
-                return Err(raise::<ViewError>(
-                    "the hand is over: there is no decision to make",
-                ));
-            }
-            return Ok((Asked::Hand(hand), seed.unwrap_or_else(fresh_seed)));
-        }
-        let view = asked.cast::<PyDict>().map_err(|_| {
-            raise::<ViewError>(format!(
-                "a bot is asked about a euchre.Hand or a view dict, not {}",
-                asked
-                    .get_type()
-                    .name()
-                    .map_or_else(|_| "this".to_owned(), |n| n.to_string())
-            ))
-        })?;
-        let position = Position::of(view, self.rules)?;
-        let seed = seed.or(position.request.seed).unwrap_or_else(fresh_seed);
-        Ok((Asked::View(Box::new(position)), seed))
-    }
-}
-
-impl Asked<'_> {
-    fn seen(&self) -> PyResult<Seen<'_>> {
-        match self {
-            Asked::Hand(hand) => Ok(hand.seen()),
-            Asked::View(position) => position.seen(),
-        }
+        let asked = Asked::of(asked, Some(self.rules))?;
+        let seed = seed.or(asked.seed()).unwrap_or_else(fresh_seed);
+        Ok((asked, seed))
     }
 }
 

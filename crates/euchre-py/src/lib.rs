@@ -9,6 +9,8 @@
 //! - `matches`: `duplicate_match` and `duplicate_games`; `arena`: a
 //!   round robin with ratings;
 //! - `egn`: `read_egn`, `write_egn`, `analyze`;
+//! - `learning`: `encode`, `legal_mask`, `action_id`, `ACTIONS`,
+//!   `FEATURE_NAMES`, for learning agents;
 //! - `rules`: rule options as a dict; `errors`: the exceptions.
 //!
 //! Nothing here decides euchre: every rule, bot and statistic is the other
@@ -20,6 +22,7 @@ mod bot;
 mod egn;
 mod errors;
 mod hand;
+mod learning;
 mod matches;
 mod rules;
 mod view;
@@ -38,6 +41,11 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(egn::write_egn, module)?)?;
     module.add_function(wrap_pyfunction!(egn::analyze, module)?)?;
     module.add_function(wrap_pyfunction!(bot_specs, module)?)?;
+    module.add_function(wrap_pyfunction!(learning::encode, module)?)?;
+    module.add_function(wrap_pyfunction!(learning::legal_mask, module)?)?;
+    module.add_function(wrap_pyfunction!(learning::action_id, module)?)?;
+    module.add("ACTIONS", learning::action_words())?;
+    module.add("FEATURE_NAMES", learning::feature_names())?;
     errors::register(module)
 }
 

@@ -18,6 +18,8 @@ A five-minute tour is in docs/python.md of the repository. In short::
 """
 
 from euchre._native import (
+    ACTIONS,
+    FEATURE_NAMES,
     Bot,
     BotError,
     EgnError,
@@ -27,11 +29,14 @@ from euchre._native import (
     SpecError,
     ViewError,
     __version__,
+    action_id,
     analyze,
     arena,
     bot_specs,
     duplicate_games,
     duplicate_match,
+    encode,
+    legal_mask,
     read_egn,
     write_egn,
 )
@@ -40,6 +45,8 @@ SEATS = ("N", "E", "S", "W")
 """The seats in the order of play, North first; N and S are partners."""
 
 __all__ = [
+    "ACTIONS",
+    "FEATURE_NAMES",
     "Bot",
     "BotError",
     "EgnError",
@@ -50,11 +57,14 @@ __all__ = [
     "SpecError",
     "ViewError",
     "__version__",
+    "action_id",
     "analyze",
     "arena",
     "bot_specs",
     "duplicate_games",
     "duplicate_match",
+    "encode",
+    "legal_mask",
     "read_egn",
     "write_egn",
 ]
