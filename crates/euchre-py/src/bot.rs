@@ -16,10 +16,11 @@ use pyo3::types::PyDict;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
+use crate::asked::Asked;
 use crate::errors::{BotError, EuchreError, SpecError, raise};
 use crate::hand::parse_action;
 use crate::rules::{rules_dict, rules_of};
-use crate::view::{Asked, view_dict};
+use crate::view::view_dict;
 
 /// Who plays a policy's untrained keys, by name.
 pub(crate) fn unseen_of(text: &str) -> PyResult<Unseen> {

@@ -6,9 +6,9 @@ use euchre_bots::features;
 use euchre_game::engine::action::Action;
 use pyo3::prelude::*;
 
+use crate::asked::Asked;
 use crate::errors::{EuchreError, raise};
 use crate::hand::parse_action;
-use crate::view::Asked;
 
 /// How many actions there are, by id.
 const ACTIONS: u8 = 60;

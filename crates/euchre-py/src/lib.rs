@@ -4,7 +4,8 @@
 //! See `docs/python.md`.
 //!
 //! - `hand`: `Hand`, one hand stepped by action words;
-//! - `view`: a seat's view as a dict, the bot API's request;
+//! - `view`: a seat's view as a dict, the bot API's request; `asked`: a
+//!   `Hand` or a view, whichever a bot is asked about;
 //! - `bot`: `Bot` by spec, and a Python callable seated as a bot;
 //! - `matches`: `duplicate_match` and `duplicate_games`; `arena`: a
 //!   round robin with ratings;
@@ -18,6 +19,7 @@
 //! the interpreter lock for long work.
 
 mod arena;
+mod asked;
 mod bot;
 mod egn;
 mod errors;
