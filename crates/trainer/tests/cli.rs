@@ -692,7 +692,7 @@ fn analyze_refuses_bad_files_with_the_reason() {
         .stdout,
     );
     assert!(
-        stdout.contains("refused: deal 1: renege in trick 1"),
+        stdout.contains("refused: hand 2 (dealNumber 1): renege in trick 1"),
         "{stdout}"
     );
 

@@ -37,6 +37,15 @@ pub use read::read;
 pub use reconstruct::{Reconstruction, Variant, reconstruct};
 pub use write::write;
 
+/// The hand a person counts for the record's `dealNumber`: EGN numbers
+/// deals from 0 (and so does the writer here), the web table and players
+/// count hands from 1. Every text for a person (`trainer analyze`'s
+/// report, the analysis page) says "hand N"; the JSON keeps the record's
+/// number.
+pub fn hand_number(deal_number: i64) -> i64 {
+    deal_number.saturating_add(1)
+}
+
 /// A game as the engine understands it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Game {

@@ -8,7 +8,7 @@ use anyhow::Context;
 use euchre_bots::analysis::{GameAnalysis, SIGNIFICANCE, Totals, analyse};
 use euchre_bots::bots::policy::Unseen;
 use euchre_bots::spec::from_spec;
-use euchre_game::egn;
+use euchre_game::egn::{self, hand_number};
 use euchre_game::engine::action::Action;
 
 /// The largest game file read: a game of a hundred deals is under 100 KiB.
@@ -132,9 +132,19 @@ fn totals_row(out: &mut String, totals: &Totals) {
     );
 }
 
-/// The terminal report for one game.
+/// The terminal report for one game: what was judged and how, the
+/// players' totals and the largest losses, then the decisions.
 pub fn report(path: &std::path::Path, analysis: &GameAnalysis, all_decisions: bool) -> String {
     let mut out = String::new();
+    header(&mut out, path, analysis);
+    totals(&mut out, analysis);
+    decisions(&mut out, analysis, all_decisions);
+    out.push('\n');
+    out
+}
+
+/// The game, the judge, the time taken and what the losses mean.
+fn header(out: &mut String, path: &std::path::Path, analysis: &GameAnalysis) {
     let decisions: usize = analysis.deals.iter().map(|d| d.decisions.len()).sum();
     let _ = writeln!(out, "{} ({})", analysis.title, path.display());
     let _ = writeln!(
@@ -162,16 +172,18 @@ pub fn report(path: &std::path::Path, analysis: &GameAnalysis, all_decisions: bo
             .collect::<Vec<_>>()
             .join(", ")
     );
+}
+
+/// Each player's and side's totals, the largest losses, the annotators'
+/// labels against the judge, and the deals refused.
+fn totals(out: &mut String, analysis: &GameAnalysis) {
     let _ = writeln!(
         out,
         "\n  {:<44} {:>9} {:>8} {:>10} {:>10}",
         "player", "decisions", "agree", "mean loss", "total loss"
     );
-    for totals in &analysis.players {
-        totals_row(&mut out, totals);
-    }
-    for totals in &analysis.teams {
-        totals_row(&mut out, totals);
+    for totals in analysis.players.iter().chain(&analysis.teams) {
+        totals_row(out, totals);
     }
     if !analysis.largest.is_empty() {
         let _ = writeln!(out, "\nlargest losses");
@@ -181,8 +193,8 @@ pub fn report(path: &std::path::Path, analysis: &GameAnalysis, all_decisions: bo
                 .map_or("bidding".to_owned(), |t| format!("trick {t}"));
             let _ = writeln!(
                 out,
-                "  deal {:>2} {:<8} {:<14} {:<16} bot: {:<16} loss {:.2}{}",
-                loss.deal,
+                "  hand {:>2} {:<8} {:<14} {:<16} bot: {:<16} loss {:.2}{}",
+                hand_number(loss.deal),
                 trick,
                 loss.player,
                 words(&loss.made),
@@ -212,8 +224,19 @@ pub fn report(path: &std::path::Path, analysis: &GameAnalysis, all_decisions: bo
         }
     }
     for refused in &analysis.refused {
-        let _ = writeln!(out, "\nrefused: deal {}: {}", refused.deal, refused.reason);
+        let _ = writeln!(
+            out,
+            "\nrefused: hand {} (dealNumber {}): {}",
+            hand_number(refused.deal),
+            refused.deal,
+            refused.reason
+        );
     }
+}
+
+/// The decisions where the judge would have done otherwise (or every one),
+/// and every annotated one, with the annotators' comments.
+fn decisions(out: &mut String, analysis: &GameAnalysis, all_decisions: bool) {
     let heading = if all_decisions {
         "every decision"
     } else {
@@ -232,7 +255,11 @@ pub fn report(path: &std::path::Path, analysis: &GameAnalysis, all_decisions: bo
                 continue;
             }
             if !shown && let Some([ns, ew]) = deal.score {
-                let _ = writeln!(out, "  deal {} dealt at NS {ns}, EW {ew}", deal.number);
+                let _ = writeln!(
+                    out,
+                    "  hand {} dealt at NS {ns}, EW {ew}",
+                    hand_number(deal.number)
+                );
             }
             shown = true;
             let at = decision
@@ -256,8 +283,8 @@ pub fn report(path: &std::path::Path, analysis: &GameAnalysis, all_decisions: bo
             let mark = decision.mark.map_or(String::new(), |m| format!(" ({m})"));
             let _ = writeln!(
                 out,
-                "  deal {:>2} {:<8} {:<14} {} ; bot: {}{loss}{mark}\n      {}",
-                deal.number,
+                "  hand {:>2} {:<8} {:<14} {} ; bot: {}{loss}{mark}\n      {}",
+                hand_number(deal.number),
                 at,
                 format!("{} ({})", decision.player, decision.seat),
                 words(&decision.made),
@@ -279,8 +306,6 @@ pub fn report(path: &std::path::Path, analysis: &GameAnalysis, all_decisions: bo
             }
         }
     }
-    out.push('\n');
-    out
 }
 
 /// A move of the analysis (in the notation, as the JSON keeps it) in a

@@ -1,6 +1,7 @@
 //! The HTML of the analysis pages: the form that takes a game, and the
 //! viewer that steps through a deal with each decision marked by its loss.
 
+use euchre_game::egn::hand_number;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -301,7 +302,8 @@ pub(super) fn analysis_page(
     for refused in &analysis.refused {
         let _ = write!(
             body,
-            "<p class=\"error\">Deal {} was not replayed: {}</p>",
+            "<p class=\"error\">Hand {} (dealNumber {}) was not replayed: {}</p>",
+            hand_number(refused.deal),
             refused.deal,
             escape(&refused.reason)
         );
@@ -312,8 +314,8 @@ pub(super) fn analysis_page(
         let current = if index == deal_index { " current" } else { "" };
         let _ = write!(
             body,
-            "<a class=\"deal{current}\" href=\"/analysis/{id}?deal={index}\">deal {}<small> NS {} EW {}{}</small></a> ",
-            deal.number,
+            "<a class=\"deal{current}\" href=\"/analysis/{id}?deal={index}\">hand {}<small> NS {} EW {}{}</small></a> ",
+            hand_number(deal.number),
             deal.points[0],
             deal.points[1],
             if faults > 0 {
@@ -334,8 +336,8 @@ pub(super) fn analysis_page(
     let table = table_at(deal, step);
     let _ = write!(
         body,
-        "<section class=\"table\" id=\"viewer\"><h2>Deal {}: dealer {}, upcard {} &middot; points NS {}, EW {}</h2><div class=\"seats\">",
-        deal.number,
+        "<section class=\"table\" id=\"viewer\"><h2>Hand {}: dealer {}, upcard {} &middot; points NS {}, EW {}</h2><div class=\"seats\">",
+        hand_number(deal.number),
         deal.dealer,
         deal.upcard
             .parse::<Card>()
