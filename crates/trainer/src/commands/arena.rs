@@ -146,6 +146,17 @@ impl ArenaFile {
         Ok(self.bots.len() - 1)
     }
 
+    /// The pair of `a` and `b` in the orientation the file holds it, if it
+    /// holds it at all: a panel that lists two bots the other way round
+    /// plays on their record rather than beginning a second one.
+    fn oriented(&self, a: usize, b: usize) -> (usize, usize) {
+        if self.pairs.iter().any(|pair| (pair.a, pair.b) == (b, a)) {
+            (b, a)
+        } else {
+            (a, b)
+        }
+    }
+
     fn pair_mut(&mut self, a: usize, b: usize) -> &mut PairRecord {
         let at = match self
             .pairs
@@ -284,6 +295,7 @@ pub fn run(request: &ArenaRequest) -> anyhow::Result<()> {
         .collect();
     let started = Instant::now();
     for &(a, b) in &pairs {
+        let (a, b) = file.oriented(a, b);
         let (a_bot, b_bot): (Arc<dyn Bot>, Arc<dyn Bot>) = (bots[&a].clone(), bots[&b].clone());
         loop {
             let done = file.played(a, b, request.play);
@@ -703,6 +715,33 @@ fn cell(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pair_is_the_same_pair_whichever_way_round_a_panel_lists_it() {
+        let mut file = ArenaFile {
+            version: 1,
+            seed: 1,
+            rules: Rules::default(),
+            target: None,
+            bots: Vec::new(),
+            pairs: Vec::new(),
+        };
+        file.pair_mut(3, 5).deals.push([[1, 0], [0, 2]]);
+        assert_eq!(file.oriented(5, 3), (3, 5));
+        assert_eq!(file.oriented(3, 5), (3, 5));
+        assert_eq!(
+            file.oriented(5, 4),
+            (5, 4),
+            "a new pair keeps the panel's order"
+        );
+        let (a, b) = file.oriented(5, 3);
+        assert_eq!(file.played(a, b, Play::Hands(2)), 1);
+        assert_eq!(
+            file.pairs.len(),
+            1,
+            "no second record for the same two bots"
+        );
+    }
 
     #[test]
     fn a_bar_or_a_line_break_in_a_name_stays_inside_its_markdown_cell() {
