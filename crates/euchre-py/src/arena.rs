@@ -15,7 +15,7 @@ use pyo3::types::{PyDict, PyList};
 
 use crate::bot::{Side, unseen_of};
 use crate::errors::{EuchreError, raise};
-use crate::matches::{in_pieces, pool};
+use crate::matches::{check_games, check_hands, in_pieces, pool};
 use crate::rules::rules_of;
 
 /// A round robin of `bots` (a dict from name to side). Each pair plays
@@ -39,15 +39,9 @@ pub(crate) fn arena<'py>(
     if bots.len() < 2 {
         return Err(raise::<EuchreError>("bots: a panel has at least two"));
     }
-    if games.is_none() && (hands < 2 || !hands.is_multiple_of(2)) {
-        return Err(raise::<EuchreError>(format!(
-            "hands: {hands}; an even number of at least 2, since each deal is played twice with the seats swapped"
-        )));
-    }
-    if games == Some(0) || !(1..=100).contains(&target) {
-        return Err(raise::<EuchreError>(
-            "games: at least one pair; target: 1 to 100 points",
-        ));
+    match games {
+        Some(pairs) => check_games(pairs, target)?,
+        None => check_hands(hands)?,
     }
     let rules = rules_of(rules)?;
     let unseen = unseen_of(unseen)?;

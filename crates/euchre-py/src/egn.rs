@@ -12,6 +12,7 @@ use pythonize::pythonize;
 use crate::bot::{Side, unseen_of};
 use crate::errors::{EgnError, EuchreError, raise};
 use crate::hand::Hand;
+use crate::matches::pool;
 use crate::rules::rules_dict;
 
 fn read(text: &str) -> PyResult<egn::Game> {
@@ -108,10 +109,7 @@ pub(crate) fn analyze<'py>(
     let judge = judge.unwrap_or_else(|| PyString::new(py, "pimc:50").into_any());
     let side = Side::of(&judge, game.rules, unseen_of(unseen)?)?;
     let bot = side.bot();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.unwrap_or(0))
-        .build()
-        .map_err(|error| raise::<EuchreError>(format!("threads: {error}")))?;
+    let pool = pool(threads)?;
     let analysis = py.detach(|| pool.install(|| analyse(&game, bot.as_ref(), seed)));
     if let Some(failure) = side.failure() {
         return Err(failure);

@@ -32,6 +32,31 @@ pub(crate) fn pool(threads: Option<usize>) -> PyResult<ThreadPool> {
         .map_err(|error| raise::<EuchreError>(format!("threads: {error}")))
 }
 
+/// Refuses a number of hands that is not an even number of at least 2.
+pub(crate) fn check_hands(hands: u64) -> PyResult<()> {
+    if hands < 2 || !hands.is_multiple_of(2) {
+        return Err(raise::<EuchreError>(format!(
+            "hands: {hands}; an even number of at least 2, since each deal is played twice with the seats swapped"
+        )));
+    }
+    Ok(())
+}
+
+/// Refuses no pairs of games, or a target no game is played to.
+pub(crate) fn check_games(pairs: u64, target: u8) -> PyResult<()> {
+    if pairs == 0 {
+        return Err(raise::<EuchreError>(
+            "pairs: 0; at least one sequence of deals",
+        ));
+    }
+    if !(1..=100).contains(&target) {
+        return Err(raise::<EuchreError>(format!(
+            "target: {target}; a game is to 1 to 100 points"
+        )));
+    }
+    Ok(())
+}
+
 /// The two sides, built for `rules`.
 fn sides(
     a: &Bound<'_, PyAny>,
@@ -86,11 +111,7 @@ pub(crate) fn duplicate_match<'py>(
     unseen: &str,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    if hands < 2 || !hands.is_multiple_of(2) {
-        return Err(raise::<EuchreError>(format!(
-            "hands: {hands}; an even number of at least 2, since each deal is played twice with the seats swapped"
-        )));
-    }
+    check_hands(hands)?;
     let rules = rules_of(rules)?;
     let sides = sides(a, b, rules, unseen)?;
     let [bot_a, bot_b] = [sides[0].bot(), sides[1].bot()];
@@ -134,16 +155,7 @@ pub(crate) fn duplicate_games<'py>(
     unseen: &str,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    if pairs == 0 {
-        return Err(raise::<EuchreError>(
-            "pairs: 0; at least one sequence of deals",
-        ));
-    }
-    if !(1..=100).contains(&target) {
-        return Err(raise::<EuchreError>(format!(
-            "target: {target}; a game is to 1 to 100 points"
-        )));
-    }
+    check_games(pairs, target)?;
     let rules = rules_of(rules)?;
     let sides = sides(a, b, rules, unseen)?;
     let [bot_a, bot_b] = [sides[0].bot(), sides[1].bot()];
