@@ -149,6 +149,11 @@ pub struct Decision {
     /// [`SIGNIFICANCE`] standard errors.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mark: Option<&'static str>,
+    /// The move made was the only good one, as a chess board marks `!`:
+    /// the bot's choice, and every other option gives up at least a
+    /// mistake's loss, each by more than [`SIGNIFICANCE`] standard errors.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub only_move: bool,
     /// How many possible discards were weighed (1 when the record was clear).
     pub discards_weighed: usize,
     pub annotations: Vec<Comment>,
@@ -663,6 +668,23 @@ impl Combined {
             .collect();
         (options, loss, loss_error)
     }
+
+    /// Whether the move made was the only good one ([`Decision::only_move`]).
+    fn only_move(&self, unit: LossUnit) -> bool {
+        let (Some(values), Some(errors)) = (&self.values, &self.shortfall_errors) else {
+            return false;
+        };
+        let Some(made) = self.legal.iter().position(|a| *a == self.made) else {
+            return false;
+        };
+        let mistake = unit.marks()[1].0;
+        self.made == self.choice
+            && self.legal.len() > 1
+            && (0..self.legal.len()).filter(|&i| i != made).all(|i| {
+                let shortfall = values[made] - values[i];
+                shortfall >= mistake && shortfall > SIGNIFICANCE * errors[i]
+            })
+    }
 }
 
 mod deal;
@@ -671,6 +693,36 @@ mod deal;
 mod tests {
     use super::*;
     use crate::bot::Tallies;
+
+    /// `!` needs the move made to be the bot's, and every other option to
+    /// lose at least a mistake's worth, beyond the noise.
+    #[test]
+    fn only_move_needs_every_other_option_a_clear_mistake() {
+        let (pass, order) = (Action::Pass, Action::Order { alone: false });
+        let combined = |values: [f64; 2], errors: [f64; 2], made: Action| Combined {
+            legal: vec![pass, order],
+            values: Some(values.to_vec()),
+            spreads: None,
+            shortfall_errors: Some(errors.to_vec()),
+            probabilities: None,
+            choice: pass,
+            made,
+        };
+        let unit = LossUnit::Points;
+        assert!(combined([0.5, 0.1], [0.0, 0.05], pass).only_move(unit));
+        assert!(
+            !combined([0.5, 0.3], [0.0, 0.05], pass).only_move(unit),
+            "0.2 behind: short of a mistake"
+        );
+        assert!(
+            !combined([0.5, 0.1], [0.0, 0.3], pass).only_move(unit),
+            "within two errors: noise"
+        );
+        assert!(
+            !combined([0.5, 0.1], [0.0, 0.05], order).only_move(unit),
+            "not the move made"
+        );
+    }
 
     #[test]
     fn marks_need_the_threshold_and_two_standard_errors() {

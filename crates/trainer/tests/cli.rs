@@ -749,6 +749,12 @@ fn play_saves_the_game_as_egn_and_shows_hints_on_request() {
         stdout.contains("1) pass ["),
         "a value beside each move: {stdout}"
     );
+    assert!(
+        stdout.contains("Hint: Best: ")
+            && (stdout.contains("more than") || stdout.contains("as good as"))
+            && stdout.contains(": it "),
+        "the best move, by how much, and what it does: {stdout}"
+    );
     // The saved game replays: analyse it.
     let analysed = trainer(
         &["analyze", save.to_str().unwrap(), "--bot", "heuristic"],
@@ -759,6 +765,7 @@ fn play_saves_the_game_as_egn_and_shows_hints_on_request() {
     // Without --hints no values are shown.
     let plain = text(&trainer(&["play", "--ascii", "--seed", "3"], &input).stdout);
     assert!(!plain.contains("1) pass ["), "{plain}");
+    assert!(!plain.contains("Hint:"), "{plain}");
 }
 
 /// Every command that seats bots lists every bot kind in its help, from

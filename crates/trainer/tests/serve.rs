@@ -84,8 +84,12 @@ async fn new_game(router: &Router) -> String {
 
 /// The first move the page offers with the given class, as form text.
 fn offered(page: &str, class: &str) -> Option<String> {
-    let marker = format!("class=\"{class}\"");
-    let at = page.find(&marker)?;
+    // The class, alone or before another (a hint's best move is "bid best").
+    let marker = format!("class=\"{class}");
+    let at = page
+        .match_indices(&marker)
+        .map(|(at, _)| at)
+        .find(|&at| matches!(page.as_bytes().get(at + marker.len()), Some(b'"' | b' ')))?;
     let action_at = page[at..].find("data-action=\"")? + at + "data-action=\"".len();
     let end = page[action_at..].find('"')? + action_at;
     Some(page[action_at..end].to_owned())
@@ -359,6 +363,17 @@ async fn the_runs_page_shows_status_and_curve_of_each_run() {
     assert!(page.contains("checkpoint iteration 20,000"), "{page}");
     assert!(page.contains("/runs/0/curve.svg"), "{page}");
     assert!(page.contains("holds no run"), "{page}");
+    assert!(
+        !page.contains("http-equiv=\"refresh\""),
+        "the page moves only when asked to"
+    );
+    let (status, _, reloading) = send(&router, get("/runs?every=30")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        reloading.contains("http-equiv=\"refresh\" content=\"30\"")
+            && reloading.contains("Stop reloading"),
+        "{reloading}"
+    );
     let (status, _, svg) = send(&router, get("/runs/0/curve.svg")).await;
     assert_eq!(status, StatusCode::OK);
     assert!(svg.starts_with("<svg"));
@@ -626,9 +641,16 @@ fn the_first_bot_offered_on_the_command_line_is_the_default_whichever_flag_gave_
         stream.read_to_string(&mut page).unwrap();
         server.kill().ok();
         server.wait().ok();
-        let field = "name=\"partner\" value=\"";
-        let at = page.find(field).unwrap_or_else(|| panic!("{page}")) + field.len();
-        page[at..].split('"').next().unwrap().to_owned()
+        // The option selected in the partner's list.
+        let list = page
+            .find("name=\"partner\"")
+            .unwrap_or_else(|| panic!("{page}"));
+        let list = &page[list..page[list..].find("</select>").unwrap() + list];
+        let selected = list
+            .find("\" selected>")
+            .unwrap_or_else(|| panic!("{list}"));
+        let start = list[..selected].rfind("value=\"").unwrap() + "value=\"".len();
+        list[start..selected].to_owned()
     };
     assert_eq!(
         partner_default(&["--bot", "heuristic", "--policy", policy]),
@@ -918,7 +940,8 @@ async fn foreign_hosts_framing_and_server_paths_are_refused() {
     assert_eq!(response.headers()[header::X_FRAME_OPTIONS], "DENY");
     assert_eq!(
         response.headers()[header::CONTENT_SECURITY_POLICY],
-        "frame-ancestors 'none'"
+        "frame-ancestors 'none'; script-src 'self'",
+        "no framing, and scripts only from this server's own files"
     );
 
     let (status, _, runs) = send(&router, get("/runs")).await;

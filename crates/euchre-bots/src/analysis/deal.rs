@@ -220,6 +220,7 @@ impl DealJudge<'_> {
             mark: loss
                 .and_then(|loss| mark_in(self.unit, loss, loss_error.unwrap_or(0.0)))
                 .map(Label::word),
+            only_move: combined.only_move(self.unit),
             discards_weighed: variants.len(),
             annotations: self.comments_at(index),
             millis: started.elapsed().as_secs_f64() * 1000.0,

@@ -6,6 +6,7 @@ pub mod action;
 pub mod card;
 pub mod double_dummy;
 pub mod error;
+pub mod move_effect;
 pub mod replay;
 pub mod rules;
 pub mod seat;

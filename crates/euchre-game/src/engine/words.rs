@@ -7,7 +7,9 @@
 //! records and the bot API read, is [`Action`]'s `Display`.
 
 use super::action::Action;
-use super::card::{Card, Suit};
+use super::card::{Card, CardSet, Suit};
+use super::state::GameState;
+use super::trump::{effective_suit, trump_order};
 
 /// How a surface draws a card and a suit.
 pub trait Glyphs {
@@ -57,6 +59,32 @@ pub fn action_words(action: Action, glyphs: &dyn Glyphs) -> String {
     }
 }
 
+/// The suit a hand is arranged by: trump once made, the upcard's suit
+/// before.
+pub fn shown_trump(state: &GameState) -> Suit {
+    state.contract().map_or(state.upcard().suit(), |c| c.trump)
+}
+
+/// Where `card` sits in a hand as a player arranges it: trump first (the
+/// bowers, then down), then each other suit from its highest card.
+pub fn shown_order(card: Card, trump: Suit) -> (bool, usize, std::cmp::Reverse<u8>) {
+    let suit = effective_suit(card, trump);
+    let strength = if suit == trump {
+        trump_order(card, trump) + 10
+    } else {
+        card.rank() as u8
+    };
+    (suit != trump, suit.index(), std::cmp::Reverse(strength))
+}
+
+/// `cards` as a player arranges them ([`shown_order`]), so that every
+/// surface shows a hand, and numbers its moves, in one order.
+pub fn arranged(cards: CardSet, trump: Suit) -> Vec<Card> {
+    let mut cards: Vec<Card> = cards.iter().collect();
+    cards.sort_by_key(|&card| shown_order(card, trump));
+    cards
+}
+
 impl Action {
     /// This move in a player's words, with suit symbols: `order up
     /// alone`, `call ♥`, `play 10♠`.
@@ -69,6 +97,19 @@ impl Action {
 mod tests {
     use super::*;
     use crate::engine::card::Rank;
+
+    #[test]
+    fn a_hand_is_arranged_trump_first_from_the_right_bower() {
+        let hand: CardSet = ["Ah", "Jd", "9s", "Jh", "Ks"]
+            .iter()
+            .map(|card| card.parse::<Card>().unwrap())
+            .collect();
+        let shown: Vec<String> = arranged(hand, Suit::Hearts)
+            .into_iter()
+            .map(|card| card.pretty())
+            .collect();
+        assert_eq!(shown, ["J♥", "J♦", "A♥", "K♠", "9♠"]);
+    }
 
     #[test]
     fn moves_read_as_players_say_them() {

@@ -7,12 +7,13 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use euchre_game::engine::action::Action;
-use euchre_game::engine::card::{Card, Suit};
+use euchre_game::engine::card::Card;
 use euchre_game::engine::rules::Rules;
 use euchre_game::engine::seat::{Seat, Team};
 use euchre_game::engine::state::{GameState, Stage};
-use euchre_game::engine::trump::{effective_suit, trump_order};
-use euchre_game::engine::words::{Letters, Symbols, action_words};
+use euchre_game::engine::words::{
+    Glyphs, Letters, Symbols, action_words, arranged, shown_order, shown_trump,
+};
 
 use euchre_bots::bot::Bot;
 use euchre_bots::human_game::{Hint, HumanGame, PERSON, seat_name};
@@ -162,10 +163,7 @@ impl Terminal {
     }
 
     fn hand(&self, state: &GameState) -> String {
-        let trump = shown_trump(state);
-        let mut cards: Vec<Card> = state.hand(PERSON).iter().collect();
-        cards.sort_by_key(|&card| shown_order(card, trump));
-        cards
+        arranged(state.hand(PERSON), shown_trump(state))
             .iter()
             .map(|&card| self.card(card))
             .collect::<Vec<_>>()
@@ -325,6 +323,10 @@ impl Terminal {
             })
             .collect();
         writeln!(out, "Your move: {}", options.join("   "))?;
+        let glyphs: &dyn Glyphs = if self.ascii { &Letters } else { &Symbols };
+        if let Some(advice) = hint.and_then(|hint| hint.advice(state, glyphs)) {
+            writeln!(out, "Hint: {advice}")?;
+        }
         loop {
             write!(out, "> ")?;
             out.flush()?;
@@ -348,24 +350,6 @@ impl Terminal {
             }
         }
     }
-}
-
-/// The suit the hand is sorted by: trump once made, the upcard's suit
-/// before.
-fn shown_trump(state: &GameState) -> Suit {
-    state.contract().map_or(state.upcard().suit(), |c| c.trump)
-}
-
-/// Where `card` sits in the hand as shown: trump first (the bowers, then
-/// down), then each other suit from its highest card.
-fn shown_order(card: Card, trump: Suit) -> (bool, usize, std::cmp::Reverse<u8>) {
-    let suit = effective_suit(card, trump);
-    let strength = if suit == trump {
-        trump_order(card, trump) + 10
-    } else {
-        card.rank() as u8
-    };
-    (suit != trump, suit.index(), std::cmp::Reverse(strength))
 }
 
 /// The moves offered, numbered in the order the hand is shown: cards as

@@ -25,7 +25,7 @@ use rand::rngs::SmallRng;
 use serde::Deserialize;
 
 use super::analysis_pages;
-use super::catalog::BotCatalog;
+use super::catalog::{BotCatalog, DEFAULT_JUDGE};
 use super::guard::{Cancel, MAX_UPLOAD_BYTES};
 use super::respond::{error_html, html, lock};
 
@@ -261,7 +261,35 @@ pub(super) async fn submit(State(desk): Shared, multipart: Multipart) -> Respons
             );
         }
     };
-    let (label, bot) = match desk.bots.choose(&submitted.bot) {
+    analyse_and_show(&desk, source, &submitted.bot, None).await
+}
+
+/// A game from the table, analysed by the default judge and shown at
+/// `deal` (the table's one-click "analyse this game").
+pub(super) async fn analyse_played(
+    desk: &Arc<AnalysisDesk>,
+    egn_text: String,
+    deal: usize,
+) -> Response {
+    analyse_and_show(desk, Source::Uploaded(egn_text), DEFAULT_JUDGE, Some(deal)).await
+}
+
+/// Analyses `source` with the bot `choice` names, one analysis at a time,
+/// and redirects to it (at `deal`, if given); a refusal is shown on the
+/// form page.
+async fn analyse_and_show(
+    desk: &Arc<AnalysisDesk>,
+    source: Source,
+    choice: &str,
+    deal: Option<usize>,
+) -> Response {
+    let refuse = |status: StatusCode, message: &str| {
+        html(
+            status,
+            analysis_pages::form_page(&desk.files(), &desk.offered(), Some(message)),
+        )
+    };
+    let (label, bot) = match desk.bots.choose(choice) {
         Ok(chosen) => chosen,
         Err(error) => return refuse(StatusCode::BAD_REQUEST, &error.to_string()),
     };
@@ -289,7 +317,8 @@ pub(super) async fn submit(State(desk): Shared, multipart: Multipart) -> Respons
                 format!("{:016x}", lock(&desk.ids).random::<u64>())
             };
             desk.insert(id.clone(), analysis);
-            Redirect::to(&format!("/analysis/{id}")).into_response()
+            let at = deal.map_or_else(String::new, |deal| format!("?deal={deal}"));
+            Redirect::to(&format!("/analysis/{id}{at}")).into_response()
         }
         Ok(Outcome::Refused(status, message)) => refuse(status, &message),
         Ok(Outcome::Stopped) => error_html(

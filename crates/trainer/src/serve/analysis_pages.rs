@@ -11,6 +11,7 @@ use euchre_game::engine::card::Card;
 use euchre_game::engine::seat::Seat;
 use euchre_game::engine::words::action_words;
 
+use super::catalog::DEFAULT_JUDGE;
 use super::pages::{Html, card_html, escape, page};
 
 /// The start of an analysis: upload a file or pick one, choose the bot.
@@ -44,7 +45,7 @@ pub(super) fn form_page(files: &[String], offered: &[String], error: Option<&str
     }
     let _ = write!(
         body,
-        "<p><label>Judged by <input name=\"bot\" value=\"pimc:50\" size=\"30\" list=\"bots\"></label></p>\
+        "<p><label>Judged by <input name=\"bot\" value=\"{DEFAULT_JUDGE}\" size=\"30\" list=\"bots\"></label></p>\
          <datalist id=\"bots\">{}</datalist>\
          <p><button type=\"submit\">Analyse</button></p></form>\
          <p class=\"help\">pimc:N and the search bots value every move; a policy gives its \
@@ -82,10 +83,37 @@ fn mark_class(decision: Option<&Decision>) -> &'static str {
         Some("blunder") => "mark-blunder",
         Some("mistake") => "mark-mistake",
         Some("dubious") => "mark-dubious",
+        _ if decision.is_some_and(|d| d.only_move) => "mark-only",
         _ if decision.is_some_and(|d| d.made != d.preferred) => "mark-differs",
         _ if decision.is_some() => "mark-agrees",
         _ => "mark-none",
     }
+}
+
+/// A decision's mark as a chess board writes it on the move: `??`, `?`,
+/// `?!` for the bot's marks, `!` for the only good move, `≠` where the
+/// bot would have moved otherwise by less than a mark.
+fn mark_symbol(decision: Option<&Decision>) -> Option<(&'static str, &'static str)> {
+    let decision = decision?;
+    match decision.mark {
+        Some("blunder") => Some(("??", "blunder")),
+        Some("mistake") => Some(("?", "mistake")),
+        Some("dubious") => Some(("?!", "dubious")),
+        _ if decision.only_move => Some(("!", "the only good move")),
+        _ if decision.made != decision.preferred => Some((
+            "≠",
+            "the bot would have moved otherwise, by less than a mark",
+        )),
+        _ => None,
+    }
+}
+
+/// The mark after a move, with its meaning for a screen reader and a
+/// pointer.
+fn mark_html(decision: Option<&Decision>) -> String {
+    mark_symbol(decision).map_or_else(String::new, |(symbol, meaning)| {
+        format!("<b class=\"mark\" title=\"{meaning}\">{symbol}</b><span class=\"visually-hidden\"> ({meaning})</span>")
+    })
 }
 
 /// The action text as cards, where it names one.
@@ -207,11 +235,18 @@ fn decision_html(decision: &Decision) -> String {
         .map_or("bidding".to_owned(), |trick| format!("trick {trick}"));
     let _ = write!(
         html,
-        "<h2>{} ({}), {at}</h2><p>Played <b id=\"made\">{}</b>; the bot: <b id=\"preferred\">{}</b>",
+        "<h2>{} ({}), {at}</h2><p>Made: <b id=\"made\">{}</b> &middot; {}",
         escape(&decision.player),
         decision.seat,
         action_html(&decision.made),
-        action_html(&decision.preferred)
+        if decision.made == decision.preferred {
+            "as the bot would".to_owned()
+        } else {
+            format!(
+                "the bot: <b id=\"preferred\">{}</b>",
+                action_html(&decision.preferred)
+            )
+        }
     );
     if let Some(loss) = decision.loss {
         let _ = write!(
@@ -255,8 +290,13 @@ fn decision_html(decision: &Decision) -> String {
     html.push_str("</table>");
     if !decision.annotations.is_empty() {
         html.push_str("<div class=\"annotations\"><h3>Annotator</h3>");
+        // A record may say the same of two lines that branch off alike.
+        let mut shown: Vec<&Comment> = Vec::new();
         for comment in &decision.annotations {
-            html.push_str(&comment_html(comment));
+            if !shown.contains(&comment) {
+                html.push_str(&comment_html(comment));
+                shown.push(comment);
+            }
         }
         html.push_str("</div>");
     }
@@ -264,57 +304,96 @@ fn decision_html(decision: &Decision) -> String {
     html
 }
 
-/// One deal of `analysis` at one step, with the way to every other step
-/// and deal.
+/// Where the board is: a deal of the analysis and the action it stands
+/// before.
+struct At<'a> {
+    id: &'a str,
+    analysis: &'a GameAnalysis,
+    deal_index: usize,
+    deal: &'a DealReport,
+    step: usize,
+    by_index: HashMap<usize, &'a Decision>,
+}
+
+impl At<'_> {
+    /// A link to another step of this deal, or another deal, scrolled to
+    /// the board so that stepping keeps the board in view.
+    fn href(&self, deal: usize, step: usize) -> String {
+        format!("/analysis/{}?deal={deal}&amp;step={step}#board", self.id)
+    }
+}
+
+/// One deal of `analysis` at one step: the position and the decision side
+/// by side (stacked on a phone), the moves grouped by trick with their
+/// marks, the way to every other step and deal, then the players' totals.
 pub(super) fn analysis_page(
     id: &str,
     analysis: &GameAnalysis,
     deal_index: usize,
     step: Option<usize>,
 ) -> String {
-    let mut body = String::new();
+    let mut body = header_html(analysis);
+    body.push_str(&deals_nav(id, analysis, deal_index));
+    let Some(deal) = analysis.deals.get(deal_index) else {
+        body.push_str("<p>No deal of this game could be replayed.</p>");
+        body.push_str(&players_html(analysis));
+        return page("Analysis", &body, None);
+    };
+    let at = At {
+        id,
+        analysis,
+        deal_index,
+        deal,
+        step: step.unwrap_or(0).min(deal.actions.len().saturating_sub(1)),
+        by_index: deal.decisions.iter().map(|d| (d.index, d)).collect(),
+    };
+    body.push_str("<div class=\"board\" id=\"board\">");
+    body.push_str(&position_html(&at));
+    body.push_str("<div class=\"panel\">");
+    body.push_str(&stepper_html(&at));
+    body.push_str(&step_html(&at));
+    body.push_str(&moves_html(&at));
+    body.push_str("</div></div>");
+    body.push_str(&players_html(analysis));
+    body.push_str("<script src=\"/board.js\" defer></script>");
+    page(&format!("Analysis: {}", analysis.title), &body, None)
+}
+
+/// The title, the judge, and the deals that could not be replayed.
+fn header_html(analysis: &GameAnalysis) -> String {
     let decisions: usize = analysis.deals.iter().map(|d| d.decisions.len()).sum();
-    let _ = write!(
-        body,
-        "<h1>{}</h1><p>Judged by <b>{}</b>: {} deals, {decisions} decisions with a choice, in {:.1} s. \
-         Loss: the {} the move gave up against the bot's choice, for the mover's side, \
-         ± its standard error over the bot's worlds. Marks, for a loss over {} standard errors: {}.</p>",
+    let mut html = format!(
+        "<h1>{}</h1><p class=\"judged\">Judged by <b>{}</b>: {} hands, {decisions} decisions with a choice, in {:.1} s. \
+         Keys: ← → step, ↑ ↓ change hand.</p>",
         escape(&analysis.title),
         escape(&analysis.bot),
         analysis.deals.len(),
         analysis.seconds,
-        analysis.unit.describe(),
-        SIGNIFICANCE,
-        analysis
-            .unit
-            .marks()
-            .iter()
-            .map(|(threshold, label)| format!("{} from {threshold}", label.word()))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    let _ = write!(
-        body,
-        "<table class=\"players\" id=\"players\"><tr><th>player</th><th>decisions</th><th>agrees with the bot</th><th>mean loss</th><th>total loss</th></tr>{}{}</table>",
-        totals_rows(&analysis.players),
-        totals_rows(&analysis.teams)
     );
     for refused in &analysis.refused {
         let _ = write!(
-            body,
+            html,
             "<p class=\"error\">Hand {} (dealNumber {}) was not replayed: {}</p>",
             hand_number(refused.deal),
             refused.deal,
             escape(&refused.reason)
         );
     }
-    body.push_str("<nav class=\"deals\" id=\"deals\">");
+    html
+}
+
+fn deals_nav(id: &str, analysis: &GameAnalysis, deal_index: usize) -> String {
+    let mut html = String::from("<nav class=\"deals\" id=\"deals\" aria-label=\"Hands\">");
     for (index, deal) in analysis.deals.iter().enumerate() {
         let faults = deal.decisions.iter().filter(|d| d.mark.is_some()).count();
-        let current = if index == deal_index { " current" } else { "" };
+        let current = if index == deal_index {
+            " current\" aria-current=\"page"
+        } else {
+            ""
+        };
         let _ = write!(
-            body,
-            "<a class=\"deal{current}\" href=\"/analysis/{id}?deal={index}\">hand {}<small> NS {} EW {}{}</small></a> ",
+            html,
+            "<a class=\"deal{current}\" href=\"/analysis/{id}?deal={index}#board\">hand {}<small> NS {} EW {}{}</small></a> ",
             hand_number(deal.number),
             deal.points[0],
             deal.points[1],
@@ -325,18 +404,17 @@ pub(super) fn analysis_page(
             }
         );
     }
-    body.push_str("</nav>");
-    let Some(deal) = analysis.deals.get(deal_index) else {
-        body.push_str("<p>No deal of this game could be replayed.</p>");
-        return page("Analysis", &body, None);
-    };
-    let by_index: HashMap<usize, &Decision> = deal.decisions.iter().map(|d| (d.index, d)).collect();
-    let last = deal.actions.len().saturating_sub(1);
-    let step = step.unwrap_or(0).min(last);
-    let table = table_at(deal, step);
-    let _ = write!(
-        body,
-        "<section class=\"table\" id=\"viewer\"><h2>Hand {}: dealer {}, upcard {} &middot; points NS {}, EW {}</h2><div class=\"seats\">",
+    html.push_str("</nav>");
+    html
+}
+
+/// The table before the current action: each seat's cards, the bids, the
+/// trick in play and the last one.
+fn position_html(at: &At<'_>) -> String {
+    let deal = at.deal;
+    let table = table_at(deal, at.step);
+    let mut html = format!(
+        "<section class=\"position\" id=\"viewer\" aria-label=\"The position\"><h2>Hand {}: dealer {}, upcard {} &middot; points NS {}, EW {}</h2><div class=\"seats\">",
         hand_number(deal.number),
         deal.dealer,
         deal.upcard
@@ -351,72 +429,175 @@ pub(super) fn analysis_page(
             None => "<i>not shown in the record</i>".to_owned(),
         };
         let _ = write!(
-            body,
+            html,
             "<div class=\"seat\" id=\"seat-{}\"><small>{seat}</small> {cards}</div>",
             seat.letter().to_ascii_lowercase()
         );
     }
-    body.push_str("</div><h3>Bids</h3><ol class=\"bids\">");
+    html.push_str("</div><h3>Bids</h3><ol class=\"bids\">");
     for (index, seat, text) in &table.bids {
-        let class = mark_class(by_index.get(index).copied());
+        let decision = at.by_index.get(index).copied();
         let _ = write!(
-            body,
-            "<li class=\"{class}\">{seat}: {}</li>",
-            action_html(text)
+            html,
+            "<li class=\"{}\">{seat}: {}{}</li>",
+            mark_class(decision),
+            action_html(text),
+            mark_html(decision)
         );
     }
-    body.push_str("</ol><h3>Trick</h3>");
-    body.push_str(&trick_grid("trick", &table.trick));
+    html.push_str("</ol><h3>Trick</h3>");
+    html.push_str(&trick_grid("trick", &table.trick));
     if let Some(last_trick) = &table.last_trick {
-        body.push_str("<h3>Last trick</h3>");
-        body.push_str(&trick_grid("last-trick", last_trick));
+        html.push_str("<h3>Last trick</h3>");
+        html.push_str(&trick_grid("last-trick", last_trick));
     }
-    body.push_str("<h3>Moves</h3><p class=\"steps\" id=\"steps\">");
-    for (index, [seat, text]) in deal.actions.iter().enumerate() {
-        let class = mark_class(by_index.get(&index).copied());
-        let current = if index == step { " current" } else { "" };
-        let _ = write!(
-            body,
-            "<a class=\"step {class}{current}\" href=\"/analysis/{id}?deal={deal_index}&amp;step={index}\">{seat} {}</a> ",
-            action_html(text)
-        );
+    html.push_str("</section>");
+    html
+}
+
+/// First, previous, next and last move, and the hands before and after:
+/// the links the arrow keys follow.
+fn stepper_html(at: &At<'_>) -> String {
+    let last = at.deal.actions.len().saturating_sub(1);
+    let link = |id: &str, label: &str, target: Option<(usize, usize)>| match target {
+        Some((deal, step)) => format!(
+            "<a id=\"{id}\" href=\"{}\">{label}</a> ",
+            at.href(deal, step)
+        ),
+        None => format!("<span class=\"off\">{label}</span> "),
+    };
+    let here = at.deal_index;
+    let hands = at.analysis.deals.len();
+    let mut html = String::from("<p class=\"stepper\" id=\"stepper\">");
+    html.push_str(&link(
+        "first",
+        "« first",
+        (at.step > 0).then_some((here, 0)),
+    ));
+    html.push_str(&link(
+        "previous",
+        "‹ previous",
+        (at.step > 0).then(|| (here, at.step - 1)),
+    ));
+    html.push_str(&link(
+        "next",
+        "next ›",
+        (at.step < last).then(|| (here, at.step + 1)),
+    ));
+    html.push_str(&link(
+        "last",
+        "last »",
+        (at.step < last).then_some((here, last)),
+    ));
+    html.push_str(&link(
+        "previous-hand",
+        "↑ hand",
+        (here > 0).then(|| (here - 1, 0)),
+    ));
+    html.push_str(&link(
+        "next-hand",
+        "↓ hand",
+        (here + 1 < hands).then(|| (here + 1, 0)),
+    ));
+    html.push_str("</p>");
+    html
+}
+
+/// The current action: judged, or why not, with the annotators' comments.
+fn step_html(at: &At<'_>) -> String {
+    if let Some(decision) = at.by_index.get(&at.step) {
+        return decision_html(decision);
     }
-    body.push_str("</p><p class=\"stepper\">");
-    if step > 0 {
-        let _ = write!(
-            body,
-            "<a id=\"previous\" href=\"/analysis/{id}?deal={deal_index}&amp;step={}\">‹ previous</a> ",
-            step - 1
-        );
+    let [seat, text] = &at.deal.actions[at.step];
+    let why = at
+        .deal
+        .skipped
+        .iter()
+        .find(|s| s.index == at.step)
+        .map_or("no choice", |s| s.reason);
+    let mut html = format!(
+        "<section id=\"decision\"><h2>{seat}: {}</h2><p>Not judged: {why}.</p>",
+        action_html(text)
+    );
+    for (_, comment) in at
+        .deal
+        .other_annotations
+        .iter()
+        .filter(|(i, _)| *i == at.step)
+    {
+        html.push_str(&comment_html(comment));
     }
-    if step < last {
-        let _ = write!(
-            body,
-            "<a id=\"next\" href=\"/analysis/{id}?deal={deal_index}&amp;step={}\">next ›</a>",
-            step + 1
-        );
-    }
-    body.push_str("</p>");
-    let [seat, text] = &deal.actions[step];
-    match by_index.get(&step) {
-        Some(decision) => body.push_str(&decision_html(decision)),
-        None => {
-            let why = deal
-                .skipped
-                .iter()
-                .find(|s| s.index == step)
-                .map_or("no choice", |s| s.reason);
-            let _ = write!(
-                body,
-                "<section id=\"decision\"><h2>{seat}: {}</h2><p>Not judged: {why}.</p>",
-                action_html(text)
-            );
-            for (_, comment) in deal.other_annotations.iter().filter(|(i, _)| *i == step) {
-                body.push_str(&comment_html(comment));
+    html.push_str("</section>");
+    html
+}
+
+/// Every move of the deal, the bids together and each trick on its own
+/// line, each a link with its mark written on it.
+fn moves_html(at: &At<'_>) -> String {
+    let players = {
+        let mut playing = [false; 4];
+        for [seat, action] in &at.deal.actions {
+            if action.starts_with("play") {
+                playing[seat_of(seat).index()] = true;
             }
-            body.push_str("</section>");
         }
+        playing.iter().filter(|&&p| p).count().max(1)
+    };
+    let mut html = String::from(
+        "<h3>Moves</h3><ol class=\"moves steps\" id=\"steps\"><li><span class=\"phase\">Bids</span> ",
+    );
+    let mut plays = 0;
+    for (index, [seat, text]) in at.deal.actions.iter().enumerate() {
+        if text.starts_with("play") {
+            if plays % players == 0 {
+                let _ = write!(
+                    html,
+                    "</li><li><span class=\"phase\">Trick {}</span> ",
+                    plays / players + 1
+                );
+            }
+            plays += 1;
+        }
+        let decision = at.by_index.get(&index).copied();
+        let current = if index == at.step {
+            " current\" aria-current=\"step"
+        } else {
+            ""
+        };
+        let _ = write!(
+            html,
+            "<a class=\"step {}{current}\" href=\"{}\">{seat} {}{}</a> ",
+            mark_class(decision),
+            at.href(at.deal_index, index),
+            action_html(text),
+            mark_html(decision)
+        );
     }
-    body.push_str("</section>");
-    page(&format!("Analysis: {}", analysis.title), &body, None)
+    html.push_str("</li></ol>");
+    html
+}
+
+/// Each player's and team's totals, and what the numbers mean.
+fn players_html(analysis: &GameAnalysis) -> String {
+    format!(
+        "<section class=\"players\"><h2>The players</h2>\
+         <div class=\"wide\" role=\"region\" aria-label=\"The players' totals\" tabindex=\"0\"><table class=\"players\" id=\"players\"><tr><th scope=\"col\">player</th><th scope=\"col\">decisions</th><th scope=\"col\">agrees with the bot</th><th scope=\"col\">mean loss</th><th scope=\"col\">total loss</th></tr>{}{}</table></div>\
+         <p>Loss: the {} the move gave up against the bot's choice, for the mover's side, ± its standard error over the bot's worlds. \
+         Marks, for a loss over {} standard errors: {}; ! where every other move loses at least a mistake's worth; ≠ where the bot would have moved otherwise, by less than a mark.</p></section>",
+        totals_rows(&analysis.players),
+        totals_rows(&analysis.teams),
+        analysis.unit.describe(),
+        SIGNIFICANCE,
+        analysis
+            .unit
+            .marks()
+            .iter()
+            .map(|(threshold, label)| format!(
+                "{} {} from {threshold}",
+                label.tag().trim_matches(|c| c == '[' || c == ']'),
+                label.word()
+            ))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
 }

@@ -18,9 +18,54 @@ use thiserror::Error;
 /// stays well inside a request's time limit.
 pub const MAX_CLIENT_PIMC_WORLDS: usize = 200;
 
-/// The built-in choices the new-game page suggests.
-pub const SUGGESTED_BUILT_INS: [&str; 5] =
-    ["heuristic", "random", "pimc:20", "pimc:50", "pimc:200"];
+/// The bot that judges a game on the analysis page unless the person
+/// chooses another: PIMC-50 values every move in about a millisecond.
+pub const DEFAULT_JUDGE: &str = "pimc:50";
+
+/// The built-in rungs of the difficulty ladder, weakest first: a name a
+/// player reads, the spec it stands for, and what it is. Every one is
+/// score-blind and reads no file.
+const BUILT_IN_LADDER: [(&str, &str, &str); 4] = [
+    (
+        "Novice",
+        "heuristic",
+        "plays by the rules of thumb a club player is taught; instant",
+    ),
+    (
+        "Club",
+        "pimc:20",
+        "imagines 20 deals of the cards it cannot see and plays the move that does best across them",
+    ),
+    (
+        "Strong",
+        "pimc:50",
+        "the same over 50 deals: PIMC-50, the yardstick published euchre bots are measured against",
+    ),
+    (
+        "Expert",
+        "pimc:200",
+        "the same over 200 deals: the strongest yardstick, a moment a move",
+    ),
+];
+
+/// One rung of the difficulty ladder the new-game page offers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Level {
+    /// What a player calls it ("Expert").
+    pub name: String,
+    /// What the form sends for it: a built-in spec or an offered label.
+    pub choice: String,
+    /// What it is, in a sentence.
+    pub about: String,
+}
+
+impl Level {
+    /// How the table and a saved game name a bot at this level:
+    /// "Expert (pimc:200)", the name with the exact bot beside it.
+    pub fn shown(&self) -> String {
+        format!("{} ({})", self.name, self.choice)
+    }
+}
 
 /// A bot the command line offered, under a label that names no directory.
 struct Offered {
@@ -86,6 +131,42 @@ impl BotCatalog {
         self.offered.iter().map(|offered| offered.label.as_str())
     }
 
+    /// The difficulty ladder, weakest first: the built-in rungs from the
+    /// heuristic to PIMC-200, then each bot this server offers (by its
+    /// recipe's name where it names one), which a host offers because it is
+    /// stronger. An offered bot that is a built-in rung is listed once.
+    pub fn ladder(&self) -> Vec<Level> {
+        let mut levels: Vec<Level> = BUILT_IN_LADDER
+            .iter()
+            .map(|(name, spec, about)| Level {
+                name: (*name).to_owned(),
+                choice: (*spec).to_owned(),
+                about: (*about).to_owned(),
+            })
+            .collect();
+        for offered in &self.offered {
+            if levels.iter().any(|level| level.choice == offered.label) {
+                continue;
+            }
+            let (name, about) = offered_level(&offered.label);
+            levels.push(Level {
+                name,
+                choice: offered.label.clone(),
+                about,
+            });
+        }
+        levels
+    }
+
+    /// How a chosen bot is named at the table and in saved games: its
+    /// rung's name beside the exact bot, or the bot alone off the ladder.
+    pub fn shown_name(&self, choice: &str) -> String {
+        self.ladder()
+            .into_iter()
+            .find(|level| level.choice == choice)
+            .map_or_else(|| choice.to_owned(), |level| level.shown())
+    }
+
     /// The bot a client chose: an offered bot by label or by number (1 is
     /// the first), or a bounded built-in. Building a built-in costs no I/O
     /// and almost no memory, so none is cached.
@@ -120,6 +201,31 @@ impl BotCatalog {
     }
 }
 
+/// The name and description of an offered bot: its recipe's, where its
+/// label names one (`strongest:fp`), or its label and that the server
+/// offers it.
+fn offered_level(label: &str) -> (String, String) {
+    let recipe = label
+        .split_once(':')
+        .map(|(head, _)| head.trim_end_matches(",game"))
+        .and_then(|name| {
+            euchre_bots::recipes::RECIPES
+                .iter()
+                .find(|recipe| recipe.name == name)
+        });
+    match recipe {
+        Some(recipe) => {
+            let name = match recipe.name {
+                "strongest" => "Master",
+                "table" => "Trained table",
+                _ => "CFR bids",
+            };
+            (name.to_owned(), recipe.about.to_owned())
+        }
+        None => (label.to_owned(), "a bot this server offers".to_owned()),
+    }
+}
+
 /// A spec with every file path cut to its file name, so that neither a
 /// page nor an API answer shows where the server's files live.
 pub fn public_label(spec: &str) -> String {
@@ -140,6 +246,34 @@ pub fn public_label(spec: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_ladder_climbs_from_the_heuristic_to_the_bots_offered() {
+        let catalog = BotCatalog::new(
+            &["pimc:50".to_owned(), "pimc:7".to_owned()],
+            Rules::default(),
+            Unseen::Heuristic,
+        )
+        .unwrap();
+        let ladder = catalog.ladder();
+        let choices: Vec<&str> = ladder.iter().map(|level| level.choice.as_str()).collect();
+        assert_eq!(
+            choices,
+            ["heuristic", "pimc:20", "pimc:50", "pimc:200", "pimc:7"],
+            "an offered built-in is listed once"
+        );
+        assert_eq!(ladder[0].name, "Novice");
+        assert_eq!(catalog.shown_name("pimc:200"), "Expert (pimc:200)");
+        assert_eq!(catalog.shown_name("pimc:33"), "pimc:33");
+        for level in &ladder {
+            assert!(catalog.choose(&level.choice).is_ok(), "{level:?}");
+        }
+        assert_eq!(
+            offered_level("strongest:fp").0,
+            "Master",
+            "a recipe's rung is named by the recipe"
+        );
+    }
 
     #[test]
     fn labels_name_no_directory() {

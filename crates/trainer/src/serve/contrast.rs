@@ -96,6 +96,20 @@ fn every_text_colour_reads_against_every_background_it_is_drawn_on() {
             assert!(ratio >= 4.5, "{what} on a {on}: {ratio:.2}:1");
         }
     }
+    // A move's mark is written on it; its colour repeats the mark and
+    // keeps the move's text readable.
+    for mark in [
+        ".mark-blunder",
+        ".mark-mistake",
+        ".mark-dubious",
+        ".mark-only",
+        ".mark-differs",
+    ] {
+        let ratio = contrast(text, colour(css, mark, "background"));
+        assert!(ratio >= 4.5, "text on {mark}: {ratio:.2}:1");
+    }
+    let greyed = colour(css, ".stepper .off", "color");
+    assert!(contrast(greyed, table) >= 4.5, "a step that is not there");
     // The focus ring stands out against the table it is drawn on.
     let ring = colour(css, ":focus-visible", "outline");
     assert!(contrast(ring, table) >= 3.0);

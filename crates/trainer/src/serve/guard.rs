@@ -130,7 +130,7 @@ fn forbid_framing(headers: &mut HeaderMap) {
     );
     headers.insert(
         header::CONTENT_SECURITY_POLICY,
-        axum::http::HeaderValue::from_static("frame-ancestors 'none'"),
+        axum::http::HeaderValue::from_static("frame-ancestors 'none'; script-src 'self'"),
     );
 }
 

@@ -1,21 +1,21 @@
 //! `trainer serve`: a local web server to play the bots in a browser, watch
 //! training runs, and call a bot over HTTP.
 //!
-//! - `/`: choose the partner and opponents and deal: among the bots the
-//!   command line offered, or random, heuristic and pimc:N with N capped
-//!   ([`catalog`]). A client never names a file.
-//! - `/game/{id}`: one game to the target score. Games live in memory,
-//!   each behind its own lock, so tabs play independent games, a reload
-//!   shows the same game, and one bad request touches only its own game.
-//! - `/game/{id}/game.egn`: the game so far in Euchre Game Notation; a
-//!   toggle on the page shows a bot's judgement of the person's moves.
+//! - `/`: choose the partner and opponents on a difficulty ladder (the
+//!   built-in bots, then those the command line offered; [`catalog`]) and
+//!   deal. A client never names a file.
+//! - `/game/{id}`: one game to the target score (`tables.rs`), with hints,
+//!   forced cards played for the person, moves taken back in a practice
+//!   game, the game saved as Euchre Game Notation (`game.egn`), and
+//!   analysed in one click.
 //! - `/analysis`: a recorded game (EGN) uploaded or picked, judged decision
 //!   by decision by a bot the server seats, and stepped through deal by deal.
 //! - `/runs`: `trainer status` and the learning curve of each run directory.
 //! - `POST /api/act`: the bot API of [`euchre_bots::api`].
 //!
-//! Pages are server-rendered HTML with plain forms: no build step, no
-//! script, and the assets are compiled into the binary.
+//! Pages are server-rendered HTML with plain forms: no build step, and
+//! the assets are compiled into the binary. Every page works without
+//! script; the analysis board adds arrow keys with a few lines of it.
 //!
 //! The server trusts no client ([`guard`]): posts from another site's page
 //! are refused, every request has a bounded body and time, headers and idle
@@ -32,38 +32,34 @@ mod contrast;
 pub mod guard;
 pub mod pages;
 mod respond;
+mod table_page;
+mod tables;
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::rejection::{BytesRejection, FormRejection};
-use axum::extract::{DefaultBodyLimit, Form, Path, State};
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::{StatusCode, header};
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use euchre_game::engine::action::Action;
 use euchre_game::engine::rules::Rules;
-use serde::Deserialize;
 use thiserror::Error;
 
 use euchre_bots::api::{ActError, ActRequest, act};
 use euchre_bots::bots::policy::Unseen;
-use euchre_bots::human_game::{HumanGame, MoveError, Position};
 
 use self::analysis::AnalysisDesk;
 use self::catalog::BotCatalog;
 use self::guard::{Cancel, MAX_BODY_BYTES};
-use self::respond::{error_html, html, lock};
+use self::respond::{error_html, html};
+use self::tables::Tables;
 use crate::training::status::RunStatus;
-
-/// Games kept in memory; past this the least recently used is dropped.
-const MAX_GAMES: usize = 1000;
 
 pub use self::connections::MAX_CONNECTIONS;
 
@@ -75,6 +71,7 @@ pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
 
 const STYLE: &str = include_str!("assets/style.css");
+const BOARD_SCRIPT: &str = include_str!("assets/board.js");
 
 /// What `trainer serve` was asked to do.
 #[derive(Clone, Debug)]
@@ -119,67 +116,19 @@ pub enum ServeError {
     GamesDir { path: PathBuf, why: String },
 }
 
-/// Everything the handlers share.
+/// What the runs pages and the bot API share.
 struct AppState {
     rules: Rules,
     bots: Arc<BotCatalog>,
-    games: Mutex<HashMap<String, Game>>,
     run_dirs: Vec<PathBuf>,
-    next_id: Mutex<rand::rngs::SmallRng>,
     /// Set on Ctrl-C: every request's bots stop at their next decision.
     shutdown: Arc<AtomicBool>,
-    hint_bot: Arc<dyn euchre_bots::bot::Bot>,
-}
-
-struct Game {
-    table: Arc<Mutex<HumanGame>>,
-    touched: Instant,
-}
-
-impl AppState {
-    fn table(&self, id: &str) -> Option<Arc<Mutex<HumanGame>>> {
-        let mut games = lock(&self.games);
-        let game = games.get_mut(id)?;
-        game.touched = Instant::now();
-        Some(Arc::clone(&game.table))
-    }
-
-    fn insert(&self, table: HumanGame) -> String {
-        use rand::RngExt;
-        let id = format!("{:016x}", lock(&self.next_id).random::<u64>());
-        let mut games = lock(&self.games);
-        if games.len() >= MAX_GAMES
-            && let Some(oldest) = games
-                .iter()
-                .min_by_key(|(_, game)| game.touched)
-                .map(|(id, _)| id.clone())
-        {
-            games.remove(&oldest);
-        }
-        games.insert(
-            id.clone(),
-            Game {
-                table: Arc::new(Mutex::new(table)),
-                touched: Instant::now(),
-            },
-        );
-        id
-    }
-
-    fn offered(&self) -> Vec<String> {
-        self.bots.labels().map(str::to_owned).collect()
-    }
-
-    fn default_label(&self) -> String {
-        self.bots.default_bot().0.to_owned()
-    }
 }
 
 /// The application, ready to serve; fails if an offered bot cannot be
 /// built (a missing or foreign policy file). `shutdown`, once set, stops
 /// every request's bots at their next decision.
 pub fn app(options: &ServeOptions, shutdown: &Arc<AtomicBool>) -> Result<Router, ServeError> {
-    use rand::SeedableRng;
     let specs = if options.bots.is_empty() {
         vec!["heuristic".to_owned()]
     } else {
@@ -205,24 +154,24 @@ pub fn app(options: &ServeOptions, shutdown: &Arc<AtomicBool>) -> Result<Router,
         seed,
         Arc::clone(shutdown),
     ));
+    let tables = Arc::new(Tables::new(
+        options.rules,
+        Arc::clone(&bots),
+        seed,
+        Arc::clone(shutdown),
+        euchre_bots::spec::from_spec(&options.hint_bot, options.rules, options.unseen)?,
+        Arc::clone(&analysis),
+    ));
     let state = AppState {
         rules: options.rules,
         bots,
-        games: Mutex::new(HashMap::new()),
         run_dirs: options.run_dirs.clone(),
-        next_id: Mutex::new(rand::rngs::SmallRng::seed_from_u64(seed)),
         shutdown: Arc::clone(shutdown),
-        hint_bot: euchre_bots::spec::from_spec(&options.hint_bot, options.rules, options.unseen)?,
     };
     Ok(Router::new()
-        .route("/", get(home))
         .route("/style.css", get(style))
-        .route("/games", post(new_game))
-        .route("/game/{id}", get(show_game))
-        .route("/game/{id}/move", post(make_move))
-        .route("/game/{id}/next", post(next_hand))
-        .route("/game/{id}/hints", post(toggle_hints))
-        .route("/game/{id}/game.egn", get(download_game))
+        .route("/board.js", get(board_script))
+        .merge(tables::routes(tables))
         .merge(analysis::routes(Arc::clone(&analysis)))
         .route("/runs", get(runs))
         .route("/runs/{index}/curve.svg", get(curve))
@@ -369,16 +318,18 @@ async fn accept_until_ctrl_c(
 
 type Shared = State<Arc<AppState>>;
 
-async fn home(State(state): Shared) -> Response {
-    let default = state.default_label();
-    html(
-        StatusCode::OK,
-        pages::home_page(&default, &default, &state.offered(), None),
-    )
-}
-
 async fn style() -> Response {
     ([(header::CONTENT_TYPE, "text/css; charset=utf-8")], STYLE).into_response()
+}
+
+/// The analysis board's arrow keys: the one script the server sends, and
+/// the board works without it.
+async fn board_script() -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
+        BOARD_SCRIPT,
+    )
+        .into_response()
 }
 
 async fn not_found() -> Response {
@@ -389,293 +340,18 @@ async fn not_found() -> Response {
     )
 }
 
-#[derive(Debug, Deserialize)]
-struct NewGame {
-    partner: String,
-    opponents: String,
-    #[serde(default)]
-    target: Option<String>,
+/// `/runs?every=N` asks the page to reload itself (any N: the interval is
+/// the server's).
+#[derive(Debug, Default, serde::Deserialize)]
+struct RunsQuery {
+    every: Option<String>,
 }
 
-async fn new_game(State(state): Shared, form: Result<Form<NewGame>, FormRejection>) -> Response {
-    let request = match form {
-        Ok(Form(request)) => request,
-        Err(rejection) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-            return guard::too_large("/games");
-        }
-        Err(_) => {
-            return error_html(
-                StatusCode::BAD_REQUEST,
-                "Bad request",
-                "a new game needs the fields partner and opponents (bots this server offers)",
-            );
-        }
-    };
-    let refuse = |message: String| {
-        html(
-            StatusCode::BAD_REQUEST,
-            pages::home_page(
-                &request.partner,
-                &request.opponents,
-                &state.offered(),
-                Some(&message),
-            ),
-        )
-    };
-    let target = match request.target.as_deref().map(str::trim) {
-        None | Some("") => 10,
-        Some(text) => match text.parse::<u32>() {
-            Ok(target) if (1..=100).contains(&target) => target,
-            _ => {
-                return refuse(format!(
-                    "points to win must be a number from 1 to 100, not '{}'",
-                    text.chars().take(40).collect::<String>()
-                ));
-            }
-        },
-    };
-    let (partner_label, partner) = match state.bots.choose(&request.partner) {
-        Ok(chosen) => chosen,
-        Err(error) => return refuse(format!("partner: {error}")),
-    };
-    let (opponents_label, opponents) = match state.bots.choose(&request.opponents) {
-        Ok(chosen) => chosen,
-        Err(error) => return refuse(format!("opponents: {error}")),
-    };
-    let seed = {
-        use rand::RngExt;
-        lock(&state.next_id).random::<u64>()
-    };
-    // The bots' first moves are made when the game is first shown.
-    let id = state.insert(
-        HumanGame::new(partner, opponents, state.rules, target, seed)
-            .with_bot_names(&partner_label, &opponents_label),
-    );
-    Redirect::to(&format!("/game/{id}")).into_response()
-}
-
-/// Lets the bots of `table` move until the person's turn, on a blocking
-/// thread, stopping early if `cancel` is dropped (the client went away, its
-/// time ran out) or the server shuts down; a later request resumes them.
-async fn run_bots(table: &Arc<Mutex<HumanGame>>, cancel: &Cancel) -> Result<(), Response> {
-    let worker = Arc::clone(table);
-    let stop = cancel.checker();
-    tokio::task::spawn_blocking(move || lock(&worker).run_bots(&stop))
-        .await
-        .map_err(|_| internal_error())
-}
-
-fn internal_error() -> Response {
-    error_html(
-        StatusCode::INTERNAL_SERVER_ERROR,
-        "Internal error",
-        "a bot failed while thinking; other games are unaffected",
-    )
-}
-
-fn unknown_game(id: &str) -> Response {
-    error_html(
-        StatusCode::NOT_FOUND,
-        "No such game",
-        &format!(
-            "there is no game '{id}' on this server (games live in memory, so a restart ends them)"
-        ),
-    )
-}
-
-async fn show_game(State(state): Shared, Path(id): Path<String>) -> Response {
-    let Some(table) = state.table(&id) else {
-        return unknown_game(&id);
-    };
-    let cancel = Cancel::new(&state.shutdown);
-    if lock(&table).bots_to_move()
-        && let Err(response) = run_bots(&table, &cancel).await
-    {
-        return response;
-    }
-    let hint = if lock(&table).show_hints {
-        let worker = Arc::clone(&table);
-        let bot = Arc::clone(&state.hint_bot);
-        // Stops, and lets go of the game, when its client leaves.
-        let stop = cancel.checker();
-        let hint = tokio::task::spawn_blocking(move || {
-            euchre_bots::stop::with_stop(stop, || {
-                let hint = lock(&worker).hint(bot.as_ref());
-                hint.filter(|_| !euchre_bots::stop::requested())
-            })
-        })
-        .await
-        .ok()
-        .flatten();
-        drop(cancel);
-        hint
-    } else {
-        None
-    };
-    let page = pages::play_page(&id, &lock(&table), None, hint.as_ref());
-    html(StatusCode::OK, page)
-}
-
-#[derive(Debug, Deserialize)]
-struct HintsForm {
-    show: Option<String>,
-}
-
-/// Turns the hints on or off for this game; the person sees them on their
-/// own moves only.
-async fn toggle_hints(
+async fn runs(
     State(state): Shared,
-    Path(id): Path<String>,
-    form: Result<Form<HintsForm>, FormRejection>,
+    axum::extract::Query(query): axum::extract::Query<RunsQuery>,
 ) -> Response {
-    let Some(table) = state.table(&id) else {
-        return unknown_game(&id);
-    };
-    let show = matches!(form, Ok(Form(HintsForm { show: Some(ref v) })) if v == "on");
-    lock(&table).show_hints = show;
-    Redirect::to(&format!("/game/{id}")).into_response()
-}
-
-/// The game's finished hands as an `.egn` file.
-async fn download_game(State(state): Shared, Path(id): Path<String>) -> Response {
-    let Some(table) = state.table(&id) else {
-        return unknown_game(&id);
-    };
-    let text = lock(&table).egn();
-    (
-        StatusCode::OK,
-        [
-            (header::CONTENT_TYPE, "application/json; charset=utf-8"),
-            (
-                header::CONTENT_DISPOSITION,
-                "attachment; filename=\"euchre-game.egn\"",
-            ),
-        ],
-        text,
-    )
-        .into_response()
-}
-
-#[derive(Debug, Deserialize)]
-struct MoveForm {
-    action: String,
-    /// The position the form was drawn at ([`Position`]).
-    at: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-struct NextForm {
-    at: Option<String>,
-}
-
-/// The position a form says it answers; a form without one is refused, so
-/// that nothing but this server's own pages can move.
-fn position_of(at: Option<&str>) -> Result<Position, MoveError> {
-    at.ok_or_else(|| {
-        MoveError::Unreadable(
-            String::new(),
-            "the form does not say which position it answers (field 'at'); reload the game and move from its page".to_owned(),
-        )
-    })?
-    .parse()
-}
-
-async fn make_move(
-    State(state): Shared,
-    Path(id): Path<String>,
-    form: Result<Form<MoveForm>, FormRejection>,
-) -> Response {
-    let Some(table) = state.table(&id) else {
-        return unknown_game(&id);
-    };
-    let form = match form {
-        Ok(Form(form)) => form,
-        Err(rejection) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-            return guard::too_large("/game");
-        }
-        Err(rejection) => {
-            let error = MoveError::Unreadable(String::new(), rejection.body_text());
-            return after_move(&id, &table, Err(error));
-        }
-    };
-    let parsed = position_of(form.at.as_deref()).and_then(|at| {
-        let action = form
-            .action
-            .parse::<Action>()
-            .map_err(|error| MoveError::Unreadable(form.action.clone(), error.to_string()))?;
-        Ok((at, action))
-    });
-    let (at, action) = match parsed {
-        Ok(parsed) => parsed,
-        Err(error) => return after_move(&id, &table, Err(error)),
-    };
-    let cancel = Cancel::new(&state.shutdown);
-    let stop = cancel.checker();
-    let worker = Arc::clone(&table);
-    let result = tokio::task::spawn_blocking(move || {
-        let mut game = lock(&worker);
-        game.check_position(at)?;
-        game.person_moves(action, &stop)
-    })
-    .await;
-    match result {
-        Ok(result) => after_move(&id, &table, result),
-        Err(_) => internal_error(),
-    }
-}
-
-async fn next_hand(
-    State(state): Shared,
-    Path(id): Path<String>,
-    form: Result<Form<NextForm>, FormRejection>,
-) -> Response {
-    let Some(table) = state.table(&id) else {
-        return unknown_game(&id);
-    };
-    let at = match form {
-        Ok(Form(form)) => position_of(form.at.as_deref()),
-        Err(rejection) => Err(MoveError::Unreadable(String::new(), rejection.body_text())),
-    };
-    let at = match at {
-        Ok(at) => at,
-        Err(error) => return after_move(&id, &table, Err(error)),
-    };
-    let cancel = Cancel::new(&state.shutdown);
-    let stop = cancel.checker();
-    let worker = Arc::clone(&table);
-    let result = tokio::task::spawn_blocking(move || {
-        let mut game = lock(&worker);
-        game.check_position(at)?;
-        game.next_hand(&stop)
-    })
-    .await;
-    match result {
-        Ok(result) => after_move(&id, &table, result),
-        Err(_) => internal_error(),
-    }
-}
-
-/// Back to the game after a move (a redirect, so a reload does not
-/// repeat it), or the game with the reason the move was refused.
-fn after_move(id: &str, table: &Mutex<HumanGame>, result: Result<(), MoveError>) -> Response {
-    match result {
-        Ok(()) => Redirect::to(&format!("/game/{id}")).into_response(),
-        Err(error) => {
-            let status = match error {
-                MoveError::Unreadable(..) => StatusCode::BAD_REQUEST,
-                MoveError::Illegal { .. } => StatusCode::UNPROCESSABLE_ENTITY,
-                MoveError::NotYourTurn
-                | MoveError::GameOver
-                | MoveError::HandNotOver
-                | MoveError::Stale { .. } => StatusCode::CONFLICT,
-            };
-            let page = pages::play_page(id, &lock(table), Some(&error.to_string()), None);
-            html(status, page)
-        }
-    }
-}
-
-async fn runs(State(state): Shared) -> Response {
+    let refreshing = query.every.is_some();
     let dirs = state.run_dirs.clone();
     let sections = tokio::task::spawn_blocking(move || {
         dirs.iter()
@@ -694,7 +370,7 @@ async fn runs(State(state): Shared) -> Response {
     })
     .await;
     match sections {
-        Ok(sections) => html(StatusCode::OK, pages::runs_page(&sections)),
+        Ok(sections) => html(StatusCode::OK, pages::runs_page(&sections, refreshing)),
         // The reading task panicked: say so rather than show no runs.
         Err(error) => html(
             StatusCode::INTERNAL_SERVER_ERROR,

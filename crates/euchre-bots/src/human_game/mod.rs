@@ -14,67 +14,19 @@ use euchre_game::engine::trump::effective_suit;
 use euchre_game::game::GameScore;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
-use thiserror::Error;
 
-use crate::bot::{ActionValue, Bot};
+use crate::bot::Bot;
 use crate::seen::Seen;
 use crate::stop::StopCheck;
 
+mod hint;
+mod position;
+
+pub use hint::Hint;
+pub use position::{MoveError, Position};
+
 /// The person's seat.
 pub const PERSON: Seat = Seat::South;
-
-/// A move the table refuses, in words for the person who tried it.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum MoveError {
-    #[error("it is not your turn")]
-    NotYourTurn,
-    #[error("'{0}' is not a move: {1}")]
-    Unreadable(String, String),
-    #[error("{} is not allowed: {reason}", action.pretty())]
-    Illegal { action: Action, reason: String },
-    #[error("the game is over; start a new one")]
-    GameOver,
-    #[error("the hand is still being played")]
-    HandNotOver,
-    #[error(
-        "this move answers position {sent}, but the game is at {now}: it has moved on (a form sent twice, or from an old page); here it is now"
-    )]
-    Stale { sent: Position, now: Position },
-}
-
-/// Where a game stands: hands finished and actions taken in this hand. A
-/// form carries the position it was drawn at, so a move posted twice, or
-/// from a page the game has since left, is refused instead of applied to
-/// a position its sender never saw.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Position {
-    pub hands_played: u32,
-    pub actions: u32,
-}
-
-impl std::fmt::Display for Position {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}.{}", self.hands_played, self.actions)
-    }
-}
-
-impl std::str::FromStr for Position {
-    type Err = MoveError;
-
-    fn from_str(text: &str) -> Result<Position, MoveError> {
-        let unreadable = || {
-            MoveError::Unreadable(
-                text.to_owned(),
-                "a position is written HANDS.ACTIONS, as the game's forms send it".to_owned(),
-            )
-        };
-        let (hands, actions) = text.split_once('.').ok_or_else(unreadable)?;
-        Ok(Position {
-            hands_played: hands.parse().map_err(|_| unreadable())?,
-            actions: actions.parse().map_err(|_| unreadable())?,
-        })
-    }
-}
 
 /// What a finished hand came to, kept for the summary after it.
 #[derive(Clone, Debug)]
@@ -99,14 +51,47 @@ pub struct HumanGame {
     deal: Deal,
     state: GameState,
     history: Vec<(Seat, Action)>,
-    /// The last complete trick, shown until the next one completes so that
-    /// the person sees what was played after their card.
-    last_trick: Option<([Option<Card>; 4], Seat)>,
+    /// This hand's tricks so far, the one in play last.
+    tricks: Vec<PlayedTrick>,
     summary: Option<HandSummary>,
     /// Every finished hand of the game, for saving it.
     finished: Vec<(Deal, Vec<(Seat, Action)>)>,
     /// Whether the table shows hints for the person's moves.
     pub show_hints: bool,
+    /// Whether the person's card is played for them when it is their only
+    /// legal one.
+    pub auto_play_forced: bool,
+    /// Whether the person may take moves back ([`HumanGame::undo`]).
+    practice: bool,
+    /// The game before each of the person's choices in this hand, newest
+    /// last.
+    undo: Vec<Snapshot>,
+    /// How many moves the person took back in the whole game.
+    taken_back: u32,
+    rng: SmallRng,
+}
+
+/// One trick of the hand: who led it, what each seat played, and who won
+/// it once it is complete.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlayedTrick {
+    pub leader: Seat,
+    pub cards: [Option<Card>; 4],
+    pub winner: Option<Seat>,
+}
+
+/// The game as it stood before one of the person's choices: everything a
+/// move changes, the bots' random numbers included, so a move taken back
+/// and made again meets the same replies.
+#[derive(Clone, Debug)]
+struct Snapshot {
+    state: GameState,
+    history: usize,
+    tricks: Vec<PlayedTrick>,
+    summary: Option<HandSummary>,
+    score: [u32; 2],
+    hands_played: u32,
+    finished: usize,
     rng: SmallRng,
 }
 
@@ -153,10 +138,14 @@ impl HumanGame {
             deal,
             state: GameState::new(deal, rules),
             history: Vec::new(),
-            last_trick: None,
+            tricks: Vec::new(),
             summary: None,
             finished: Vec::new(),
             show_hints: false,
+            auto_play_forced: false,
+            practice: false,
+            undo: Vec::new(),
+            taken_back: 0,
             rng,
         }
     }
@@ -174,8 +163,78 @@ impl HumanGame {
         &self.history
     }
 
-    pub fn last_trick(&self) -> Option<&([Option<Card>; 4], Seat)> {
-        self.last_trick.as_ref()
+    /// The last complete trick, shown until the next one completes so that
+    /// the person sees what was played after their card.
+    pub fn last_trick(&self) -> Option<&PlayedTrick> {
+        self.tricks
+            .iter()
+            .rev()
+            .find(|trick| trick.winner.is_some())
+    }
+
+    /// This hand's tricks so far, in order; the last may be in play.
+    pub fn tricks(&self) -> &[PlayedTrick] {
+        &self.tricks
+    }
+
+    /// A practice game: the person may take moves back.
+    pub fn with_practice(mut self, practice: bool) -> HumanGame {
+        self.practice = practice;
+        self
+    }
+
+    pub fn practice(&self) -> bool {
+        self.practice
+    }
+
+    /// How many moves the person took back in this game.
+    pub fn taken_back(&self) -> u32 {
+        self.taken_back
+    }
+
+    /// Whether [`HumanGame::undo`] has a move to take back.
+    pub fn can_undo(&self) -> bool {
+        self.practice && !self.undo.is_empty()
+    }
+
+    /// Takes back the person's last choice in this hand and the bots'
+    /// replies to it: the table is as it was when the person chose, and
+    /// the same move made again meets the same replies. Only in a practice
+    /// game, and not past the deal of this hand.
+    pub fn undo(&mut self) -> Result<(), MoveError> {
+        if !self.practice {
+            return Err(MoveError::CannotUndo(
+                "this is not a practice game: start one with practice on to take moves back",
+            ));
+        }
+        let Some(snapshot) = self.undo.pop() else {
+            return Err(MoveError::CannotUndo(
+                "there is no move of yours to take back in this hand",
+            ));
+        };
+        self.state = snapshot.state;
+        self.history.truncate(snapshot.history);
+        self.tricks = snapshot.tricks;
+        self.summary = snapshot.summary;
+        self.score = snapshot.score;
+        self.hands_played = snapshot.hands_played;
+        self.finished.truncate(snapshot.finished);
+        self.rng = snapshot.rng;
+        self.taken_back += 1;
+        Ok(())
+    }
+
+    fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            state: self.state,
+            history: self.history.len(),
+            tricks: self.tricks.clone(),
+            summary: self.summary.clone(),
+            score: self.score,
+            hands_played: self.hands_played,
+            finished: self.finished.len(),
+            rng: self.rng.clone(),
+        }
     }
 
     /// The finished hand, while the table waits for the next deal.
@@ -280,6 +339,7 @@ impl HumanGame {
         Position {
             hands_played: self.hands_played,
             actions: self.history.len() as u32,
+            taken_back: self.taken_back,
         }
     }
 
@@ -305,6 +365,9 @@ impl HumanGame {
         if let Some(reason) = self.why_not(action) {
             return Err(MoveError::Illegal { action, reason });
         }
+        if self.practice {
+            self.undo.push(self.snapshot());
+        }
         self.apply(action);
         self.run_bots(stop);
         Ok(())
@@ -323,8 +386,9 @@ impl HumanGame {
         self.deal = Deal::random(dealer, &mut self.rng);
         self.state = GameState::new(self.deal, *self.state.rules());
         self.history.clear();
-        self.last_trick = None;
+        self.tricks.clear();
         self.summary = None;
+        self.undo.clear();
         self.run_bots(stop);
         Ok(())
     }
@@ -334,26 +398,30 @@ impl HumanGame {
             return;
         };
         let tricks_before = self.state.tricks_played();
-        let mut trick_cards = [None; 4];
         if let Action::Play(card) = action {
-            let trick = self.state.trick();
-            for other in Seat::ALL {
-                if trick.has_played(other) {
-                    trick_cards[other.index()] = Some(trick.cards[other.index()]);
-                }
+            if self.state.trick().card_count() == 0 {
+                self.tricks.push(PlayedTrick {
+                    leader: seat,
+                    cards: [None; 4],
+                    winner: None,
+                });
             }
-            trick_cards[seat.index()] = Some(card);
+            if let Some(trick) = self.tricks.last_mut() {
+                trick.cards[seat.index()] = Some(card);
+            }
         }
         self.state.apply(action);
         self.history.push((seat, action));
         if self.state.tricks_played() > tricks_before {
-            // The winner leads the next trick; the last trick stays in place.
+            // The winner leads the next trick, or the hand is over.
             let winner = match (self.state.to_act(), self.state.contract()) {
                 (Some(leader), _) => leader,
                 (None, Some(contract)) => self.state.trick().winner(contract.trump).unwrap_or(seat),
                 (None, None) => seat,
             };
-            self.last_trick = Some((trick_cards, winner));
+            if let Some(trick) = self.tricks.last_mut() {
+                trick.winner = Some(winner);
+            }
         }
         if self.state.is_finished() && self.summary.is_none() {
             self.finish_hand();
@@ -390,7 +458,12 @@ impl HumanGame {
         });
         let mut game = egn::Game::of_hands(names, *self.state.rules(), &self.finished);
         game.winning_score = Some(i64::from(self.target));
-        game.metadata.title = Some("A game at the euchre-cfr table".to_owned());
+        game.metadata.title = Some(match (self.practice, self.taken_back) {
+            (false, _) => "A game at the euchre-cfr table".to_owned(),
+            (true, 0) => "A practice game at the euchre-cfr table".to_owned(),
+            (true, 1) => "A practice game at the euchre-cfr table (1 move taken back)".to_owned(),
+            (true, n) => format!("A practice game at the euchre-cfr table ({n} moves taken back)"),
+        });
         game.metadata.final_score = Some(self.score.iter().map(|&s| i64::from(s)).collect());
         egn::write(&game)
     }
@@ -419,12 +492,25 @@ impl HumanGame {
         Some(Hint::Choice(bot.act(&seen, &mut rng)))
     }
 
-    /// Whether a bot is to move: after [`HumanGame::new`], or when `stop`
-    /// cut the bots' turns short.
+    /// Whether a bot is to move (after [`HumanGame::new`], or when `stop`
+    /// cut the bots' turns short), or the person's only card is to be
+    /// played for them.
     pub fn bots_to_move(&self) -> bool {
         self.state
             .to_act()
             .is_some_and(|seat| self.bots[seat.index()].is_some())
+            || self.forced_card().is_some()
+    }
+
+    /// The person's card when it is their only legal move and they asked
+    /// for such cards to be played for them. Bids and the dealer's discard
+    /// always have a choice, so only cards are forced.
+    fn forced_card(&self) -> Option<Action> {
+        if !self.auto_play_forced || !self.persons_turn() || self.state.stage() != Stage::Play {
+            return None;
+        }
+        let legal = self.state.legal_actions();
+        (legal.len() == 1).then(|| legal[0])
     }
 
     /// Lets the bots move until the person is to act or the hand ends.
@@ -433,7 +519,13 @@ impl HumanGame {
     pub fn run_bots(&mut self, stop: &StopCheck) {
         while let Some(seat) = self.state.to_act() {
             let Some(bot) = self.bots[seat.index()].clone() else {
-                return;
+                match self.forced_card() {
+                    Some(card) => {
+                        self.apply(card);
+                        continue;
+                    }
+                    None => return,
+                }
             };
             if stop() {
                 return;
@@ -454,18 +546,6 @@ impl HumanGame {
     }
 }
 
-/// What a bot makes of the person's options (see [`HumanGame::hint`]).
-#[derive(Clone, Debug, PartialEq)]
-pub enum Hint {
-    /// Each move's value in points per hand for the person's side.
-    Values(Vec<ActionValue>),
-    /// Each move's chance of winning the game for the person's side, from
-    /// the score: the hint bot plays for the game.
-    Chances(Vec<ActionValue>),
-    Probabilities(Vec<(Action, f64)>),
-    Choice(Action),
-}
-
 /// How a seat is named to the person at South, who is "You".
 pub fn seat_name(seat: Seat) -> &'static str {
     match seat {
@@ -477,141 +557,4 @@ pub fn seat_name(seat: Seat) -> &'static str {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::bots::heuristic::Heuristic;
-
-    fn game() -> HumanGame {
-        HumanGame::new(
-            Arc::new(Heuristic),
-            Arc::new(Heuristic),
-            Rules::default(),
-            10,
-            3,
-        )
-    }
-
-    /// A stopped turn of the bots leaves the game where they stopped, and
-    /// the next call goes on from there to the person's turn.
-    #[test]
-    fn bots_stopped_early_resume_where_they_stopped() {
-        let mut game = game();
-        let fresh = game.position();
-        game.run_bots(&(Arc::new(|| true) as StopCheck));
-        assert_eq!(game.position(), fresh, "a stop before any decision");
-        game.run_bots(&crate::stop::never());
-        assert!(game.persons_turn() || game.summary().is_some());
-        assert!(!game.bots_to_move());
-    }
-
-    /// A saved game reads back as EGN and replays hand for hand.
-    #[test]
-    fn a_finished_game_saves_as_egn_that_replays() {
-        let mut game = game();
-        let never = crate::stop::never();
-        game.run_bots(&never);
-        let mut hands = 0;
-        while game.winner().is_none() && hands < 40 {
-            while game.persons_turn() {
-                let action = game.state().legal_actions()[0];
-                game.person_moves(action, &never).unwrap();
-            }
-            if game.summary().is_some() {
-                hands += 1;
-                if game.winner().is_none() {
-                    game.next_hand(&never).unwrap();
-                }
-            }
-        }
-        let read = egn::read(&game.egn()).unwrap();
-        assert_eq!(read.deals.len(), hands);
-        assert_eq!(read.names[2], "You");
-        assert_eq!(read.winning_score, Some(10));
-        let mut points = [0u32; 2];
-        for deal in &read.deals {
-            let rebuilt = egn::reconstruct(deal.as_ref().unwrap(), read.rules).unwrap();
-            let outcome = rebuilt.end.outcome().unwrap();
-            points[0] += u32::from(outcome.points[0]);
-            points[1] += u32::from(outcome.points[1]);
-        }
-        assert_eq!(points, game.score);
-    }
-
-    /// Every bot at the table sees the game's score as each hand was
-    /// dealt, and the dealer of that hand.
-    #[test]
-    fn the_bots_see_the_games_score_as_each_hand_was_dealt() {
-        let mut game = game();
-        let never = crate::stop::never();
-        assert_eq!(
-            game.game_score(),
-            Some(GameScore {
-                points: [0, 0],
-                dealer: game.deal().dealer,
-                target: 10
-            })
-        );
-        game.run_bots(&never);
-        while game.summary().is_none() {
-            let action = game.state().legal_actions()[0];
-            game.person_moves(action, &never).unwrap();
-        }
-        let after = game.score;
-        game.next_hand(&never).unwrap();
-        let seen = game.game_score().unwrap();
-        assert_eq!(seen.points, after.map(|p| p as u8));
-        assert_eq!(seen.dealer, game.deal().dealer);
-        let endless = HumanGame::new(
-            Arc::new(Heuristic),
-            Arc::new(Heuristic),
-            Rules::default(),
-            500,
-            3,
-        );
-        assert_eq!(endless.game_score(), None, "no model past 100 points");
-    }
-
-    #[test]
-    fn hints_are_for_the_persons_turn_only() {
-        let mut game = game();
-        game.run_bots(&crate::stop::never());
-        assert!(game.persons_turn());
-        let pimc = crate::bots::pimc::Pimc::new(8);
-        let Some(Hint::Values(values)) = game.hint(&pimc) else {
-            panic!("PIMC values every legal move");
-        };
-        let legal = game.state().legal_actions();
-        assert_eq!(values.len(), legal.len());
-        assert!(values.iter().all(|value| legal.contains(value.action)));
-        assert!(matches!(game.hint(&Heuristic), Some(Hint::Choice(_))));
-        let for_game = crate::bots::pimc::Pimc::for_game(8, crate::game_outcomes::reference());
-        let Some(Hint::Chances(chances)) = game.hint(&for_game) else {
-            panic!("a bot that plays for the game hints in chances of winning it");
-        };
-        assert!(
-            chances.iter().all(|c| (0.0..=1.0).contains(&c.value)),
-            "{chances:?}"
-        );
-        game.person_moves(legal[0], &crate::stop::never()).unwrap();
-        if !game.persons_turn() {
-            assert_eq!(game.hint(&pimc), None);
-        }
-    }
-
-    #[test]
-    fn positions_read_back_and_a_stale_one_is_refused() {
-        let mut game = game();
-        game.run_bots(&crate::stop::never());
-        let at = game.position();
-        assert_eq!(at.to_string().parse::<Position>().unwrap(), at);
-        assert!(game.check_position(at).is_ok());
-        let action = game.state().legal_actions()[0];
-        game.person_moves(action, &crate::stop::never()).unwrap();
-        assert!(matches!(
-            game.check_position(at),
-            Err(MoveError::Stale { .. })
-        ));
-        assert!("3".parse::<Position>().is_err());
-        assert!("a.b".parse::<Position>().is_err());
-    }
-}
+mod tests;
