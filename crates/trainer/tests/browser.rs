@@ -765,12 +765,17 @@ fn analysis_board(session: &mut Session) {
         "DOM.setFileInputFiles",
         json!({ "files": [record.display().to_string()], "objectId": object }),
     );
-    page.eval("document.querySelector('input[name=bot]').value = 'pimc:20'");
+    page.eval("document.querySelector('[name=bot]').value = 'pimc:20'");
     page.click_and_wait("#analyse button");
     let players = page.text("#players");
     assert!(
         players.contains("WWMM (N)") && players.contains("Euchrazy1 (S)"),
         "{players}"
+    );
+    let judged = session.page.text(".judged");
+    assert!(
+        judged.contains("Club (pimc:20)"),
+        "the judge by its rung: {judged}"
     );
     let analysis_url = session.url();
     let analysis_url = analysis_url.split('#').next().unwrap().to_owned();
@@ -794,6 +799,9 @@ fn analysis_board(session: &mut Session) {
         Value::Bool(true),
         "the decision in view: {layout}"
     );
+    let offset = page
+        .eval("document.querySelector('#decision').getBoundingClientRect().top + window.scrollY");
+    println!("desk (1100 px): the decision starts {offset} px below the top of the page");
     let marks = page
         .eval("[...document.querySelectorAll('#steps .mark')].map(m => m.textContent).join(' ')");
     let marks = marks.as_str().unwrap_or_default().to_owned();
@@ -856,6 +864,18 @@ fn on_a_phone(session: &mut Session) {
     assert!(
         overflow <= 0,
         "the board fits the phone ({overflow} px over)"
+    );
+    let top = |page: &mut Page, selector: &str| {
+        page.eval(&format!(
+            "document.querySelector({selector:?}).getBoundingClientRect().top + window.scrollY"
+        ))
+    };
+    let (board, decision) = (
+        top(&mut session.page, "#board"),
+        top(&mut session.page, "#decision"),
+    );
+    println!(
+        "phone (390 px): the board starts {board} px and the decision {decision} px below the top of the page"
     );
     session.shot("analysis-phone.png");
     session.audit("analysis board on a phone");

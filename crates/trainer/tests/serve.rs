@@ -228,6 +228,69 @@ async fn a_whole_game_is_played_through_the_forms() {
     panic!("the game did not end within 2000 moves");
 }
 
+/// Taking a move back needs a practice game and a move of this hand;
+/// analysing needs a finished hand; each refusal says so, with 409.
+#[tokio::test]
+async fn undo_and_analysis_are_refused_with_the_reason_where_they_cannot_be() {
+    let router = app(&options("heuristic")).unwrap();
+    let game = new_game(&router).await;
+    let page = page_of(&router, &game).await;
+    assert!(!page.contains("id=\"undo\""), "no undo outside practice");
+    let at = format!("at={}", position(&page));
+    let (status, _, body) = send(&router, form(&format!("{game}/undo"), &at)).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert!(body.contains("not a practice game"), "{body}");
+    let (status, _, body) = send(&router, form(&format!("{game}/analyse"), "")).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert!(
+        body.contains("no hand of this game is finished yet"),
+        "{body}"
+    );
+
+    let (_, practice, _) = send(
+        &router,
+        form(
+            "/games",
+            "partner=heuristic&opponents=heuristic&practice=on",
+        ),
+    )
+    .await;
+    let practice = practice.unwrap();
+    let page = page_of(&router, &practice).await;
+    assert!(
+        page.contains("A practice game: 0 moves taken back"),
+        "{page}"
+    );
+    let at = format!("at={}", position(&page));
+    let (status, _, body) = send(&router, form(&format!("{practice}/undo"), &at)).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert!(body.contains("no move of yours to take back"), "{body}");
+    let action = offered(&page, "bid").unwrap();
+    send(
+        &router,
+        form(&format!("{practice}/move"), &form_value(&page, &action)),
+    )
+    .await;
+    let (status, _, body) = send(&router, form(&format!("{practice}/undo"), &at)).await;
+    assert_eq!(
+        status,
+        StatusCode::CONFLICT,
+        "a page from before the move is stale"
+    );
+    assert!(body.contains("has moved on"), "{body}");
+    let now = page_of(&router, &practice).await;
+    let at = format!("at={}", position(&now));
+    let (status, _, _) = send(&router, form(&format!("{practice}/undo"), &at)).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    let after = page_of(&router, &practice).await;
+    let bids = |page: &str| {
+        let start = page.find("<ol class=\"bids\">").unwrap();
+        page[start..start + page[start..].find("</ol>").unwrap()].to_owned()
+    };
+    assert_eq!(bids(&after), bids(&page), "the bid was taken back");
+    assert!(after.contains("1 move taken back"), "{after}");
+}
+
 #[tokio::test]
 async fn new_games_with_bad_bots_or_targets_are_explained() {
     let router = app(&options("heuristic")).unwrap();

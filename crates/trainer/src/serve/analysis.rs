@@ -80,8 +80,8 @@ impl AnalysisDesk {
         }
     }
 
-    fn offered(&self) -> Vec<String> {
-        self.bots.labels().map(str::to_owned).collect()
+    fn form_page(&self, error: Option<&str>) -> String {
+        analysis_pages::form_page(&self.files(), &self.bots.ladder(), error)
     }
 
     /// The `.egn` files of the games directory, by name.
@@ -150,10 +150,7 @@ pub(super) fn routes<S: Clone + Send + Sync + 'static>(desk: Arc<AnalysisDesk>) 
 }
 
 pub(super) async fn form(State(desk): Shared) -> Response {
-    html(
-        StatusCode::OK,
-        analysis_pages::form_page(&desk.files(), &desk.offered(), None),
-    )
+    html(StatusCode::OK, desk.form_page(None))
 }
 
 /// What the form sent: a file's text (uploaded or picked) and the bot.
@@ -161,6 +158,8 @@ struct Submitted {
     text: Option<String>,
     picked: Option<String>,
     bot: String,
+    /// The "another judge" field, which wins over `bot` when filled.
+    typed_bot: Option<String>,
 }
 
 /// The form's fields; a form that names no judge gets `default_bot` (the
@@ -173,6 +172,7 @@ async fn read_form(
         text: None,
         picked: None,
         bot: default_bot.to_owned(),
+        typed_bot: None,
     };
     let unreadable = |error: axum::extract::multipart::MultipartError| {
         if error.status() == StatusCode::PAYLOAD_TOO_LARGE {
@@ -212,6 +212,13 @@ async fn read_form(
                 }
             }
             "bot" => submitted.bot = field.text().await.map_err(unreadable)?,
+            // A bot typed in is judged by instead of the one chosen.
+            "bot_other" => {
+                let typed = field.text().await.map_err(unreadable)?;
+                if !typed.trim().is_empty() {
+                    submitted.typed_bot = Some(typed);
+                }
+            }
             _ => {}
         }
     }
@@ -233,12 +240,7 @@ enum Outcome {
 }
 
 pub(super) async fn submit(State(desk): Shared, multipart: Multipart) -> Response {
-    let refuse = |status: StatusCode, message: &str| {
-        html(
-            status,
-            analysis_pages::form_page(&desk.files(), &desk.offered(), Some(message)),
-        )
-    };
+    let refuse = |status: StatusCode, message: &str| html(status, desk.form_page(Some(message)));
     let submitted = match read_form(multipart, desk.bots.default_bot().0).await {
         Ok(submitted) => submitted,
         Err((status, message)) => return refuse(status, &message),
@@ -261,7 +263,8 @@ pub(super) async fn submit(State(desk): Shared, multipart: Multipart) -> Respons
             );
         }
     };
-    analyse_and_show(&desk, source, &submitted.bot, None).await
+    let judge = submitted.typed_bot.as_deref().unwrap_or(&submitted.bot);
+    analyse_and_show(&desk, source, judge, None).await
 }
 
 /// A game from the table, analysed by the default judge and shown at
@@ -283,14 +286,9 @@ async fn analyse_and_show(
     choice: &str,
     deal: Option<usize>,
 ) -> Response {
-    let refuse = |status: StatusCode, message: &str| {
-        html(
-            status,
-            analysis_pages::form_page(&desk.files(), &desk.offered(), Some(message)),
-        )
-    };
+    let refuse = |status: StatusCode, message: &str| html(status, desk.form_page(Some(message)));
     let (label, bot) = match desk.bots.choose(choice) {
-        Ok(chosen) => chosen,
+        Ok((label, bot)) => (desk.bots.shown_name(&label), bot),
         Err(error) => return refuse(StatusCode::BAD_REQUEST, &error.to_string()),
     };
     // Waiting here ends with the request; once the work starts, the

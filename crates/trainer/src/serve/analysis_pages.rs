@@ -11,11 +11,11 @@ use euchre_game::engine::card::Card;
 use euchre_game::engine::seat::Seat;
 use euchre_game::engine::words::action_words;
 
-use super::catalog::DEFAULT_JUDGE;
+use super::catalog::{DEFAULT_JUDGE, Level, MAX_CLIENT_PIMC_WORLDS};
 use super::pages::{Html, card_html, escape, page};
 
 /// The start of an analysis: upload a file or pick one, choose the bot.
-pub(super) fn form_page(files: &[String], offered: &[String], error: Option<&str>) -> String {
+pub(super) fn form_page(files: &[String], ladder: &[Level], error: Option<&str>) -> String {
     let mut body = String::new();
     if let Some(error) = error {
         let _ = write!(
@@ -43,18 +43,29 @@ pub(super) fn form_page(files: &[String], offered: &[String], error: Option<&str
             "<p><label>or pick one of this server's <select name=\"pick\"><option value=\"\">(none)</option>{options}</select></label></p>"
         );
     }
+    let judges: String = ladder
+        .iter()
+        .map(|level| {
+            let selected = if level.choice == DEFAULT_JUDGE {
+                " selected"
+            } else {
+                ""
+            };
+            format!(
+                "<option value=\"{}\"{selected}>{}</option>",
+                escape(&level.choice),
+                escape(&level.shown())
+            )
+        })
+        .collect();
     let _ = write!(
         body,
-        "<p><label>Judged by <input name=\"bot\" value=\"{DEFAULT_JUDGE}\" size=\"30\" list=\"bots\"></label></p>\
-         <datalist id=\"bots\">{}</datalist>\
+        "<p><label>Judged by <select name=\"bot\" id=\"judge\">{judges}</select></label></p>\
+         <details><summary>Another judge</summary><p><label>Bot <input name=\"bot_other\" size=\"24\"></label></p>\
+         <p class=\"help\">pimc:N (N up to {MAX_CLIENT_PIMC_WORLDS}; pimc:N,game judges in chances of winning the game), or a bot of the list by its bot name.</p></details>\
          <p><button type=\"submit\">Analyse</button></p></form>\
-         <p class=\"help\">pimc:N and the search bots value every move; a policy gives its \
-         probabilities; the heuristic only its choice. Bots offered here: {}.</p>",
-        offered
-            .iter()
-            .map(|label| format!("<option value=\"{}\">", escape(label)))
-            .collect::<String>(),
-        escape(&offered.join(", "))
+         <p class=\"help\">The PIMC levels and the search bots value every move; a policy gives its \
+         probabilities; the heuristic only its choice.</p>"
     );
     page("Analyse a game", &body, None)
 }
