@@ -419,6 +419,13 @@ struct PlayArgs {
     /// pimc:50.
     #[arg(long, value_name = "BOT", num_args = 0..=1, default_missing_value = "pimc:50")]
     hints: Option<String>,
+    /// A practice game: type u to take back your last move in the hand
+    /// (and the bots' replies).
+    #[arg(long)]
+    practice: bool,
+    /// Play your card for you when it is your only legal one.
+    #[arg(long)]
+    play_forced: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -894,6 +901,8 @@ fn play_command(args: PlayArgs) -> anyhow::Result<()> {
         config,
         save,
         hints,
+        practice,
+        play_forced,
     } = args;
     let default_bot = default_bot(policy, None);
     let request = commands::play::PlayRequest {
@@ -906,6 +915,8 @@ fn play_command(args: PlayArgs) -> anyhow::Result<()> {
         unseen: Unseen::Heuristic,
         save,
         hints,
+        practice,
+        play_forced,
     };
     commands::play::run(
         &request,

@@ -768,6 +768,41 @@ fn play_saves_the_game_as_egn_and_shows_hints_on_request() {
     assert!(!plain.contains("Hint:"), "{plain}");
 }
 
+/// In the terminal too: `u` takes a move back in a practice game, and
+/// forced cards are played on request, so the person is never asked to
+/// choose between one move.
+#[test]
+fn play_takes_moves_back_in_practice_and_plays_forced_cards() {
+    let input = format!("1\nu\n{}", "1\n".repeat(400));
+    let output = trainer(
+        &[
+            "play",
+            "--ascii",
+            "--seed",
+            "3",
+            "--practice",
+            "--play-forced",
+        ],
+        &input,
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let stdout = text(&output.stdout);
+    assert!(stdout.contains("u takes your last move back"), "{stdout}");
+    assert!(stdout.contains("(taken back)"), "{stdout}");
+    let asked: Vec<&str> = stdout
+        .lines()
+        .filter_map(|line| line.strip_prefix("Your move: "))
+        .collect();
+    assert!(asked.len() > 10, "{stdout}");
+    assert!(
+        asked.iter().all(|moves| moves.contains("2) ")),
+        "asked to choose one move: {asked:?}"
+    );
+    // Outside practice, u is not a move.
+    let plain = text(&trainer(&["play", "--ascii", "--seed", "3"], "u\nq\n").stdout);
+    assert!(plain.contains("'u' is not a move"), "{plain}");
+}
+
 /// Every command that seats bots lists every bot kind in its help, from
 /// the grammar's one description.
 #[test]

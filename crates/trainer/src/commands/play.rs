@@ -34,6 +34,10 @@ pub struct PlayRequest {
     /// The bot whose judgement of each of the person's moves is shown
     /// beside it.
     pub hints: Option<String>,
+    /// A practice game: `u` takes back the person's last move.
+    pub practice: bool,
+    /// The person's only legal card is played for them.
+    pub play_forced: bool,
 }
 
 /// Runs games until the person quits or input ends. The game itself is
@@ -64,6 +68,7 @@ pub fn run(
     let terminal = Terminal {
         ascii: request.ascii,
         hints,
+        practice: request.practice,
     };
     writeln!(
         out,
@@ -71,7 +76,15 @@ pub fn run(
         partner.name()
     )?;
     writeln!(out, "East and West are {}.", opponents.name())?;
-    writeln!(out, "Type the number of a move; q quits. (seed {seed})")?;
+    let undo = if request.practice {
+        "; u takes your last move back"
+    } else {
+        ""
+    };
+    writeln!(
+        out,
+        "Type the number of a move{undo}; q quits. (seed {seed})"
+    )?;
     for (number, game_seed) in (0..).map(|game: u64| (game, seed.wrapping_add(game))) {
         let save = request.save.as_deref().map(|path| numbered(path, number));
         let mut game = HumanGame::new(
@@ -80,7 +93,9 @@ pub fn run(
             request.rules,
             request.target,
             game_seed,
-        );
+        )
+        .with_practice(request.practice);
+        game.auto_play_forced = request.play_forced;
         game.run_bots(&euchre_bots::stop::never());
         loop {
             let played = terminal.play_hand(&mut game, input, out)?;
@@ -143,6 +158,15 @@ fn save_game(path: &Path, game: &HumanGame) -> anyhow::Result<()> {
 struct Terminal {
     ascii: bool,
     hints: Option<Arc<dyn Bot>>,
+    practice: bool,
+}
+
+/// What the person typed at their turn.
+enum Choice {
+    Move(Action),
+    /// Take the last move back (a practice game).
+    Undo,
+    Quit,
 }
 
 impl Terminal {
@@ -203,10 +227,24 @@ impl Terminal {
                 return Ok(true);
             }
             let hint = self.hints.as_deref().and_then(|bot| game.hint(bot));
-            let Some(action) = self.ask(game.state(), hint.as_ref(), input, out)? else {
-                return Ok(false);
-            };
-            game.person_moves(action, &euchre_bots::stop::never())?;
+            match self.ask(game.state(), hint.as_ref(), input, out)? {
+                Choice::Quit => return Ok(false),
+                Choice::Move(action) => game.person_moves(action, &euchre_bots::stop::never())?,
+                Choice::Undo => match game.undo() {
+                    Ok(()) => {
+                        // The hand as it now stands, printed again.
+                        writeln!(out, "(taken back)")?;
+                        replay = GameState::new(deal, *game.state().rules());
+                        announced = false;
+                        for &(_, action) in game.history() {
+                            replay.apply(action);
+                        }
+                        announced |= replay.contract().is_some() && replay.stage() == Stage::Play;
+                        printed = game.history().len();
+                    }
+                    Err(error) => writeln!(out, "{error}")?,
+                },
+            }
         }
     }
 
@@ -294,7 +332,7 @@ impl Terminal {
         hint: Option<&Hint>,
         input: &mut dyn BufRead,
         out: &mut dyn Write,
-    ) -> anyhow::Result<Option<Action>> {
+    ) -> anyhow::Result<Choice> {
         if state.stage() == Stage::Play {
             let trick = state.trick();
             let shown: Vec<String> = Seat::ALL
@@ -332,15 +370,18 @@ impl Terminal {
             out.flush()?;
             let mut line = String::new();
             if input.read_line(&mut line)? == 0 {
-                return Ok(None);
+                return Ok(Choice::Quit);
             }
             let answer = line.trim();
             if answer.eq_ignore_ascii_case("q") {
-                return Ok(None);
+                return Ok(Choice::Quit);
+            }
+            if self.practice && answer.eq_ignore_ascii_case("u") {
+                return Ok(Choice::Undo);
             }
             match answer.parse::<usize>() {
                 Ok(choice) if (1..=legal.len()).contains(&choice) => {
-                    return Ok(Some(legal[choice - 1]));
+                    return Ok(Choice::Move(legal[choice - 1]));
                 }
                 _ => writeln!(
                     out,
