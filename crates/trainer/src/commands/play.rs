@@ -445,6 +445,7 @@ mod tests {
         let terminal = Terminal {
             ascii: true,
             hints: None,
+            practice: false,
         };
         let mut rng = SmallRng::seed_from_u64(5);
         let (mut checked, mut whole_hands) = (0, 0);
