@@ -6,6 +6,8 @@
 pub mod cfr;
 pub mod dd;
 pub mod game;
+#[cfg(feature = "bench-peers")]
+pub mod peers;
 pub mod prune;
 pub mod store;
 pub mod sync;

@@ -1,6 +1,8 @@
 //! `trainer bench store`: the workload of the published comparison of
 //! disk-backed stores for a euchre bot, on every backend plus a
-//! `Mutex<HashMap>` baseline measured in the same run.
+//! `Mutex<HashMap>` baseline measured in the same run, the limit the
+//! hardware allows, and (feature `bench-peers`) the other stores a euchre
+//! trainer would consider ([`super::peers`]).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -18,50 +20,74 @@ use store::{
 use crate::format::{bytes, thousands};
 use crate::meter::MemorySampler;
 
-/// What one measurement runs on: a store backend, or the baseline it is
-/// compared with.
+/// What one measurement runs on: a store backend, the baseline it is
+/// compared with, the limit, or a peer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Subject {
     /// A `Mutex<HashMap>`: the obvious store, to measure the others against.
     Baseline,
+    /// What the hardware allows: a flat array of records indexed by a dense
+    /// id computed before the clock starts, the same steps in the same
+    /// order, a lock a record.
+    Limit,
     Store(Backend),
+    /// Another store, by the name [`super::peers::open`] takes.
+    #[cfg(feature = "bench-peers")]
+    Peer(&'static str),
 }
 
 impl Subject {
-    const ALL: [Subject; 4] = [
-        Subject::Baseline,
-        Subject::Store(Backend::Memory),
-        Subject::Store(Backend::Lmdb),
-        Subject::Store(Backend::Mmap),
-    ];
+    /// Every row, the baseline first.
+    fn all() -> Vec<Subject> {
+        let ours = [
+            Subject::Baseline,
+            Subject::Limit,
+            Subject::Store(Backend::Memory),
+            Subject::Store(Backend::Lmdb),
+            Subject::Store(Backend::Mmap),
+        ];
+        #[cfg(feature = "bench-peers")]
+        let peers = super::peers::NAMES.map(Subject::Peer);
+        #[cfg(not(feature = "bench-peers"))]
+        let peers: [Subject; 0] = [];
+        ours.into_iter().chain(peers).collect()
+    }
 
     /// The name `--only` takes.
     fn name(self) -> &'static str {
         match self {
             Subject::Baseline => "baseline",
+            Subject::Limit => "limit",
             Subject::Store(backend) => backend.name(),
+            #[cfg(feature = "bench-peers")]
+            Subject::Peer(name) => name,
         }
     }
 
     fn label(self) -> &'static str {
         match self {
             Subject::Baseline => "Mutex<HashMap> (baseline)",
+            Subject::Limit => "limit: flat array",
             Subject::Store(Backend::Mmap) => "mmap + phf",
             Subject::Store(backend) => backend.name(),
+            #[cfg(feature = "bench-peers")]
+            Subject::Peer(name) => name,
         }
     }
 }
 
 /// A subject name that names no row of the bench.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown subject '{0}': use baseline, memory, lmdb or mmap")]
+#[error(
+    "unknown subject '{0}': use baseline, limit, memory, lmdb or mmap (or, built with --features bench-peers, rocksdb, sqlite, redb or fjall)"
+)]
 pub struct UnknownSubject(pub String);
 
 impl std::str::FromStr for Subject {
     type Err = UnknownSubject;
 
     fn from_str(text: &str) -> Result<Subject, UnknownSubject> {
-        Subject::ALL
+        Subject::all()
             .into_iter()
             .find(|subject| subject.name() == text)
             .ok_or_else(|| UnknownSubject(text.to_owned()))
@@ -208,6 +234,22 @@ fn measure(backend: Subject, keys: u64, dir: &Path) -> anyhow::Result<Measuremen
             });
             started.elapsed().as_secs_f64()
         }
+        Subject::Limit => measure_limit(keys),
+        #[cfg(feature = "bench-peers")]
+        Subject::Peer(name) => {
+            let peer_dir = dir.join(name);
+            let table = super::peers::WriteBack::new(
+                super::peers::open(name, &peer_dir)?,
+                super::peers::BATCH_KEYS,
+            );
+            let started = Instant::now();
+            (0..keys)
+                .into_par_iter()
+                .try_for_each(|index| table.update(key_of(index), |record| touch(record, index)))?;
+            table.flush()?;
+            disk = directory_bytes(&peer_dir);
+            started.elapsed().as_secs_f64()
+        }
         Subject::Store(Backend::Memory) => {
             let table = MemoryTable::new();
             let started = Instant::now();
@@ -253,6 +295,42 @@ fn measure(backend: Subject, keys: u64, dir: &Path) -> anyhow::Result<Measuremen
     })
 }
 
+/// The limit's seconds: dense ids shuffled before the clock starts (as a
+/// perfect hash scatters keys), then every step on its record.
+fn measure_limit(keys: u64) -> f64 {
+    use rand::{SeedableRng, seq::SliceRandom};
+    let mut ids: Vec<u32> = (0..keys as u32).collect();
+    ids.shuffle(&mut rand::rngs::SmallRng::seed_from_u64(keys));
+    let records: Vec<Mutex<Record>> = (0..keys).map(|_| Mutex::new(Record::default())).collect();
+    let started = Instant::now();
+    (0..keys).into_par_iter().for_each(|index| {
+        // The key is made as in every other row (black_box keeps that work),
+        // and its id looked up.
+        std::hint::black_box(key_of(index));
+        let id = ids[index as usize] as usize;
+        let mut record = records[id]
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        touch(&mut record, index);
+    });
+    started.elapsed().as_secs_f64()
+}
+
+/// Bytes of every file under `dir`.
+#[cfg(feature = "bench-peers")]
+fn directory_bytes(dir: &Path) -> u64 {
+    std::fs::read_dir(dir).map_or(0, |entries| {
+        entries
+            .filter_map(Result::ok)
+            .map(|entry| match entry.file_type() {
+                Ok(kind) if kind.is_dir() => directory_bytes(&entry.path()),
+                Ok(_) => entry.metadata().map_or(0, |m| m.len()),
+                Err(_) => 0,
+            })
+            .sum()
+    })
+}
+
 /// Measures every subject, each in a child process of `trainer` (so that
 /// each peak of memory is its own), or with `only`, one subject in this
 /// process. `trainer` is the executable that runs the children.
@@ -283,7 +361,7 @@ pub fn run(
         );
         return Ok(());
     }
-    let rows = Subject::ALL
+    let rows = Subject::all()
         .into_iter()
         .map(|backend| {
             Ok((
@@ -391,4 +469,21 @@ fn print_table(keys: u64, rows: &[(Subject, Vec<f64>)]) {
     println!(
         "file RSS is mmap page cache, which the kernel reclaims under pressure; see the memcap run in docs/architecture.md."
     );
+    println!(
+        "limit: a flat array of records, a lock each, indexed by ids shuffled before the clock starts: what the hardware allows for these steps."
+    );
+    #[cfg(feature = "bench-peers")]
+    {
+        println!(
+            "peers: each step reads a cache of pending writes, then the store; writes go in batches of {} keys:",
+            super::peers::BATCH_KEYS
+        );
+        for (subject, _) in rows {
+            if let Subject::Peer(name) = subject
+                && let Ok(settings) = super::peers::settings(name)
+            {
+                println!("  {settings}");
+            }
+        }
+    }
 }
