@@ -2,7 +2,7 @@
 //! disk-backed stores for a euchre bot, on every backend plus a
 //! `Mutex<HashMap>` baseline measured in the same run, the limit the
 //! hardware allows, and (feature `bench-peers`) the other stores a euchre
-//! trainer would consider ([`super::peers`]).
+//! trainer would consider (`bench/peers.rs`).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -31,7 +31,7 @@ pub enum Subject {
     /// order, a lock a record.
     Limit,
     Store(Backend),
-    /// Another store, by the name [`super::peers::open`] takes.
+    /// Another store, by the name `bench/peers.rs` opens it by.
     #[cfg(feature = "bench-peers")]
     Peer(&'static str),
 }
