@@ -12,7 +12,7 @@ use euchre_game::engine::seat::Seat;
 use euchre_game::engine::words::action_words;
 
 use super::catalog::{DEFAULT_JUDGE, Level, MAX_CLIENT_PIMC_WORLDS};
-use super::pages::{Html, card_html, escape, page};
+use super::pages::{Html, card_html, escape, ladder_options, page};
 
 /// The start of an analysis: upload a file or pick one, choose the bot.
 pub(super) fn form_page(files: &[String], ladder: &[Level], error: Option<&str>) -> String {
@@ -43,21 +43,7 @@ pub(super) fn form_page(files: &[String], ladder: &[Level], error: Option<&str>)
             "<p><label>or pick one of this server's <select name=\"pick\"><option value=\"\">(none)</option>{options}</select></label></p>"
         );
     }
-    let judges: String = ladder
-        .iter()
-        .map(|level| {
-            let selected = if level.choice == DEFAULT_JUDGE {
-                " selected"
-            } else {
-                ""
-            };
-            format!(
-                "<option value=\"{}\"{selected}>{}</option>",
-                escape(&level.choice),
-                escape(&level.shown())
-            )
-        })
-        .collect();
+    let judges = ladder_options(ladder, DEFAULT_JUDGE);
     let _ = write!(
         body,
         "<p><label>Judged by <select name=\"bot\" id=\"judge\">{judges}</select></label></p>\

@@ -8,6 +8,8 @@ use std::fmt::Write as _;
 use euchre_game::engine::card::{Card, Suit};
 use euchre_game::engine::words::Glyphs;
 
+use super::catalog::Level;
+
 /// Text made safe for HTML element content and quoted attributes.
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -126,6 +128,26 @@ pub fn runs_page(runs: &[(String, Result<String, String>, bool)], refreshing: bo
         &body,
         refreshing.then_some(RUNS_REFRESH_SECONDS),
     )
+}
+
+/// The ladder as a list's options, `chosen` selected: a level's name and
+/// exact bot shown, its choice sent.
+pub fn ladder_options(ladder: &[Level], chosen: &str) -> String {
+    ladder
+        .iter()
+        .map(|level| {
+            let selected = if level.choice == chosen {
+                " selected"
+            } else {
+                ""
+            };
+            format!(
+                "<option value=\"{}\"{selected}>{}</option>",
+                escape(&level.choice),
+                escape(&level.shown())
+            )
+        })
+        .collect()
 }
 
 /// A page for a request the server refuses.

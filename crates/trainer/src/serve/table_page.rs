@@ -17,7 +17,7 @@ use euchre_bots::human_game::{
 };
 
 use super::catalog::{Level, MAX_CLIENT_PIMC_WORLDS, public_label};
-use super::pages::{Html, card_html, error_banner, escape, page, suit_html};
+use super::pages::{Html, card_html, error_banner, escape, ladder_options, page, suit_html};
 
 fn team_name(team: Team) -> &'static str {
     match team {
@@ -563,23 +563,7 @@ pub(super) fn new_game_page(
     opponents: &str,
     error: Option<&str>,
 ) -> String {
-    let options = |chosen: &str| -> String {
-        ladder
-            .iter()
-            .map(|level| {
-                let selected = if level.choice == chosen {
-                    " selected"
-                } else {
-                    ""
-                };
-                format!(
-                    "<option value=\"{}\"{selected}>{}</option>",
-                    escape(&level.choice),
-                    escape(&level.shown())
-                )
-            })
-            .collect()
-    };
+    let options = |chosen: &str| ladder_options(ladder, chosen);
     let typed = |chosen: &str| -> String {
         if ladder.iter().any(|level| level.choice == chosen) {
             String::new()

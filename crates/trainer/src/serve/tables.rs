@@ -289,9 +289,25 @@ async fn show_game(State(state): Shared, Path(id): Path<String>) -> Response {
     html(StatusCode::OK, page)
 }
 
+/// A switch of the table: `show=on` turns it on, anything else off.
 #[derive(Debug, Deserialize)]
-struct HintsForm {
+struct SwitchForm {
     show: Option<String>,
+}
+
+/// Sets one of the game's switches from its form, then back to the game.
+fn set_switch(
+    state: &Tables,
+    id: &str,
+    form: Result<Form<SwitchForm>, FormRejection>,
+    set: impl FnOnce(&mut HumanGame, bool),
+) -> Response {
+    let Some(table) = state.table(id) else {
+        return unknown_game(id);
+    };
+    let on = matches!(form, Ok(Form(SwitchForm { show: Some(ref v) })) if v == "on");
+    set(&mut lock(&table), on);
+    Redirect::to(&format!("/game/{id}")).into_response()
 }
 
 /// Turns the hints on or off for this game; the person sees them on their
@@ -299,30 +315,19 @@ struct HintsForm {
 async fn toggle_hints(
     State(state): Shared,
     Path(id): Path<String>,
-    form: Result<Form<HintsForm>, FormRejection>,
+    form: Result<Form<SwitchForm>, FormRejection>,
 ) -> Response {
-    let Some(table) = state.table(&id) else {
-        return unknown_game(&id);
-    };
-    let show = matches!(form, Ok(Form(HintsForm { show: Some(ref v) })) if v == "on");
-    lock(&table).show_hints = show;
-    Redirect::to(&format!("/game/{id}")).into_response()
+    set_switch(&state, &id, form, |game, on| game.show_hints = on)
 }
 
 /// Plays the person's card for them when it is their only legal one, or
-/// stops doing so.
+/// stops doing so (the next showing plays a forced card now due).
 async fn toggle_forced(
     State(state): Shared,
     Path(id): Path<String>,
-    form: Result<Form<HintsForm>, FormRejection>,
+    form: Result<Form<SwitchForm>, FormRejection>,
 ) -> Response {
-    let Some(table) = state.table(&id) else {
-        return unknown_game(&id);
-    };
-    let on = matches!(form, Ok(Form(HintsForm { show: Some(ref v) })) if v == "on");
-    lock(&table).auto_play_forced = on;
-    // The person's turn may now be a forced card: the next showing plays it.
-    Redirect::to(&format!("/game/{id}")).into_response()
+    set_switch(&state, &id, form, |game, on| game.auto_play_forced = on)
 }
 
 /// Takes back the person's last move in a practice game, from the
@@ -330,16 +335,12 @@ async fn toggle_forced(
 async fn undo(
     State(state): Shared,
     Path(id): Path<String>,
-    form: Result<Form<NextForm>, FormRejection>,
+    form: Result<Form<AtForm>, FormRejection>,
 ) -> Response {
     let Some(table) = state.table(&id) else {
         return unknown_game(&id);
     };
-    let at = match form {
-        Ok(Form(form)) => position_of(form.at.as_deref()),
-        Err(rejection) => Err(MoveError::Unreadable(String::new(), rejection.body_text())),
-    };
-    let result = at.and_then(|at| {
+    let result = form_position(form).and_then(|at| {
         let mut game = lock(&table);
         game.check_position(at)?;
         game.undo()
@@ -391,9 +392,18 @@ struct MoveForm {
     at: Option<String>,
 }
 
+/// A form that carries only the position it was drawn at.
 #[derive(Debug, Deserialize)]
-struct NextForm {
+struct AtForm {
     at: Option<String>,
+}
+
+/// The position such a form answers, or why it cannot be read.
+fn form_position(form: Result<Form<AtForm>, FormRejection>) -> Result<Position, MoveError> {
+    match form {
+        Ok(Form(form)) => position_of(form.at.as_deref()),
+        Err(rejection) => Err(MoveError::Unreadable(String::new(), rejection.body_text())),
+    }
 }
 
 /// The position a form says it answers; a form without one is refused, so
@@ -455,16 +465,12 @@ async fn make_move(
 async fn next_hand(
     State(state): Shared,
     Path(id): Path<String>,
-    form: Result<Form<NextForm>, FormRejection>,
+    form: Result<Form<AtForm>, FormRejection>,
 ) -> Response {
     let Some(table) = state.table(&id) else {
         return unknown_game(&id);
     };
-    let at = match form {
-        Ok(Form(form)) => position_of(form.at.as_deref()),
-        Err(rejection) => Err(MoveError::Unreadable(String::new(), rejection.body_text())),
-    };
-    let at = match at {
+    let at = match form_position(form) {
         Ok(at) => at,
         Err(error) => return after_move(&id, &table, Err(error)),
     };
