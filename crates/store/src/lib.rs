@@ -47,6 +47,7 @@ pub mod stamp;
 mod table;
 #[cfg(feature = "mmap")]
 mod undo;
+mod usable_memory;
 mod verify;
 
 pub use client_state::ClientState;
@@ -74,4 +75,5 @@ pub use regular_file::{
 };
 pub use snapshot::SnapshotTable;
 pub use table::{ExactRecords, Key, SlotId, StoredRecord, Table};
+pub use usable_memory::usable_memory;
 pub use verify::{Checksum, Verification, Verify};

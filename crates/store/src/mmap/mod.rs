@@ -6,7 +6,9 @@
 //! Files in the directory:
 //! - `mmap-phf.bin`: the boomphf hash, built once and never rebuilt;
 //! - `mmap-records.dat`: a 4 KiB header, then one record per key in phf order;
-//! - `mmap-keys.dat`: the keys in phf order, read only to export.
+//! - `mmap-keys.dat`: the keys in phf order, read only to export;
+//! - `mmap-build-spill/`: only while a store too large for one window of
+//!   the build is built (the keys sorted by window), removed when it ends.
 //!
 //! Each record starts with a 32-bit check of its key. A key outside the
 //! universe hashes to some slot whose check does not match, and is refused
@@ -39,6 +41,7 @@ use crate::verify::Verification;
 mod files;
 mod open;
 mod skeleton;
+mod spill;
 mod universe;
 
 use files::*;

@@ -109,11 +109,22 @@ impl MmapTable {
         let (map, file_bytes) = new_records_file(&dir, layout, count)?;
         let keys_path = dir.file(KEYS_FILE);
         let keys_file = allocate(&keys_path, count * KEY_BYTES)?;
+        let files = BuildFiles {
+            layout,
+            records: &map,
+            keys: &keys_file,
+            keys_path: &keys_path,
+        };
         write_key_checks_and_keys(
-            &chunks.0, &phf, layout, &map, &keys_file, &keys_path, count, threads, progress,
+            &chunks.0,
+            &phf,
+            &files,
+            dir.path(),
+            count,
+            threads,
+            build_window_bytes(),
+            progress,
         )?;
-        keys_file.sync_all().map_err(StoreError::io(&keys_path))?;
-        map.flush().map_err(StoreError::io(&records_path))?;
         progress("saving the perfect hash");
         let phf_bytes = postcard::to_stdvec(&phf).map_err(|error| StoreError::Corrupt {
             path: dir.file(PHF_FILE),
@@ -121,12 +132,28 @@ impl MmapTable {
         })?;
         write_atomically(&dir.file(PHF_FILE), &phf_bytes)?;
         manifest.records = count;
-        progress("summing the files for later checks");
-        manifest.checksums = vec![
-            records_checksum(&map),
-            checksum_file(dir.path(), KEYS_FILE)?,
-            checksum_file(dir.path(), PHF_FILE)?,
-        ];
+        progress("summing the files for later checks, while they reach the disk");
+        // The files reach the disk while they are summed (from the page
+        // cache); the manifest that commits them is written after both.
+        let (synced, checksums) = std::thread::scope(|scope| {
+            let synced = scope.spawn(|| {
+                keys_file.sync_all().map_err(StoreError::io(&keys_path))?;
+                map.flush().map_err(StoreError::io(&records_path))
+            });
+            let checksums = (|| {
+                Ok::<_, StoreError>(vec![
+                    records_checksum(&map),
+                    checksum_file(dir.path(), KEYS_FILE)?,
+                    checksum_file(dir.path(), PHF_FILE)?,
+                ])
+            })();
+            let synced = synced
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (synced, checksums)
+        });
+        synced?;
+        manifest.checksums = checksums?;
         dir.write_manifest(&manifest)?;
         Self::finish_build(dir, layout, manifest, phf, map, count, file_bytes)
     }

@@ -19,7 +19,7 @@ use crate::verify::{Checksum, checksum_file, expect};
 
 use super::MmapTable;
 use super::files::*;
-use super::universe::BUILD_WINDOW_BYTES;
+use super::universe::MIN_WINDOW_BYTES;
 
 /// The skeleton's two files as a store's manifest records them: what a copy
 /// must match, byte for byte.
@@ -138,7 +138,7 @@ fn write_key_checks_from_keys(
     count: u64,
     threads: usize,
 ) -> Result<(), StoreError> {
-    let window_slots = (BUILD_WINDOW_BYTES / (layout.bytes() + KEY_BYTES)).max(1);
+    let window_slots = (MIN_WINDOW_BYTES / (layout.bytes() + KEY_BYTES)).max(1);
     let mut bytes = Vec::new();
     for start in (0..count).step_by(window_slots as usize) {
         let end = (start + window_slots).min(count);

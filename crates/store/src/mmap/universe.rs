@@ -1,6 +1,6 @@
 //! The key universe a store is built from, and the build's pass over it:
-//! each key's check into its record and the key into the keys file, a
-//! window of the records file at a time.
+//! each key hashed once, its check written into its record and the key into
+//! the keys file, a window of the records file at a time.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::atomic::Ordering;
 
 use boomphf::Mphf;
-use memmap2::MmapRaw;
+use memmap2::{Advice, MmapOptions, MmapRaw};
 
 use crate::dir::classify_write_error;
 use crate::error::StoreError;
@@ -16,6 +16,7 @@ use crate::layout::{KEY_BYTES, RecordLayout};
 use crate::table::Key;
 
 use super::files::{HEADER_BYTES, write_key_check};
+use super::spill::{SPILL_DIR, SPILL_ENTRY_BYTES, Spill, spilled_entries};
 
 /// A key universe the perfect hash can be built from without holding it in
 /// memory: chunks that can be walked more than once and know their length.
@@ -66,99 +67,270 @@ impl<'a, C: Clone> IntoIterator for &'a ChunkList<C> {
     }
 }
 
-/// Bytes of the files one build pass writes. A pass touches only its
-/// window of slots, so the page cache it dirties stays bounded however large
-/// the store is, and a build under a memory cap writes back instead of
+/// The least a window of the build may write. A window touches only its
+/// slots, so the page cache it dirties stays bounded however large the
+/// store is, and a build under a memory cap writes back instead of
 /// thrashing on random writes.
-pub(super) const BUILD_WINDOW_BYTES: u64 = 256 << 20;
+pub(super) const MIN_WINDOW_BYTES: u64 = 256 << 20;
 
-/// Calls `visit(slot, key)` for every key whose slot lies in `window`,
-/// walking the chunks on `threads` threads.
-pub(super) fn for_keys_in_window<C>(
-    chunks: &[C],
-    phf: &Mphf<Key>,
-    window: std::ops::Range<u64>,
-    threads: usize,
-    visit: &(dyn Fn(u64, Key) + Sync),
-) where
-    C: IntoIterator<Item = Key> + Clone + Send + Sync,
-{
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    std::thread::scope(|scope| {
-        for _ in 0..threads.max(1) {
-            scope.spawn(|| {
-                loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(chunk) = chunks.get(index) else {
-                        break;
-                    };
-                    for key in chunk.clone() {
-                        let slot = phf.hash(&key);
-                        if window.contains(&slot) {
-                            visit(slot, key);
-                        }
-                    }
-                }
-            });
-        }
-    });
+/// The bytes a build's window may hold: an eighth of the memory this
+/// process may use, and at least [`MIN_WINDOW_BYTES`]. A store whose files
+/// fit is built in one window, with nothing spilled.
+pub(super) fn build_window_bytes() -> u64 {
+    crate::usable_memory().map_or(MIN_WINDOW_BYTES, |memory| {
+        (memory / 8).max(MIN_WINDOW_BYTES)
+    })
+}
+
+/// Bytes of one slot in a window: its record in the page cache, its key in
+/// the window's buffer, and its spilled entry while the spill is read.
+pub(super) fn window_slot_bytes(layout: RecordLayout) -> u64 {
+    layout.bytes() + KEY_BYTES + SPILL_ENTRY_BYTES
+}
+
+/// The two files a build writes: the records (mapped) and the keys in slot
+/// order (so export can list the records).
+pub(super) struct BuildFiles<'a> {
+    pub(super) layout: RecordLayout,
+    pub(super) records: &'a MmapRaw,
+    pub(super) keys: &'a File,
+    pub(super) keys_path: &'a Path,
 }
 
 /// Writes each key's check into its record and each key into the keys file
-/// at its slot (so export can list the records), one window of slots at a
-/// time: every pass walks the universe once and fills both files' window.
+/// at its slot, one window of slots at a time. The universe is walked and
+/// hashed once: the first window's keys are written as they are hashed,
+/// and every other key goes to its window's spill file, which that
+/// window's turn reads back. `window_bytes` is [`build_window_bytes`] but
+/// in tests.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn write_key_checks_and_keys<C>(
     chunks: &[C],
     phf: &Mphf<Key>,
-    layout: RecordLayout,
-    map: &MmapRaw,
-    keys_file: &File,
-    keys_path: &Path,
+    files: &BuildFiles<'_>,
+    store_dir: &Path,
     count: u64,
     threads: usize,
+    window_bytes: u64,
     progress: &mut dyn FnMut(&str),
 ) -> Result<(), StoreError>
 where
     C: IntoIterator<Item = Key> + Clone + Send + Sync,
 {
-    use std::sync::atomic::AtomicU64;
-    let window_slots = (BUILD_WINDOW_BYTES / (layout.bytes() + 2 * KEY_BYTES)).max(1);
-    let passes = count.div_ceil(window_slots);
-    for (pass, start) in (0..count).step_by(window_slots as usize).enumerate() {
-        progress(&format!(
-            "writing key checks and the keys file, pass {} of {passes}",
-            pass + 1
-        ));
-        let window = start..(start + window_slots).min(count);
-        let halves: Vec<AtomicU64> = (0..2 * (window.end - window.start))
-            .map(|_| AtomicU64::new(0))
-            .collect();
-        for_keys_in_window(chunks, phf, window.clone(), threads, &|slot, key| {
-            // SAFETY: slot < count; the hash is a bijection onto the
-            // slots, so each is written by one thread only, and the table
-            // that will read it does not exist yet.
-            #[allow(unsafe_code)]
-            unsafe {
-                write_key_check(map, layout, slot, key);
-            }
-            let at = 2 * (slot - window.start) as usize;
-            halves[at].store(key as u64, Ordering::Relaxed);
-            halves[at + 1].store((key >> 64) as u64, Ordering::Relaxed);
+    let window_slots = (window_bytes / window_slot_bytes(files.layout))
+        .clamp(1, u64::from(u32::MAX))
+        .min(count.max(1));
+    let windows = count.div_ceil(window_slots).max(1) as usize;
+    let buffer = WindowBuffer::new(files, window_slots)?;
+    let spill = Spill::create(store_dir, windows - 1)?;
+    let written = (|| {
+        progress(&if windows == 1 {
+            "hashing every key into the records and keys files".to_owned()
+        } else {
+            format!("hashing every key: window 1 of {windows} written, the others sorted to disk")
         });
-        let offset = (HEADER_BYTES + window.start * layout.bytes()) as usize;
-        let len = ((window.end - window.start) * layout.bytes()) as usize;
-        // Start writing the window back now; the final flush waits for it.
-        let _ = map.flush_async_range(offset, len);
-        let mut bytes = Vec::with_capacity(halves.len() * 8);
-        for pair in halves.chunks_exact(2) {
-            let key = u128::from(pair[0].load(Ordering::Relaxed))
-                | u128::from(pair[1].load(Ordering::Relaxed)) << 64;
-            bytes.extend_from_slice(&key.to_le_bytes());
+        let first = 0..window_slots.min(count);
+        buffer.prepare(files, &first);
+        hash_every_key(chunks, phf, threads, &spill, &first, files, &buffer)?;
+        buffer.finish(files, &first)?;
+        for window in 1..windows {
+            progress(&format!(
+                "writing window {} of {windows} of the key checks and the keys file",
+                window + 1
+            ));
+            let start = window as u64 * window_slots;
+            let slots = start..(start + window_slots).min(count);
+            buffer.prepare(files, &slots);
+            scatter(&spill.take(window - 1)?, &slots, files, &buffer, threads).map_err(
+                |reason| StoreError::Corrupt {
+                    path: store_dir.join(SPILL_DIR),
+                    reason,
+                },
+            )?;
+            buffer.finish(files, &slots)?;
         }
-        keys_file
-            .write_all_at(&bytes, window.start * KEY_BYTES)
-            .map_err(|source| classify_write_error(keys_path, bytes.len() as u64, source))?;
+        Ok(())
+    })();
+    let removed = spill.remove();
+    written.and(removed)
+}
+
+/// The pass that hashes the universe, on `threads` threads taking chunks in
+/// turn: window 0's keys are gathered, the others' spilled.
+fn hash_every_key<C>(
+    chunks: &[C],
+    phf: &Mphf<Key>,
+    threads: usize,
+    spill: &Spill,
+    first: &std::ops::Range<u64>,
+    files: &BuildFiles<'_>,
+    buffer: &WindowBuffer,
+) -> Result<(), StoreError>
+where
+    C: IntoIterator<Item = Key> + Clone + Send + Sync,
+{
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads.max(1))
+            .map(|_| {
+                scope.spawn(|| -> Result<(), StoreError> {
+                    let mut buffers = spill.buffers();
+                    while let Some(chunk) = chunks.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        for key in chunk.clone() {
+                            let slot = phf.hash(&key);
+                            // The first window is full unless it is the
+                            // only one, and then every slot lies in it.
+                            let window_slots = first.end;
+                            let (window, offset) = (slot / window_slots, slot % window_slots);
+                            if window == 0 {
+                                buffer.put(files, first, offset, key);
+                            } else {
+                                buffers.push(window as usize - 1, offset as u32, key)?;
+                            }
+                        }
+                    }
+                    buffers.finish()
+                })
+            })
+            .collect();
+        workers.into_iter().try_for_each(|worker| {
+            worker
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
+    })
+}
+
+/// Writes window `slots` from its spill file's bytes, split
+/// over `threads` threads. An offset outside the window means the spill
+/// file is not what this build wrote: refused (the reason returned) before
+/// any key is written.
+fn scatter(
+    spilled: &[u8],
+    slots: &std::ops::Range<u64>,
+    files: &BuildFiles<'_>,
+    buffer: &WindowBuffer,
+    threads: usize,
+) -> Result<(), String> {
+    let width = slots.end - slots.start;
+    if let Some((offset, _)) =
+        spilled_entries(spilled).find(|&(offset, _)| u64::from(offset) >= width)
+    {
+        return Err(format!(
+            "a spilled key's offset {offset} lies outside its window of {width} slots"
+        ));
     }
+    let entry = SPILL_ENTRY_BYTES as usize;
+    let per_thread = (spilled.len() / entry).div_ceil(threads.max(1)).max(1) * entry;
+    std::thread::scope(|scope| {
+        for part in spilled.chunks(per_thread) {
+            scope.spawn(move || {
+                for (offset, key) in spilled_entries(part) {
+                    buffer.put(files, slots, u64::from(offset), key);
+                }
+            });
+        }
+    });
     Ok(())
 }
+
+/// The keys of one window in anonymous memory, reused window after
+/// window (every slot of a window receives its key, so nothing needs
+/// clearing), and written to the keys file in one sequential piece; the
+/// records' checks go straight into the mapped records file, whose window
+/// is faulted in at once beforehand.
+struct WindowBuffer {
+    slots: u64,
+    keys: MmapRaw,
+}
+
+impl WindowBuffer {
+    fn new(files: &BuildFiles<'_>, slots: u64) -> Result<WindowBuffer, StoreError> {
+        let keys = MmapOptions::new()
+            .len((slots * KEY_BYTES) as usize)
+            .map_anon()
+            .map_err(StoreError::io(files.keys_path))?;
+        // Huge pages where the kernel offers them: the window is written at
+        // random, and 4 KiB pages would cost a fault and a TLB miss for
+        // nearly every key.
+        let _ = keys.advise(Advice::HugePage);
+        Ok(WindowBuffer {
+            slots,
+            keys: MmapRaw::from(keys),
+        })
+    }
+
+    /// Faults in the records of `slots` writable in one call, which costs
+    /// a fraction of a fault a page taken one write at a time. Advice only:
+    /// a kernel without it faults them in as they are written.
+    fn prepare(&self, files: &BuildFiles<'_>, slots: &std::ops::Range<u64>) {
+        let (offset, len) = files.records_range(slots);
+        let _ = files
+            .records
+            .advise_range(Advice::PopulateWrite, offset, len);
+    }
+
+    /// Writes `key`'s check into the record at `offset` of window `slots`
+    /// and keeps the key for the keys file.
+    fn put(&self, files: &BuildFiles<'_>, slots: &std::ops::Range<u64>, offset: u64, key: Key) {
+        assert!(
+            offset < (slots.end - slots.start).min(self.slots),
+            "offset {offset} outside the window"
+        );
+        // SAFETY: the window's slots lie below the record count (the build
+        // makes them so), and its offset within the buffer (checked above);
+        // the hash is a bijection onto the slots, so each is written by one
+        // thread only, the table that will read the records does not exist
+        // yet, and the buffer is read only once every writer has been
+        // joined.
+        #[allow(unsafe_code)]
+        unsafe {
+            write_key_check(files.records, files.layout, slots.start + offset, key);
+            std::ptr::copy_nonoverlapping(
+                key.to_le_bytes().as_ptr(),
+                self.keys.as_mut_ptr().add((offset * KEY_BYTES) as usize),
+                KEY_BYTES as usize,
+            );
+        }
+    }
+
+    /// Starts the window's records writing back and writes its keys.
+    fn finish(
+        &self,
+        files: &BuildFiles<'_>,
+        slots: &std::ops::Range<u64>,
+    ) -> Result<(), StoreError> {
+        let (offset, len) = files.records_range(slots);
+        // Start writing the window back now; the final flush waits for it.
+        let _ = files.records.flush_async_range(offset, len);
+        let width = slots.end - slots.start;
+        assert!(
+            width <= self.slots,
+            "a window of {width} slots in a buffer of {}",
+            self.slots
+        );
+        // SAFETY: the length is within the buffer (checked above), and no
+        // thread writes it while it is read: every writer has been joined.
+        #[allow(unsafe_code)]
+        let keys =
+            unsafe { std::slice::from_raw_parts(self.keys.as_ptr(), (width * KEY_BYTES) as usize) };
+        files
+            .keys
+            .write_all_at(keys, slots.start * KEY_BYTES)
+            .map_err(|source| classify_write_error(files.keys_path, keys.len() as u64, source))
+    }
+}
+
+impl BuildFiles<'_> {
+    /// The byte range of `slots`' records in the mapping.
+    fn records_range(&self, slots: &std::ops::Range<u64>) -> (usize, usize) {
+        let bytes = self.layout.bytes();
+        (
+            (HEADER_BYTES + slots.start * bytes) as usize,
+            ((slots.end - slots.start) * bytes) as usize,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -28,7 +28,6 @@ pub use sync::{
     DEFAULT_SYNC_EVERY, SyncEvery, SyncOverlap, SyncReads, SyncSettings, SyncStrategySums,
 };
 pub use writeback::MmapWriteback;
-pub(crate) use writeback::usable_memory;
 
 pub use curve::{CurveSettings, DEFAULT_EVAL_HANDS};
 pub use durations::{DurationError, parse_duration};

@@ -241,7 +241,7 @@ pub(crate) fn plan_this_rank(
         None => {
             let sharing = ranks_on_this_machine(&|name| std::env::var(name).ok());
             (
-                crate::config::usable_memory()? / sharing,
+                store::usable_memory()? / sharing,
                 UsableFrom::Machine { sharing },
             )
         }
