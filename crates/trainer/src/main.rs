@@ -454,6 +454,10 @@ enum BenchTarget {
         /// Run only this backend, in this process (used by the parent run).
         #[arg(long, value_parser = parse_subject, hide = true)]
         only: Option<bench::store::Subject>,
+        /// After the steps, read every record back (and check it): the
+        /// posts' second workload, writing then reading a set of records.
+        #[arg(long)]
+        read_back: bool,
     },
     /// Under mpirun (a trainer built --features mpi): one sync's exchange,
     /// dense (every record's delta all-reduced) against sparse (only the
@@ -982,9 +986,10 @@ fn bench_command(target: BenchTarget, group: Option<&Group>) -> anyhow::Result<(
             threads,
             dir,
             only,
+            read_back,
         } => {
             let trainer = std::env::current_exe()?;
-            bench::store::run(keys, threads, &dir, only, &trainer)
+            bench::store::run(keys, threads, &dir, only, read_back, &trainer)
         }
     }
 }

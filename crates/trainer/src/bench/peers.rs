@@ -161,6 +161,14 @@ impl WriteBack {
         }
     }
 
+    /// `key`'s record: a pending write's, or the store's.
+    pub fn read(&self, key: Key) -> anyhow::Result<Record> {
+        if let Some(bytes) = locked(self.shard(key)).get(&key) {
+            return record_of(bytes);
+        }
+        self.current(key)
+    }
+
     /// Reads `key`'s record, lets `work` change it, and holds the result
     /// for the next batch. The shard stays locked from the read to the
     /// write, so no step on the same key is lost.

@@ -99,6 +99,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn reading_back_passes_what_the_steps_wrote_and_refuses_anything_else() {
+        let table = MemoryTable::new();
+        run_steps(&table, 5_000).unwrap();
+        assert!(read_table(&table, 5_000).is_ok());
+        let error = read_back(10, &|index| {
+            let mut record = Record::default();
+            touch(&mut record, index + u64::from(index == 7));
+            Ok(record)
+        })
+        .unwrap_err();
+        assert!(error.to_string().contains("key 7 reads back"), "{error}");
+        // A table the steps never wrote does not read back as written.
+        assert!(read_table(&MemoryTable::new(), 1).is_err());
+    }
+
+    #[test]
     fn workload_keys_are_distinct_sequences_of_six_to_nineteen_actions() {
         let keys: std::collections::HashSet<Key> = (0..200_000).map(key_of).collect();
         assert_eq!(keys.len(), 200_000);
@@ -203,6 +219,8 @@ fn run_steps(table: &dyn Table, keys: u64) -> anyhow::Result<()> {
 /// One backend's figures, printed by the child as one parseable line.
 struct Measurement {
     seconds: f64,
+    /// Reading every record back after the steps, when asked (0 otherwise).
+    read_seconds: f64,
     setup_seconds: f64,
     peak_anon: u64,
     peak_file: u64,
@@ -217,11 +235,34 @@ fn fingerprint(keys: u64) -> Fingerprint {
     }
 }
 
-fn measure(backend: Subject, keys: u64, dir: &Path) -> anyhow::Result<Measurement> {
+/// Reads every key's record once, in parallel, and checks that each holds
+/// what its step wrote: the second workload of the posts (write a set of
+/// records, then read them back).
+fn read_back(
+    keys: u64,
+    read: &(dyn Fn(u64) -> anyhow::Result<Record> + Sync),
+) -> anyhow::Result<f64> {
+    let started = Instant::now();
+    (0..keys).into_par_iter().try_for_each(|index| {
+        let record = read(index)?;
+        let mut expected = Record::default();
+        touch(&mut expected, index);
+        anyhow::ensure!(
+            record.regrets[..5] == expected.regrets[..5]
+                && record.strategy_sum[..5] == expected.strategy_sum[..5],
+            "key {index} reads back {record:?}, not what its step wrote"
+        );
+        Ok(())
+    })?;
+    Ok(started.elapsed().as_secs_f64())
+}
+
+fn measure(backend: Subject, keys: u64, dir: &Path, read: bool) -> anyhow::Result<Measurement> {
     let sampler = MemorySampler::start();
     let setup = Instant::now();
     let mut index_bytes = 0;
     let mut disk = 0;
+    let mut read_seconds = 0.0;
     let seconds = match backend {
         Subject::Baseline => {
             let map: Mutex<HashMap<Key, Record>> = Mutex::new(HashMap::new());
@@ -232,9 +273,24 @@ fn measure(backend: Subject, keys: u64, dir: &Path) -> anyhow::Result<Measuremen
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
                 touch(map.entry(key_of(index)).or_default(), index);
             });
-            started.elapsed().as_secs_f64()
+            let seconds = started.elapsed().as_secs_f64();
+            if read {
+                read_seconds = read_back(keys, &|index| {
+                    let map = map
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    map.get(&key_of(index))
+                        .cloned()
+                        .context("a written key is missing")
+                })?;
+            }
+            seconds
         }
-        Subject::Limit => measure_limit(keys),
+        Subject::Limit => {
+            let (seconds, read) = measure_limit(keys, read)?;
+            read_seconds = read;
+            seconds
+        }
         #[cfg(feature = "bench-peers")]
         Subject::Peer(name) => {
             let peer_dir = dir.join(name);
@@ -247,22 +303,34 @@ fn measure(backend: Subject, keys: u64, dir: &Path) -> anyhow::Result<Measuremen
                 .into_par_iter()
                 .try_for_each(|index| table.update(key_of(index), |record| touch(record, index)))?;
             table.flush()?;
+            let seconds = started.elapsed().as_secs_f64();
             disk = directory_bytes(&peer_dir);
-            started.elapsed().as_secs_f64()
+            if read {
+                read_seconds = read_back(keys, &|index| table.read(key_of(index)))?;
+            }
+            seconds
         }
         Subject::Store(Backend::Memory) => {
             let table = MemoryTable::new();
             let started = Instant::now();
             run_steps(&table, keys)?;
-            started.elapsed().as_secs_f64()
+            let seconds = started.elapsed().as_secs_f64();
+            if read {
+                read_seconds = read_table(&table, keys)?;
+            }
+            seconds
         }
         Subject::Store(Backend::Lmdb) => {
             let table = LmdbTable::open(&dir.join("lmdb"), LAYOUT, fingerprint(keys), 1 << 20)?;
             let started = Instant::now();
             run_steps(&table, keys)?;
             table.checkpoint(&ClientState::NONE)?;
+            let seconds = started.elapsed().as_secs_f64();
             disk = table.disk_bytes();
-            started.elapsed().as_secs_f64()
+            if read {
+                read_seconds = read_table(&table, keys)?;
+            }
+            seconds
         }
         Subject::Store(Backend::Mmap) => {
             let universe = BenchUniverse(keys);
@@ -279,14 +347,19 @@ fn measure(backend: Subject, keys: u64, dir: &Path) -> anyhow::Result<Measuremen
             let started = Instant::now();
             run_steps(&table, keys)?;
             table.checkpoint(&ClientState::NONE)?;
+            let seconds = started.elapsed().as_secs_f64();
             disk = table.disk_bytes();
-            started.elapsed().as_secs_f64()
+            if read {
+                read_seconds = read_table(&table, keys)?;
+            }
+            seconds
         }
     };
-    let setup_seconds = setup.elapsed().as_secs_f64() - seconds;
+    let setup_seconds = setup.elapsed().as_secs_f64() - seconds - read_seconds;
     let (peak_anon, peak_file) = sampler.finish();
     Ok(Measurement {
         seconds,
+        read_seconds,
         setup_seconds,
         peak_anon,
         peak_file,
@@ -295,9 +368,15 @@ fn measure(backend: Subject, keys: u64, dir: &Path) -> anyhow::Result<Measuremen
     })
 }
 
+/// Reads every record of one of our tables back by its key.
+fn read_table(table: &dyn Table, keys: u64) -> anyhow::Result<f64> {
+    read_back(keys, &|index| Ok(table.read(table.slot(key_of(index))?)?))
+}
+
 /// The limit's seconds: dense ids shuffled before the clock starts (as a
-/// perfect hash scatters keys), then every step on its record.
-fn measure_limit(keys: u64) -> f64 {
+/// perfect hash scatters keys), then every step on its record; and, with
+/// `read`, every record read back by its id.
+fn measure_limit(keys: u64, read: bool) -> anyhow::Result<(f64, f64)> {
     use rand::{SeedableRng, seq::SliceRandom};
     let mut ids: Vec<u32> = (0..keys as u32).collect();
     ids.shuffle(&mut rand::rngs::SmallRng::seed_from_u64(keys));
@@ -313,7 +392,19 @@ fn measure_limit(keys: u64) -> f64 {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         touch(&mut record, index);
     });
-    started.elapsed().as_secs_f64()
+    let seconds = started.elapsed().as_secs_f64();
+    let read_seconds = if read {
+        read_back(keys, &|index| {
+            std::hint::black_box(key_of(index));
+            let id = ids[index as usize] as usize;
+            Ok(*records[id]
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner))
+        })?
+    } else {
+        0.0
+    };
+    Ok((seconds, read_seconds))
 }
 
 /// Bytes of every file under `dir`.
@@ -333,12 +424,15 @@ fn directory_bytes(dir: &Path) -> u64 {
 
 /// Measures every subject, each in a child process of `trainer` (so that
 /// each peak of memory is its own), or with `only`, one subject in this
-/// process. `trainer` is the executable that runs the children.
+/// process. `trainer` is the executable that runs the children. With
+/// `read`, every record is also read back after the steps (the posts'
+/// second workload).
 pub fn run(
     keys: u64,
     threads: Option<usize>,
     dir: &Path,
     only: Option<Subject>,
+    read: bool,
     trainer: &Path,
 ) -> anyhow::Result<()> {
     anyhow::ensure!(keys > 0, "--keys must be at least 1");
@@ -354,10 +448,16 @@ pub fn run(
             .context("cannot start the thread pool")?;
     }
     if let Some(backend) = only {
-        let m = measure(backend, keys, dir)?;
+        let m = measure(backend, keys, dir, read)?;
         println!(
-            "RESULT {} {} {} {} {} {}",
-            m.seconds, m.setup_seconds, m.peak_anon, m.peak_file, m.disk, m.index_bytes
+            "RESULT {} {} {} {} {} {} {}",
+            m.seconds,
+            m.setup_seconds,
+            m.peak_anon,
+            m.peak_file,
+            m.disk,
+            m.index_bytes,
+            m.read_seconds
         );
         return Ok(());
     }
@@ -366,21 +466,22 @@ pub fn run(
         .map(|backend| {
             Ok((
                 backend,
-                measure_in_child(backend, keys, threads, dir, trainer)?,
+                measure_in_child(backend, keys, threads, dir, read, trainer)?,
             ))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    print_table(keys, &rows);
+    print_table(keys, read, &rows);
     Ok(())
 }
 
 /// Measures one subject in a child process of its own, so that each
-/// peak RSS is its own, and returns the six figures the child printed.
+/// peak RSS is its own, and returns the seven figures the child printed.
 fn measure_in_child(
     backend: Subject,
     keys: u64,
     threads: Option<usize>,
     dir: &Path,
+    read: bool,
     trainer: &Path,
 ) -> anyhow::Result<Vec<f64>> {
     let run_dir = dir.join(backend.name());
@@ -397,6 +498,9 @@ fn measure_in_child(
     command.args(["--only", backend.name()]);
     if let Some(threads) = threads {
         command.args(["--threads", &threads.to_string()]);
+    }
+    if read {
+        command.arg("--read-back");
     }
     let output = command.output().context("cannot run the benchmark child")?;
     std::fs::remove_dir_all(&run_dir).ok();
@@ -415,13 +519,14 @@ fn measure_in_child(
         .split_whitespace()
         .map(|value| value.parse().unwrap_or(0.0))
         .collect();
-    anyhow::ensure!(fields.len() == 6, "malformed benchmark result: {text}");
+    anyhow::ensure!(fields.len() == 7, "malformed benchmark result: {text}");
     Ok(fields)
 }
 
 /// The table, each time as a ratio of the first row's (the baseline).
-fn print_table(keys: u64, rows: &[(Subject, Vec<f64>)]) {
+fn print_table(keys: u64, read: bool, rows: &[(Subject, Vec<f64>)]) {
     let baseline = rows[0].1[0];
+    let read_baseline = rows[0].1[6];
     println!(
         "{} keys (action sequences of 6-19 over 32 actions), records of {} actions ({} B), {} threads",
         thousands(keys),
@@ -429,7 +534,7 @@ fn print_table(keys: u64, rows: &[(Subject, Vec<f64>)]) {
         LAYOUT.bytes(),
         rayon::current_num_threads()
     );
-    println!(
+    print!(
         "{:<26} {:>9} {:>11} {:>10} {:>14} {:>14} {:>11} {:>10}",
         "store",
         "time (s)",
@@ -440,6 +545,10 @@ fn print_table(keys: u64, rows: &[(Subject, Vec<f64>)]) {
         "disk",
         "phf"
     );
+    if read {
+        print!(" {:>9} {:>11}", "read (s)", "vs baseline");
+    }
+    println!();
     let size = |value: f64| {
         if value > 0.0 {
             bytes(value as u64)
@@ -448,7 +557,7 @@ fn print_table(keys: u64, rows: &[(Subject, Vec<f64>)]) {
         }
     };
     for (backend, f) in rows {
-        println!(
+        print!(
             "{:<26} {:>9.2} {:>10.2}x {:>10.2} {:>14} {:>14} {:>11} {:>10}",
             backend.label(),
             f[0],
@@ -459,10 +568,19 @@ fn print_table(keys: u64, rows: &[(Subject, Vec<f64>)]) {
             size(f[4]),
             size(f[5]),
         );
+        if read {
+            print!(" {:>9.2} {:>10.2}x", f[6], f[6] / read_baseline);
+        }
+        println!();
     }
     println!(
         "time: the look-up + write-back steps (LMDB and mmap include their final checkpoint);"
     );
+    if read {
+        println!(
+            "read: then every record read back by its key and checked against what its step wrote."
+        );
+    }
     println!(
         "setup: building the perfect hash and allocating files (mmap), opening the env (LMDB)."
     );
