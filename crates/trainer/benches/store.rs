@@ -7,7 +7,7 @@ use std::path::Path;
 fn main() -> anyhow::Result<()> {
     let dir = std::env::temp_dir().join(format!("trainer-bench-store-{}", std::process::id()));
     let trainer = Path::new(env!("CARGO_BIN_EXE_trainer"));
-    let result = trainer::bench::store::run(2_000_000, None, &dir, None, trainer);
+    let result = trainer::bench::store::run(2_000_000, None, &dir, None, false, trainer);
     let _ = std::fs::remove_dir_all(&dir);
     result
 }

@@ -23,6 +23,10 @@ use super::files::*;
 use super::universe::*;
 use super::*;
 
+/// A listed universe is hashed into the files in chunks of this many keys,
+/// which threads take in turn.
+const LISTED_CHUNK_KEYS: usize = 1 << 20;
+
 impl MmapTable {
     /// Opens the store in `path`. A new directory is built from `universe`:
     /// the perfect hash, then a fully allocated records file. An existing one
@@ -101,9 +105,18 @@ impl MmapTable {
     {
         let count = universe.len();
         let chunks = ChunkList(universe.chunks());
-        progress(&format!("building the perfect hash over {count} keys"));
         let threads = std::thread::available_parallelism().map_or(1, usize::from);
-        let phf = Mphf::from_chunked_iterator_parallel(GAMMA, &chunks, None, count, threads);
+        let listed = if lists_keys(count) {
+            progress(&format!("listing {count} keys into memory"));
+            Some(list_keys(&chunks.0, count, threads, dir.path())?)
+        } else {
+            None
+        };
+        progress(&format!("building the perfect hash over {count} keys"));
+        let phf = match &listed {
+            Some(keys) => Mphf::new_parallel(GAMMA, keys, None),
+            None => Mphf::from_chunked_iterator_parallel(GAMMA, &chunks, None, count, threads),
+        };
         progress("allocating the records file");
         let records_path = dir.file(RECORDS_FILE);
         let (map, file_bytes) = new_records_file(&dir, layout, count)?;
@@ -115,16 +128,36 @@ impl MmapTable {
             keys: &keys_file,
             keys_path: &keys_path,
         };
-        write_key_checks_and_keys(
-            &chunks.0,
-            &phf,
-            &files,
-            dir.path(),
-            count,
-            threads,
-            build_window_bytes(),
-            progress,
-        )?;
+        let window_bytes = build_window_bytes();
+        match &listed {
+            Some(keys) => {
+                let parts: Vec<_> = keys
+                    .chunks(LISTED_CHUNK_KEYS)
+                    .map(|part| part.iter().copied())
+                    .collect();
+                write_key_checks_and_keys(
+                    &parts,
+                    &phf,
+                    &files,
+                    dir.path(),
+                    count,
+                    threads,
+                    window_bytes,
+                    progress,
+                )?;
+            }
+            None => write_key_checks_and_keys(
+                &chunks.0,
+                &phf,
+                &files,
+                dir.path(),
+                count,
+                threads,
+                window_bytes,
+                progress,
+            )?,
+        }
+        drop(listed);
         progress("saving the perfect hash");
         let phf_bytes = postcard::to_stdvec(&phf).map_err(|error| StoreError::Corrupt {
             path: dir.file(PHF_FILE),

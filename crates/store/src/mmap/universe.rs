@@ -67,6 +67,72 @@ impl<'a, C: Clone> IntoIterator for &'a ChunkList<C> {
     }
 }
 
+/// Whether a universe of `count` keys is listed into memory before the
+/// build: when the keys, and the copy of those the perfect hash's first
+/// level leaves over, fit in a build window. Listed once, the universe is
+/// enumerated once; walked in chunks, it is enumerated twice by each level
+/// of the hash's build (about a dozen walks), which for euchre's play
+/// universe costs far more than the hashing.
+pub(super) fn lists_keys(count: u64) -> bool {
+    count.saturating_mul(2 * KEY_BYTES) <= build_window_bytes()
+}
+
+/// The whole universe in memory, each chunk written into its own stretch of
+/// one vector by `threads` threads taking chunks in turn. A universe whose
+/// chunks do not hold `count` keys is refused, naming `dir`.
+pub(super) fn list_keys<C>(
+    chunks: &[C],
+    count: u64,
+    threads: usize,
+    dir: &Path,
+) -> Result<Vec<Key>, StoreError>
+where
+    C: IntoIterator<Item = Key> + Clone + Send + Sync,
+    C::IntoIter: ExactSizeIterator,
+{
+    let wrong_count = |listed: u64| StoreError::Corrupt {
+        path: dir.to_path_buf(),
+        reason: format!(
+            "the key universe says it holds {count} keys but its chunks hold {listed}: a bug in the universe, not in the files"
+        ),
+    };
+    let listed: u64 = chunks
+        .iter()
+        .map(|chunk| chunk.clone().into_iter().len() as u64)
+        .sum();
+    if listed != count {
+        return Err(wrong_count(listed));
+    }
+    let mut keys: Vec<Key> = vec![0; count as usize];
+    let mut rest = keys.as_mut_slice();
+    let mut work = Vec::with_capacity(chunks.len());
+    for chunk in chunks {
+        let (stretch, tail) = rest.split_at_mut(chunk.clone().into_iter().len());
+        work.push((chunk, stretch));
+        rest = tail;
+    }
+    let work = std::sync::Mutex::new(work);
+    std::thread::scope(|scope| {
+        for _ in 0..threads.max(1) {
+            scope.spawn(|| {
+                loop {
+                    let next = work
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .pop();
+                    let Some((chunk, stretch)) = next else {
+                        break;
+                    };
+                    for (place, key) in stretch.iter_mut().zip(chunk.clone()) {
+                        *place = key;
+                    }
+                }
+            });
+        }
+    });
+    Ok(keys)
+}
+
 /// The least a window of the build may write. A window touches only its
 /// slots, so the page cache it dirties stays bounded however large the
 /// store is, and a build under a memory cap writes back instead of

@@ -138,3 +138,19 @@ fn a_spilled_offset_outside_its_window_is_refused_before_anything_is_written() {
     assert!(!written(&records_path), "a check was written");
     assert!(!written(&keys_path), "a key was written");
 }
+
+#[test]
+fn a_listed_universe_holds_every_key_of_its_chunks_in_order() {
+    let chunks = universe();
+    let listed = list_keys(&chunks, KEYS, 2, Path::new("store")).unwrap();
+    assert_eq!(listed, chunks.concat());
+}
+
+#[test]
+fn a_universe_that_miscounts_its_keys_is_refused_by_name() {
+    let error = list_keys(&universe(), KEYS + 1, 2, Path::new("store")).unwrap_err();
+    assert!(
+        matches!(&error, StoreError::Corrupt { reason, .. } if reason.contains("holds 5001 keys but its chunks hold 5000")),
+        "{error}"
+    );
+}
