@@ -458,6 +458,7 @@ mod tests {
     use std::os::unix::fs::FileExt;
     use std::path::Path;
 
+    use super::universe::BuildPlan;
     use super::*;
     use crate::dir::Fingerprint;
     use crate::held_pages::Writeback;
@@ -475,6 +476,67 @@ mod tests {
             .unwrap()
             .with_writeback(Writeback::AtCheckpoint)
             .unwrap()
+    }
+
+    #[test]
+    fn a_store_built_from_chunks_in_many_windows_finds_every_key_as_one_built_from_a_list() {
+        let chunks: Vec<Vec<Key>> = (0..6u128)
+            .map(|chunk| (0..700).map(|i| chunk << 64 | (i * 7 + 1)).collect())
+            .collect();
+        let layout = RecordLayout::new(7, RecordEncoding::I16Scaled).unwrap();
+        let fingerprint = || Fingerprint {
+            digest: 4,
+            description: "test universe 4".into(),
+        };
+        let streamed = TempDir::new("mmap-build-streamed");
+        let listed = TempDir::new("mmap-build-listed");
+        let slot_bytes = universe::window_slot_bytes(layout);
+        let plans = [
+            (
+                &streamed,
+                BuildPlan {
+                    list: false,
+                    window_bytes: 500 * slot_bytes,
+                },
+            ),
+            (
+                &listed,
+                BuildPlan {
+                    list: true,
+                    window_bytes: 1 << 30,
+                },
+            ),
+        ];
+        for (dir, plan) in plans {
+            let table =
+                MmapTable::build_as_planned(dir.path(), layout, fingerprint(), &chunks, plan)
+                    .unwrap();
+            assert!(
+                !dir.join(spill::SPILL_DIR).exists(),
+                "{plan:?} left its spill behind"
+            );
+            let mut slots = std::collections::HashSet::new();
+            for &key in chunks.iter().flatten() {
+                let slot = table.slot(key).unwrap();
+                assert_eq!(
+                    table.key(slot).unwrap(),
+                    key,
+                    "{plan:?}: the keys file at {slot:?}"
+                );
+                slots.insert(slot.index());
+            }
+            assert_eq!(slots.len(), 4_200, "{plan:?}: every key its own slot");
+            assert!(
+                table.slot(1u128 << 100).is_err(),
+                "{plan:?}: a foreign key is refused"
+            );
+            drop(table);
+            let reopened = MmapTable::open(dir.path(), layout, fingerprint(), &chunks, &mut |_| {});
+            assert!(
+                reopened.is_ok(),
+                "{plan:?}: the built store reopens and verifies"
+            );
+        }
     }
 
     fn bump(table: &MmapTable, keys: &[Key], by: f32) {

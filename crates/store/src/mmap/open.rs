@@ -87,9 +87,26 @@ impl MmapTable {
             }
             None => {
                 progress("listing the key universe");
-                Self::build(dir, layout, wanted, &universe(), progress)
+                let universe = universe();
+                let plan = BuildPlan::for_memory(universe.len());
+                Self::build(dir, layout, wanted, &universe, plan, progress)
             }
         }
+    }
+
+    /// Builds a new store in `path` as `plan` says, whatever the memory:
+    /// for tests of the paths a large universe takes.
+    #[cfg(test)]
+    pub(super) fn build_as_planned(
+        path: &Path,
+        layout: RecordLayout,
+        fingerprint: Fingerprint,
+        universe: &Vec<Vec<Key>>,
+        plan: BuildPlan,
+    ) -> Result<MmapTable, StoreError> {
+        let dir = StoreDir::lock(path)?;
+        let wanted = Manifest::new(Backend::Mmap, layout, fingerprint);
+        Self::build(dir, layout, wanted, universe, plan, &mut |_| {})
     }
 
     fn build<U>(
@@ -97,6 +114,7 @@ impl MmapTable {
         layout: RecordLayout,
         mut manifest: Manifest,
         universe: &U,
+        plan: BuildPlan,
         progress: &mut dyn FnMut(&str),
     ) -> Result<MmapTable, StoreError>
     where
@@ -106,7 +124,7 @@ impl MmapTable {
         let count = universe.len();
         let chunks = ChunkList(universe.chunks());
         let threads = std::thread::available_parallelism().map_or(1, usize::from);
-        let listed = if lists_keys(count) {
+        let listed = if plan.list {
             progress(&format!("listing {count} keys into memory"));
             Some(list_keys(&chunks.0, count, threads, dir.path())?)
         } else {
@@ -128,7 +146,7 @@ impl MmapTable {
             keys: &keys_file,
             keys_path: &keys_path,
         };
-        let window_bytes = build_window_bytes();
+        let window_bytes = plan.window_bytes;
         match &listed {
             Some(keys) => {
                 let parts: Vec<_> = keys

@@ -67,13 +67,31 @@ impl<'a, C: Clone> IntoIterator for &'a ChunkList<C> {
     }
 }
 
+/// How a store is built: whether its universe is listed into memory first,
+/// and the bytes of a window of its files.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct BuildPlan {
+    pub(super) list: bool,
+    pub(super) window_bytes: u64,
+}
+
+impl BuildPlan {
+    /// The plan for `count` keys in the memory this process may use.
+    pub(super) fn for_memory(count: u64) -> BuildPlan {
+        BuildPlan {
+            list: lists_keys(count),
+            window_bytes: build_window_bytes(),
+        }
+    }
+}
+
 /// Whether a universe of `count` keys is listed into memory before the
 /// build: when the keys, and the copy of those the perfect hash's first
 /// level leaves over, fit in a build window. Listed once, the universe is
 /// enumerated once; walked in chunks, it is enumerated twice by each level
 /// of the hash's build (about a dozen walks), which for euchre's play
 /// universe costs far more than the hashing.
-pub(super) fn lists_keys(count: u64) -> bool {
+fn lists_keys(count: u64) -> bool {
     count.saturating_mul(2 * KEY_BYTES) <= build_window_bytes()
 }
 
