@@ -508,9 +508,11 @@ mod tests {
             ),
         ];
         for (dir, plan) in plans {
+            let locked = StoreDir::lock(dir.path()).unwrap();
+            let manifest =
+                crate::dir::Manifest::new(crate::dir::Backend::Mmap, layout, fingerprint());
             let table =
-                MmapTable::build_as_planned(dir.path(), layout, fingerprint(), &chunks, plan)
-                    .unwrap();
+                MmapTable::build(locked, layout, manifest, &chunks, plan, &mut |_| {}).unwrap();
             assert!(
                 !dir.join(spill::SPILL_DIR).exists(),
                 "{plan:?} left its spill behind"

@@ -94,22 +94,9 @@ impl MmapTable {
         }
     }
 
-    /// Builds a new store in `path` as `plan` says, whatever the memory:
-    /// for tests of the paths a large universe takes.
-    #[cfg(test)]
-    pub(super) fn build_as_planned(
-        path: &Path,
-        layout: RecordLayout,
-        fingerprint: Fingerprint,
-        universe: &Vec<Vec<Key>>,
-        plan: BuildPlan,
-    ) -> Result<MmapTable, StoreError> {
-        let dir = StoreDir::lock(path)?;
-        let wanted = Manifest::new(Backend::Mmap, layout, fingerprint);
-        Self::build(dir, layout, wanted, universe, plan, &mut |_| {})
-    }
-
-    fn build<U>(
+    /// Builds a new store in the locked, empty `dir` from `universe` as
+    /// `plan` says (tests give a plan whatever the memory).
+    pub(super) fn build<U>(
         dir: StoreDir,
         layout: RecordLayout,
         mut manifest: Manifest,
