@@ -276,17 +276,7 @@ fn a_job_with_a_killed_rank_stops_and_resumes_on_any_number_of_ranks() {
         .unwrap();
     // Wait for two checkpoints, then kill rank 1 as a crash would.
     let mut log = BufReader::new(job.stderr.take().unwrap());
-    let mut checkpoints = 0;
-    let mut line = String::new();
-    let started = Instant::now();
-    while checkpoints < 2 && started.elapsed() < Duration::from_secs(120) {
-        line.clear();
-        if log.read_line(&mut line).unwrap() == 0 {
-            break;
-        }
-        checkpoints += usize::from(line.contains("checkpoint at iteration"));
-    }
-    assert_eq!(checkpoints, 2, "the job checkpointed twice");
+    after_checkpoints(&mut log, 2);
     let (follower, _) = ranks_of(&job)
         .into_iter()
         .find(|&(_, rank)| rank == 1)
@@ -334,6 +324,116 @@ fn a_job_with_a_killed_rank_stops_and_resumes_on_any_number_of_ranks() {
             assert_eq!(synced_digests(&log).len(), 3, "{log}");
         }
     }
+}
+
+/// Waits for `checkpoints` of the job's checkpoints in its log (at most two
+/// minutes), and returns the log read so far.
+fn after_checkpoints(log: &mut impl BufRead, checkpoints: usize) -> String {
+    let (mut seen, mut read, mut line) = (0, String::new(), String::new());
+    let started = Instant::now();
+    while seen < checkpoints && started.elapsed() < Duration::from_secs(120) {
+        line.clear();
+        if log.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        seen += usize::from(line.contains("checkpoint at iteration"));
+        read.push_str(&line);
+    }
+    assert_eq!(seen, checkpoints, "the job checkpointed:\n{read}");
+    read
+}
+
+/// A rank that stops without dying (SIGSTOP: as a machine that vanished,
+/// it closes no connection, so MPI notices nothing) is named within the
+/// timeout by the ranks left, each of which ends saying so; rank 0's last
+/// checkpoint is intact and the run resumes from it. The rank is stopped
+/// at whatever moment of its epoch it is in, training or mid-sync: either
+/// way the others wait for it in a sync.
+#[test]
+fn a_rank_that_stops_answering_is_named_by_every_other_and_the_run_resumes() {
+    let temp = TempDir::new("cluster-vanish");
+    let run = temp.join("run").display().to_string();
+    let mut args = bidding_args(&run, "100000000");
+    args.extend([
+        "--checkpoint-every",
+        "2000",
+        "--sync-iterations",
+        "1000",
+        "--rank-timeout",
+        "3s",
+    ]);
+    let mut job = mpirun(3)
+        .args(&args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut log = BufReader::new(job.stderr.take().unwrap());
+    after_checkpoints(&mut log, 2);
+    let (vanished, _) = ranks_of(&job)
+        .into_iter()
+        .find(|&(_, rank)| rank == 2)
+        .expect("rank 2 is a child of mpirun");
+    let stop = |signal: &str| {
+        Command::new("kill")
+            .args([signal, &vanished.to_string()])
+            .status()
+            .unwrap()
+    };
+    stop("-STOP");
+    let stopped = Instant::now();
+    // The job must end by itself; if it does not, end it so the test fails
+    // rather than hangs.
+    let watchdog = std::thread::spawn(move || {
+        while stopped.elapsed() < Duration::from_secs(90) {
+            if std::fs::metadata(format!("/proc/{vanished}")).is_err() {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        let _ = Command::new("kill")
+            .args(["-9", &vanished.to_string()])
+            .status();
+        true
+    });
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut log, &mut rest).unwrap();
+    let status = job.wait().unwrap();
+    let ended_in = stopped.elapsed();
+    assert!(
+        !watchdog.join().unwrap(),
+        "the job did not end by itself:\n{rest}"
+    );
+    assert!(!status.success(), "the job must stop when a rank vanishes");
+    for survivor in [0, 1] {
+        let said = format!("rank {survivor}: rank 2 stopped answering");
+        assert!(rest.contains(&said), "{said}:\n{rest}");
+    }
+    assert!(rest.contains("--rank-timeout"), "{rest}");
+    assert!(
+        ended_in < Duration::from_secs(60),
+        "found within the 3 s timeout and a roll call, not TCP's minutes: {ended_in:?}\n{rest}"
+    );
+    let saved = checkpointed_iterations(&run);
+    assert!(saved >= 4000, "checkpoint at {saved}");
+
+    let resume = [
+        "resume",
+        "--run-dir",
+        &run,
+        "--iterations",
+        "2000",
+        "--threads",
+        "1",
+        "--sync-iterations",
+        "1000",
+        "--sync-check",
+    ];
+    let output = run_on(2, &resume);
+    let log = both(&output);
+    assert!(output.status.success(), "resume on 2:\n{log}");
+    assert!(log.contains("resuming from the checkpoint"), "{log}");
+    assert_eq!(checkpointed_iterations(&run), saved + 2000, "{log}");
 }
 
 #[test]

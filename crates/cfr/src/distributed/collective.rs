@@ -35,6 +35,17 @@ pub trait Collective {
     /// The elementwise sum over ranks, in place, identical on every rank.
     fn all_reduce_sum(&self, values: &mut [f32]) -> Result<(), CollectiveError>;
 
+    /// From now on (until called with `None`) every rank is expected in the
+    /// same collectives within moments of each other, as in a sync: a rank
+    /// that answers nothing for `within` is taken as gone, and the
+    /// transport ends this rank naming it rather than wait on it for ever.
+    /// Outside such stretches (a follower waiting while rank 0 checkpoints
+    /// or exports) a wait has no deadline. Transports that cannot lose a
+    /// rank ignore it.
+    fn expect_everyone(&self, within: Option<std::time::Duration>) {
+        let _ = within;
+    }
+
     /// Whether this rank is the one that writes files and prints.
     fn is_root(&self) -> bool {
         self.rank() == 0

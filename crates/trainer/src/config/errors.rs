@@ -92,7 +92,7 @@ pub enum ConfigError {
     #[error("[run] batch must be at least 1")]
     ZeroBatch,
     #[error(
-        "--checkpoint-every 0 (checkpoint_every_iterations = 0) would checkpoint after every batch; give at least 1 iteration (the default is 1,000,000; checkpoints also come every 10 minutes and at Ctrl-C)"
+        "--checkpoint-every 0 (checkpoint_every_iterations = 0) would checkpoint after every batch; give at least 1 iteration, or leave it out (checkpoints come every 10 minutes and at Ctrl-C without it)"
     )]
     ZeroCheckpointEvery,
     #[error(

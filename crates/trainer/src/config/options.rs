@@ -263,7 +263,8 @@ pub struct SessionOptions {
     #[arg(long = "for", value_name = "DURATION", value_parser = parse_duration_flag)]
     #[serde(rename = "for", default, deserialize_with = "duration_text")]
     pub duration: Option<Duration>,
-    /// Checkpoint every N iterations (also every 10 minutes, and on Ctrl-C).
+    /// Also checkpoint every N iterations (checkpoints come every 10 minutes,
+    /// and on Ctrl-C, without it).
     #[arg(long = "checkpoint-every", value_name = "N")]
     pub checkpoint_every_iterations: Option<u64>,
     #[arg(skip)]
@@ -361,6 +362,11 @@ pub struct ClusterOptions {
     /// an epoch later; off (the default): training waits for every sync.
     #[arg(long, value_enum, value_name = "ON|OFF")]
     pub sync_overlap: Option<super::SyncOverlap>,
+    /// Under mpirun: how long a rank may give no answer in a sync before
+    /// the others name it, end, and leave the run to resume from rank 0's
+    /// last checkpoint (default 1m; never less than an epoch's training).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_flag)]
+    pub rank_timeout: Option<Duration>,
 }
 
 impl ClusterOptions {
@@ -373,6 +379,8 @@ impl ClusterOptions {
             (None, Some(every)) => SyncEvery::Time(every),
             (None, None) => defaults.every,
         };
+        // A zero duration is refused as the flag is parsed.
+        let rank_timeout = self.rank_timeout.unwrap_or(defaults.rank_timeout);
         Ok(SyncSettings {
             every,
             reads: self.sync_reads.unwrap_or(defaults.reads),
@@ -380,6 +388,7 @@ impl ClusterOptions {
             check: self.sync_check,
             rank_memory: self.rank_memory,
             overlap: self.sync_overlap.unwrap_or(defaults.overlap),
+            rank_timeout,
         })
     }
 }

@@ -288,7 +288,7 @@ fn session_of(
         iterations,
         until: options.until,
         duration: options.duration,
-        checkpoint_every_iterations: options.checkpoint_every_iterations.unwrap_or(1_000_000),
+        checkpoint_every_iterations: options.checkpoint_every_iterations,
         checkpoint_every_minutes: minutes,
         batch,
         lmdb_cache_records: store

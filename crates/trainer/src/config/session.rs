@@ -85,7 +85,12 @@ pub struct SessionSettings {
     pub until: Option<u64>,
     /// Wall-clock budget for this session.
     pub duration: Option<Duration>,
-    pub checkpoint_every_iterations: u64,
+    /// Also checkpoint every N iterations, where asked; `None` checkpoints
+    /// by time alone. Not by default: a count of iterations is minutes on
+    /// one laptop but seconds on a cluster of many ranks and threads, where
+    /// every checkpoint idles every rank.
+    #[serde(default, deserialize_with = "saved_checkpoint_every")]
+    pub checkpoint_every_iterations: Option<u64>,
     pub checkpoint_every_minutes: f64,
     /// Iterations between progress updates and stop checks.
     pub batch: u64,
@@ -139,7 +144,7 @@ impl SessionSettings {
             self.duration = flags.duration;
         }
         if let Some(every) = flags.checkpoint_every_iterations {
-            self.checkpoint_every_iterations = every.max(1);
+            self.checkpoint_every_iterations = Some(every.max(1));
         }
         self.export |= flags.export.unwrap_or(false);
         if let Some(regret) = flags.prune {
@@ -159,9 +164,41 @@ impl SessionSettings {
     }
 }
 
+/// The iteration count a run saved before checkpoints came by time alone
+/// wrote out for every run that did not choose one.
+const OLD_DEFAULT_CHECKPOINT_EVERY: u64 = 1_000_000;
+
+/// A saved run's iteration cadence: the old default, which every run saved
+/// before it was dropped wrote out whether chosen or not, is read as no
+/// iteration cadence, so an old run resumed on a cluster checkpoints by time
+/// as a new one does (`--checkpoint-every 1000000` brings it back).
+fn saved_checkpoint_every<'de, D: serde::Deserializer<'de>>(
+    saved: D,
+) -> Result<Option<u64>, D::Error> {
+    let every = Option::<u64>::deserialize(saved)?;
+    Ok(every.filter(|&every| every != OLD_DEFAULT_CHECKPOINT_EVERY))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[derive(Deserialize)]
+    struct Saved {
+        #[serde(default, deserialize_with = "saved_checkpoint_every")]
+        every: Option<u64>,
+    }
+
+    fn saved(text: &str) -> Option<u64> {
+        toml::from_str::<Saved>(text).unwrap().every
+    }
+
+    #[test]
+    fn old_runs_saved_default_iteration_cadence_reads_as_checkpoints_by_time_alone() {
+        assert_eq!(saved("every = 1000000"), None);
+        assert_eq!(saved(""), None);
+        assert_eq!(saved("every = 150000"), Some(150_000));
+    }
 
     #[test]
     fn cpu_lists_count_their_cpus() {

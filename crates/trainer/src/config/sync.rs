@@ -87,6 +87,20 @@ pub struct SyncSettings {
     /// Whether epochs train beside the syncs; always off with frozen reads,
     /// whose epochs must not see the replica move.
     pub overlap: SyncOverlap,
+    /// How long a rank may give no answer in a sync before the others take
+    /// it as gone, name it and end (at least this epoch's training time,
+    /// so that a slow epoch is not taken for a lost rank).
+    #[serde(default = "default_rank_timeout")]
+    pub rank_timeout: Duration,
+}
+
+/// A rank silent this long in a sync is gone: a minute, well beyond a
+/// sync's spread between ranks at the default 10-second period, and well
+/// short of TCP's 15 minutes.
+const DEFAULT_RANK_TIMEOUT: Duration = Duration::from_secs(60);
+
+fn default_rank_timeout() -> Duration {
+    DEFAULT_RANK_TIMEOUT
 }
 
 impl SyncSettings {
@@ -110,6 +124,7 @@ impl Default for SyncSettings {
             check: false,
             rank_memory: None,
             overlap: SyncOverlap::Off,
+            rank_timeout: DEFAULT_RANK_TIMEOUT,
         }
     }
 }

@@ -211,8 +211,10 @@ impl Looping<'_> {
                 break Ending::Budget;
             }
             // Never cross a checkpoint boundary inside a batch.
-            let every = settings.checkpoint_every_iterations;
-            let to_checkpoint = every - (progress.iterations - last_checkpoint.1) % every;
+            let since_checkpoint = progress.iterations - last_checkpoint.1;
+            let to_checkpoint = settings
+                .checkpoint_every_iterations
+                .map_or(u64::MAX, |every| every - since_checkpoint % every);
             let count = steps.preferred().min(remaining).min(to_checkpoint);
             let batch_started = Instant::now();
             let stats = steps.run(progress.iterations + 1, count)?;
@@ -221,9 +223,10 @@ impl Looping<'_> {
             progress.add(count, &stats, took);
             watcher.batch(this_session.iterations, table);
             let minutes = Duration::from_secs_f64(settings.checkpoint_every_minutes * 60.0);
-            if progress.iterations - last_checkpoint.1 >= every
-                || last_checkpoint.0.elapsed() >= minutes
-            {
+            let counted_out = settings
+                .checkpoint_every_iterations
+                .is_some_and(|every| progress.iterations - last_checkpoint.1 >= every);
+            if counted_out || last_checkpoint.0.elapsed() >= minutes {
                 steps.settle(progress.iterations)?;
                 commit(table, progress, identity)?;
                 *last_checkpoint = (Instant::now(), progress.iterations);

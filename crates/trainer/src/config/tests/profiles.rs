@@ -114,7 +114,7 @@ fn bad_values_are_explained() {
 fn every_flag_of_train_is_a_key_of_a_profile_table() {
     use clap::Args;
     /// Flags of one session, or of where the profile itself is.
-    const FLAG_ONLY: [&str; 9] = [
+    const FLAG_ONLY: [&str; 10] = [
         "until",
         "skip-checksums",
         "sync-every",
@@ -124,6 +124,7 @@ fn every_flag_of_train_is_a_key_of_a_profile_table() {
         "sync-check",
         "rank-memory",
         "sync-overlap",
+        "rank-timeout",
     ];
     /// Flags whose key has another name: (flag, table, key).
     const RENAMED: [(&str, &str, &str); 5] = [

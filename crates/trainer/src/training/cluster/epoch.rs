@@ -5,8 +5,9 @@ use cfr::distributed::{Collective, EpochShare, ReplicatedTable, SyncStats};
 use cfr::mccfr::{BatchStats, ExternalSampling};
 use store::Table;
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
+use super::SyncSettings;
 use super::memory::RankMemory;
 use super::orders::sum_counters;
 use super::telemetry::{self, RankEpoch};
@@ -34,19 +35,58 @@ pub(crate) enum EpochSyncs {
     Beside,
 }
 
+impl EpochSyncs {
+    /// How the epochs of a session with `settings` meet its syncs.
+    pub(crate) fn of(settings: &SyncSettings) -> EpochSyncs {
+        if settings.overlapped() {
+            EpochSyncs::Beside
+        } else {
+            EpochSyncs::After
+        }
+    }
+}
+
+/// A stretch in which every rank is expected in the same collectives: a
+/// rank silent for `within` is taken as gone
+/// ([`Collective::expect_everyone`]). Ends when dropped, on every path out.
+struct EveryoneExpected<'g>(&'g dyn Collective);
+
+impl<'g> EveryoneExpected<'g> {
+    fn new(group: &'g dyn Collective, within: Duration) -> EveryoneExpected<'g> {
+        group.expect_everyone(Some(within));
+        EveryoneExpected(group)
+    }
+}
+
+impl Drop for EveryoneExpected<'_> {
+    fn drop(&mut self) {
+        self.0.expect_everyone(None);
+    }
+}
+
+/// How long a silent rank is waited for after this rank trained for
+/// `trained`: the settings' timeout, or the training if longer (the other
+/// ranks trained as much, and one may be that much slower).
+fn patience(settings: &SyncSettings, trained: Duration) -> Duration {
+    settings.rank_timeout.max(trained)
+}
+
 /// Trains this rank's share of `total` iterations from `first` and syncs
 /// (this epoch, or with [`EpochSyncs::Beside`] the last one, meanwhile),
-/// and sums the counts over the ranks; with `check`, compares every rank's
-/// replica digest and fails if any differs. Every rank reports its room
-/// after the sync by `memory`.
+/// and sums the counts over the ranks; with the settings' check, compares
+/// every rank's replica digest and fails if any differs. Every rank reports
+/// its room after the sync by `memory`. From the end of its training (and
+/// through a sync beside it) a rank expects every other in the sync, and
+/// ends naming one that goes silent.
 pub(crate) fn train_epoch<T: Table + ?Sized>(
     group: &dyn Collective,
     solver: &ExternalSampling<'_, EuchreGame<'_>, ReplicatedTable<'_, T>>,
     replica: &ReplicatedTable<'_, T>,
-    (memory, syncs): (&RankMemory, EpochSyncs),
+    memory: &RankMemory,
+    settings: &SyncSettings,
     (first, total): (u64, u64),
-    check: bool,
 ) -> Result<EpochDone, TrainingError> {
+    let check = settings.check;
     let last = first + total.max(1) - 1;
     let now = record_iteration(last)?;
     let share = EpochShare::of(first, total, group.rank(), group.size());
@@ -54,10 +94,11 @@ pub(crate) fn train_epoch<T: Table + ?Sized>(
     // The sync's seconds: after the training, all of its time; beside
     // it, the time this thread spent in it.
     let synced_before = replica.in_flight();
-    let (mine, trained, sync, sync_seconds) = match syncs {
+    let (mine, trained, sync, sync_seconds) = match EpochSyncs::of(settings) {
         EpochSyncs::After => {
             let mine = solver.run_share(share)?;
             let trained = started.elapsed();
+            let _expected = EveryoneExpected::new(group, patience(settings, trained));
             let sync = replica.sync(group, now)?;
             (
                 mine,
@@ -74,7 +115,11 @@ pub(crate) fn train_epoch<T: Table + ?Sized>(
                     let mine = solver.run_share(share);
                     (mine, started.elapsed())
                 });
-                let sync = replica.finish_sync(group);
+                let sync = {
+                    // Every rank starts this sync as its epoch starts.
+                    let _expected = EveryoneExpected::new(group, settings.rank_timeout);
+                    replica.finish_sync(group)
+                };
                 let synced = started.elapsed();
                 let trained = training
                     .join()
@@ -87,6 +132,7 @@ pub(crate) fn train_epoch<T: Table + ?Sized>(
             (mine, trained, sync, synced.as_secs_f64())
         }
     };
+    let _expected = EveryoneExpected::new(group, patience(settings, trained));
     let ranks = telemetry::gather(
         group,
         RankEpoch::new(
@@ -108,7 +154,7 @@ pub(crate) fn train_epoch<T: Table + ?Sized>(
     )?;
     // Beside the syncs, the replicas hold every epoch before this one, if
     // one was in flight (not at a session's first epoch).
-    let synced_through = match syncs {
+    let synced_through = match EpochSyncs::of(settings) {
         EpochSyncs::After => Some(last),
         EpochSyncs::Beside => synced_before.then(|| first - 1),
     };
@@ -154,13 +200,16 @@ fn same_everywhere<T: Table + ?Sized>(
 /// Finishes the sync in flight, if any (with `check`, comparing the
 /// replicas after it), then exchanges the strategy sums every rank held
 /// back, as of iteration `through` (the last epoch's last): afterwards
-/// every replica holds every epoch. Every rank calls it together.
+/// every replica holds every epoch. Every rank calls it together, at rank
+/// 0's order, and expects every other in it.
 pub(crate) fn settle<T: Table + ?Sized>(
     group: &dyn Collective,
     replica: &ReplicatedTable<'_, T>,
     through: u64,
-    check: bool,
+    settings: &SyncSettings,
 ) -> Result<(SyncStats, SyncStats), TrainingError> {
+    let check = settings.check;
+    let _expected = EveryoneExpected::new(group, settings.rank_timeout);
     let was_in_flight = replica.in_flight();
     let finished = replica.finish_sync(group)?;
     if was_in_flight && check {

@@ -265,13 +265,13 @@ fn follow_session(
                     group,
                     &solver,
                     &replica,
-                    (&memory, super::leader::epoch_syncs(&begin.sync)),
+                    &memory,
+                    &begin.sync,
                     (first, total),
-                    begin.sync.check,
                 )?;
             }
             Order::Settle { through } => {
-                settle(group, &replica, through, begin.sync.check)?;
+                settle(group, &replica, through, &begin.sync)?;
             }
             Order::End => return Ok(None),
             Order::Quit { error } => return Ok(Some(error)),

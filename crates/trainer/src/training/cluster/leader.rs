@@ -87,7 +87,7 @@ pub(crate) fn lead_session(
         orders::send(group, &Order::End)?;
         steps
             .costs
-            .log(group.size(), epoch_syncs(&sync) == EpochSyncs::Beside);
+            .log(group.size(), EpochSyncs::of(&sync) == EpochSyncs::Beside);
     }
     steps.report_telemetry();
     result
@@ -288,14 +288,13 @@ impl Steps for Epochs<'_, '_> {
                 total: count,
             },
         )?;
-        let check = self.sizing.settings.check;
         let done = train_epoch(
             self.group,
             self.solver,
             self.replica,
-            (&self.memory, epoch_syncs(&self.sizing.settings)),
+            &self.memory,
+            &self.sizing.settings,
             (first, count),
-            check,
         )?;
         let took = started.elapsed();
         self.sizing.adapt(count, took);
@@ -341,8 +340,7 @@ impl Steps for Epochs<'_, '_> {
         }
         let started = Instant::now();
         orders::send(self.group, &Order::Settle { through })?;
-        let check = self.sizing.settings.check;
-        let (finished, settled) = settle(self.group, self.replica, through, check)?;
+        let (finished, settled) = settle(self.group, self.replica, through, &self.sizing.settings)?;
         if finished != SyncStats::default() {
             // The last epoch's sync, with no epoch beside it to train.
             self.costs.add(&finished, started.elapsed());
@@ -388,21 +386,12 @@ fn planned_entry_bytes<T: store::Table + ?Sized>(
     settings: SyncSettings,
 ) -> EntryBytes {
     let costs = replica.entry_bytes();
-    match epoch_syncs(&settings) {
+    match EpochSyncs::of(&settings) {
         EpochSyncs::After => costs,
         EpochSyncs::Beside => EntryBytes {
             pending: 2 * costs.pending,
             ..costs
         },
-    }
-}
-
-/// How the epochs of a session with `settings` meet its syncs.
-pub(crate) fn epoch_syncs(settings: &SyncSettings) -> EpochSyncs {
-    if settings.overlapped() {
-        EpochSyncs::Beside
-    } else {
-        EpochSyncs::After
     }
 }
 

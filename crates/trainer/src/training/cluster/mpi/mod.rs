@@ -1,7 +1,13 @@
 //! The MPI transport (Open MPI through rsmpi). Collectives are called only
 //! from the thread that runs the command; the solver's worker threads never
 //! touch MPI. MPI's default error handler aborts the whole job when a peer
-//! dies, so a failed rank stops every rank (and `mpirun` says which).
+//! dies, so a failed rank stops every rank (and `mpirun` says which). A
+//! rank that vanishes without dying is found by [`liveness`]: every
+//! collective here is started immediate and waited for by polling.
+
+mod liveness;
+
+pub use liveness::RANK_GONE_EXIT;
 
 use cfr::distributed::{Collective, CollectiveError};
 use mpi::Count;
@@ -11,6 +17,8 @@ use mpi::environment::Universe;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator, CommunicatorCollectives, Root};
 
+use liveness::Liveness;
+
 /// Elements of one MPI call: MPI counts and displacements are `int`.
 const MOST_PER_CALL: usize = 1 << 30;
 
@@ -19,6 +27,7 @@ pub struct MpiGroup {
     world: SimpleCommunicator,
     rank: usize,
     size: usize,
+    liveness: Liveness,
 }
 
 impl std::fmt::Debug for MpiGroup {
@@ -36,7 +45,16 @@ pub fn join() -> Option<(Universe, MpiGroup)> {
     let (universe, _) = mpi::initialize_with_threading(mpi::Threading::Funneled)?;
     let world = universe.world();
     let (rank, size) = (world.rank() as usize, world.size() as usize);
-    Some((universe, MpiGroup { world, rank, size }))
+    let liveness = Liveness::new(&world);
+    Some((
+        universe,
+        MpiGroup {
+            world,
+            rank,
+            size,
+            liveness,
+        },
+    ))
 }
 
 impl MpiGroup {
@@ -51,8 +69,13 @@ impl MpiGroup {
     /// Every rank's length, on every rank.
     fn lengths(&self, mine: &[u8]) -> Vec<u64> {
         let mut lengths = vec![0u64; self.size];
-        self.world
-            .all_gather_into(&(mine.len() as u64), &mut lengths[..]);
+        let length = mine.len() as u64;
+        mpi::request::scope(|scope| {
+            let request = self
+                .world
+                .immediate_all_gather_into(scope, &length, &mut lengths[..]);
+            self.liveness.wait(request);
+        });
         lengths
     }
 
@@ -130,6 +153,10 @@ impl Collective for MpiGroup {
         self.size
     }
 
+    fn expect_everyone(&self, within: Option<std::time::Duration>) {
+        self.liveness.expect_everyone(within);
+    }
+
     fn all_gather(&self, mine: &[u8]) -> Result<Vec<Vec<u8>>, CollectiveError> {
         let lengths = self.lengths(mine);
         let mut everyone = receivers(&lengths);
@@ -142,8 +169,13 @@ impl Collective for MpiGroup {
                     &pieces.counts[..],
                     &pieces.displacements[..],
                 );
-                self.world
-                    .all_gather_varcount_into(&mine[pieces.mine(self.rank)], &mut partition);
+                let sent = &mine[pieces.mine(self.rank)];
+                mpi::request::scope(|scope| {
+                    let request =
+                        self.world
+                            .immediate_all_gather_varcount_into(scope, sent, &mut partition);
+                    self.liveness.wait(request);
+                });
             }
             pieces.append(&received, &mut everyone);
         }
@@ -158,7 +190,10 @@ impl Collective for MpiGroup {
             let pieces = Pieces::of(&lengths, round, self.per_call());
             let sent = &mine[pieces.mine(self.rank)];
             match &mut everyone {
-                None => receiver.gather_varcount_into(sent),
+                None => mpi::request::scope(|scope| {
+                    let request = receiver.immediate_gather_varcount_into(scope, sent);
+                    self.liveness.wait(request);
+                }),
                 Some(everyone) => {
                     let mut received = vec![0u8; pieces.total()];
                     {
@@ -167,7 +202,14 @@ impl Collective for MpiGroup {
                             &pieces.counts[..],
                             &pieces.displacements[..],
                         );
-                        receiver.gather_varcount_into_root(sent, &mut partition);
+                        mpi::request::scope(|scope| {
+                            let request = receiver.immediate_gather_varcount_into_root(
+                                scope,
+                                sent,
+                                &mut partition,
+                            );
+                            self.liveness.wait(request);
+                        });
                     }
                     pieces.append(&received, everyone);
                 }
@@ -179,10 +221,16 @@ impl Collective for MpiGroup {
     fn broadcast(&self, root: usize, bytes: &mut Vec<u8>) -> Result<(), CollectiveError> {
         let sender = self.world.process_at_rank(root as i32);
         let mut length = bytes.len() as u64;
-        sender.broadcast_into(&mut length);
+        mpi::request::scope(|scope| {
+            let request = sender.immediate_broadcast_into(scope, &mut length);
+            self.liveness.wait(request);
+        });
         bytes.resize(length as usize, 0);
         for piece in bytes.chunks_mut(MOST_PER_CALL) {
-            sender.broadcast_into(piece);
+            mpi::request::scope(|scope| {
+                let request = sender.immediate_broadcast_into(scope, piece);
+                self.liveness.wait(request);
+            });
         }
         Ok(())
     }
@@ -191,8 +239,15 @@ impl Collective for MpiGroup {
         let mut sums = vec![0f32; values.len().min(MOST_PER_CALL)];
         for piece in values.chunks_mut(MOST_PER_CALL) {
             let sums = &mut sums[..piece.len()];
-            self.world
-                .all_reduce_into(&*piece, sums, SystemOperation::sum());
+            mpi::request::scope(|scope| {
+                let request = self.world.immediate_all_reduce_into(
+                    scope,
+                    &*piece,
+                    &mut *sums,
+                    SystemOperation::sum(),
+                );
+                self.liveness.wait(request);
+            });
             piece.copy_from_slice(sums);
         }
         Ok(())
