@@ -236,13 +236,18 @@ def project(costs, args):
         f"{machine_rate:,.0f} it/s, as a rank {args.rank_ratio:.2f} of that; the slowest follower at "
         f"{args.follower_ratio:.2f} of rank 0; on a machine's "
         f"cores the drain runs {args.drain_speedup:g}x, the apply {args.apply_speedup:g}x and the settle "
-        f"{args.settle_speedup:g}x faster than on one; a settle of {args.settle_records:,.0f} records every "
-        f"{args.settle_every:g} s; D past the measured points with slope {args.slope_beyond}"
+        f"{args.settle_speedup:g}x faster than on one; a settle of {args.settle_records:,.0f} records and a "
+        f"{args.checkpoint_seconds:g}-second checkpoint every {args.settle_every:g} s; D past the measured "
+        f"points with slope {args.slope_beyond}"
     )
     print(f"{'sync every':>10} {'E/machine':>10} {'sent':>8} {'drain s':>8} {'wait s':>7} "
-          f"{'transfer s':>10} {'apply s':>8} {'settle':>7} {'share':>6} {'efficiency':>10}")
+          f"{'transfer s':>10} {'apply s':>8} {'ckpt':>7} {'share':>6} {'efficiency':>10}")
+    # At each checkpoint the ranks settle, then rank 0 writes its store
+    # while every other rank waits for its next order: the whole cluster
+    # idles for the write.
     settle = (args.settle_records * costs.settle / args.settle_speedup
-              + (M - 1) / M * args.settle_records * args.record_bytes / link)
+              + (M - 1) / M * args.settle_records * args.record_bytes / link
+              + args.checkpoint_seconds)
     for period in args.periods:
         # The epoch's iterations adapt so that rank 0's wall is the period.
         lo, hi = 1.0, machine_rate * period
@@ -307,6 +312,8 @@ def main():
     j.add_argument("--settle-speedup", type=float, default=1.0, help="the settle on a machine's cores against one")
     j.add_argument("--settle-records", type=float, default=45_956_585, help="records a settle applies (default: the whole table, a bound)")
     j.add_argument("--settle-every", type=float, default=600.0, help="seconds between settles (the checkpoint period)")
+    j.add_argument("--checkpoint-seconds", type=float, default=0.0,
+                   help="rank 0's checkpoint write after each settle, every rank idle meanwhile, measured")
     j.add_argument("--record-bytes", type=float, default=44)
     j.add_argument("--distinct", required=True, help="n:D(n),... measured: distinct regret records n iterations of one rank send")
     j.add_argument("--slope-beyond", type=float, default=None)
