@@ -7,8 +7,9 @@ row per rank per sync, and rows for the settles and the start's
 replication) or a figure measured with a command named in the record.
 
   model.py fit RUN_DIR                  unit costs from one run
-  model.py check --fit RUN_DIR --single IT_PER_S --cores C RUN_DIR...
+  model.py check --fit RUN_DIR --single IT_PER_S --cores C [--whole] RUN_DIR...
                                         predicted against measured, per run
+                                        (--whole: the training predicted too)
   model.py project --fit RUN_DIR ...    machines x cores at a link's rate
                                         (--overlap: epochs train beside the syncs)
 
@@ -164,15 +165,39 @@ def predict_epoch_overlap(costs, rows, threads, cores, fit_share):
     return max(trained, synced) + costs.epoch
 
 
-def check(costs, run_dir, threads, cores, single_rate, overlap=None):
+def predict_epoch_whole(costs, rows, threads, cores, fit_share):
+    """Rank 0's wall for one measured epoch with nothing of its time an
+    input: each rank trains its iterations at the fitted run's rate, scaled
+    to its share of the cores; the sync as in `predict_epoch`."""
+    ranks = len(rows)
+    rate = sum(costs.rates) / len(costs.rates) / fit_share * cpu_share(ranks, threads, cores)
+    arrive = max(r["iterations"] / rate + costs.drain * r["records_sent"] for r in rows)
+    gathered = sum(r["records_sent"] for r in rows)
+    moved = sum(r["bytes_sent"] for r in rows) * (ranks - 1) / ranks
+    transfer = costs.latency + moved / costs.bandwidth if ranks > 1 else 0.0
+    apply = costs.apply * gathered / cpu_share(ranks, threads, cores)
+    return arrive + transfer + apply + costs.epoch
+
+
+def check(costs, run_dir, threads, cores, single_rate, overlap=None, whole=None):
     """Predicted against measured for one run; `overlap`: the fitted run's
-    share of a core, when the run's epochs trained beside its syncs."""
+    share of a core, when the run's epochs trained beside its syncs;
+    `whole`: the same share, to predict the training too (the whole wall
+    time, not only the syncs')."""
     events = read_events(run_dir)
     epochs = syncs(events)[1:]
     ranks = len(epochs[0])
     iterations = sum(r["iterations"] for rows in epochs for r in rows)
     measured_wall = sum(rows[0]["wall_seconds"] for rows in epochs)
-    if overlap is None:
+    predicted_train0 = None
+    if whole is not None:
+        train0 = sum(rows[0]["train_seconds"] for rows in epochs)
+        rate = sum(costs.rates) / len(costs.rates) / whole * cpu_share(ranks, threads, cores)
+        predicted_train0 = sum(rows[0]["iterations"] for rows in epochs) / rate
+        predicted_wall = sum(
+            predict_epoch_whole(costs, rows, threads, cores, whole) for rows in epochs
+        )
+    elif overlap is None:
         train0 = sum(rows[0]["train_seconds"] for rows in epochs)
         predicted_wall = sum(predict_epoch(costs, rows, threads, cores) for rows in epochs)
     else:
@@ -193,7 +218,7 @@ def check(costs, run_dir, threads, cores, single_rate, overlap=None):
         "ranks": ranks,
         "epochs": len(epochs),
         "share_measured": 1 - train0 / measured_wall,
-        "share_predicted": 1 - train0 / predicted_wall,
+        "share_predicted": 1 - (predicted_train0 or train0) / predicted_wall,
         "eff_measured": efficiency(measured_wall, measured_settle),
         "eff_predicted": efficiency(predicted_wall, predicted_settle),
         "epochs_eff_measured": efficiency(measured_wall, 0.0),
@@ -296,6 +321,8 @@ def main():
     c.add_argument("runs", nargs="+", help="RUN_DIR, or RUN_DIR@BANDWIDTH[:LATENCY] (bytes/s a rank receives and seconds per exchange, measured on that network)")
     c.add_argument("--overlap", action="store_true",
                    help="the runs' epochs trained beside their syncs (--sync-overlap on)")
+    c.add_argument("--whole", action="store_true",
+                   help="predict the training too, at the fitted run's rate: the whole wall time, not only the syncs'")
     common(c)
     j = sub.add_parser("project")
     j.add_argument("--fit", required=True)
@@ -343,7 +370,8 @@ def main():
                                   costs.epoch, costs.settle, costs.rates)
             fit_share = cpu_share(len(costs.rates), args.threads, args.cores)
             r = check(run_costs, run_dir, args.threads, args.cores, args.single,
-                      fit_share if args.overlap else None)
+                      fit_share if args.overlap else None,
+                      fit_share if args.whole else None)
             errors = [
                 r["share_predicted"] / r["share_measured"] - 1,
                 r["epochs_eff_predicted"] / r["epochs_eff_measured"] - 1,
