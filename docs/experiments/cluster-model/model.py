@@ -63,7 +63,7 @@ def syncs(events):
 class Costs:
     """Unit costs fitted to one run."""
 
-    def __init__(self, drain, apply, bandwidth, latency, epoch, settle, rates):
+    def __init__(self, drain, apply, bandwidth, latency, epoch, settle, rates, spread=0.0):
         self.drain = drain          # s per record a rank sends
         self.apply = apply          # s per gathered entry, a whole core
         self.bandwidth = bandwidth  # bytes/s a rank receives
@@ -71,13 +71,48 @@ class Costs:
         self.epoch = epoch          # s of rank 0's bookkeeping per epoch
         self.settle = settle        # s per record a settle applies
         self.rates = rates          # it/s per rank, as measured
+        self.spread = spread        # a rank's epoch time around the epoch's mean (std. dev., relative)
 
     def show(self):
         return (
             f"drain {self.drain * 1e9:.0f} ns a sent record, apply {self.apply * 1e9:.0f} ns a gathered entry "
             f"(a whole core), transfer {self.latency * 1e3:.1f} ms + {self.bandwidth / 1e6:.0f} MB/s received, "
-            f"bookkeeping {self.epoch * 1e3:.0f} ms an epoch, settle {self.settle * 1e9:.0f} ns an applied record"
+            f"bookkeeping {self.epoch * 1e3:.0f} ms an epoch, settle {self.settle * 1e9:.0f} ns an applied record, "
+            f"a rank's epoch within {self.spread:.1%} of the mean (one std. dev.)"
         )
+
+
+def expected_max_normal(n):
+    """E[max of n independent standard normals]: how far past the mean
+    the slowest of n ranks arrives, in standard deviations."""
+    if n <= 1:
+        return 0.0
+    steps = 4000
+    lo, hi = -8.0, 8.0
+    width = (hi - lo) / steps
+    total = 0.0
+    for i in range(steps):
+        x = lo + (i + 0.5) * width
+        pdf = math.exp(-x * x / 2) / math.sqrt(2 * math.pi)
+        cdf = 0.5 * (1 + math.erf(x / math.sqrt(2)))
+        total += x * n * pdf * cdf ** (n - 1) * width
+    return total
+
+
+def epoch_spread(epochs):
+    """The standard deviation of a rank's training time around its
+    epoch's mean, relative to that mean, over every rank and epoch, each
+    epoch weighted by its length (the first, short epochs of a session,
+    which size the rest, would otherwise count as much as the long ones)."""
+    squares = weights = 0.0
+    for rows in epochs:
+        times = [r["train_seconds"] for r in rows]
+        n = len(times)
+        mean = sum(times) / n
+        if mean > 0 and n > 1:
+            squares += mean * sum((t / mean - 1) ** 2 for t in times) / (n - 1)
+            weights += mean
+    return math.sqrt(squares / weights) if weights else 0.0
 
 
 def cpu_share(ranks, threads, cores):
@@ -127,7 +162,7 @@ def fit(run_dir, threads, cores, bandwidth=None, latency=0.0):
         sum(rows[i]["iterations"] for rows in epochs) / sum(rows[i]["train_seconds"] for rows in epochs)
         for i in range(ranks)
     ]
-    return Costs(drain, apply, bandwidth, latency, epoch, settle, rates)
+    return Costs(drain, apply, bandwidth, latency, epoch, settle, rates, epoch_spread(epochs))
 
 
 def predict_epoch(costs, rows, threads, cores):
@@ -168,10 +203,14 @@ def predict_epoch_overlap(costs, rows, threads, cores, fit_share):
 def predict_epoch_whole(costs, rows, threads, cores, fit_share):
     """Rank 0's wall for one measured epoch with nothing of its time an
     input: each rank trains its iterations at the fitted run's rate, scaled
-    to its share of the cores; the sync as in `predict_epoch`."""
+    to its share of the cores, the slowest arriving as far past the mean
+    as the fitted run's spread makes the slowest of that many ranks; the
+    sync as in `predict_epoch`."""
     ranks = len(rows)
     rate = sum(costs.rates) / len(costs.rates) / fit_share * cpu_share(ranks, threads, cores)
-    arrive = max(r["iterations"] / rate + costs.drain * r["records_sent"] for r in rows)
+    # The slowest of the ranks arrives past the mean by the fitted spread.
+    straggle = 1 + costs.spread * expected_max_normal(ranks)
+    arrive = max(r["iterations"] / rate * straggle + costs.drain * r["records_sent"] for r in rows)
     gathered = sum(r["records_sent"] for r in rows)
     moved = sum(r["bytes_sent"] for r in rows) * (ranks - 1) / ranks
     transfer = costs.latency + moved / costs.bandwidth if ranks > 1 else 0.0
@@ -261,7 +300,7 @@ def project(costs, args):
         f"{machine_rate:,.0f} it/s, as a rank {args.rank_ratio:.2f} of that; the slowest follower at "
         f"{args.follower_ratio:.2f} of rank 0; on a machine's "
         f"cores the drain runs {args.drain_speedup:g}x, the apply {args.apply_speedup:g}x and the settle "
-        f"{args.settle_speedup:g}x faster than on one; a settle of {args.settle_records:,.0f} records and a "
+        f"{args.settle_speedup:g}x faster than on one{'; the slowest of the machines waited for' if args.straggle else ''}; a settle of {args.settle_records:,.0f} records and a "
         f"{args.checkpoint_seconds:g}-second checkpoint every {args.settle_every:g} s; D past the measured "
         f"points with slope {args.slope_beyond}"
     )
@@ -281,6 +320,10 @@ def project(costs, args):
             sent = d(E, args.slope_beyond)
             drain = costs.drain * sent / args.drain_speedup
             train0, train_slow = E / rank_rate, E / follower_rate
+            if args.straggle:
+                # The slowest of M ranks, each epoch's times spread as the
+                # fitted run's were.
+                train_slow *= 1 + costs.spread * expected_max_normal(M)
             arrive = max(train0, train_slow) + drain
             transfer = args.latency + (M - 1) * sent * args.record_bytes / link
             apply = costs.apply * M * sent / args.apply_speedup
@@ -349,6 +392,8 @@ def main():
     j.add_argument("--periods", type=float, nargs="+", default=[10, 30, 60])
     j.add_argument("--overlap", action="store_true",
                    help="epochs train beside the last epoch's sync (--sync-overlap on)")
+    j.add_argument("--straggle", action="store_true",
+                   help="each epoch waits for the slowest of the machines, their times spread as the fitted run's ranks' were")
     args = p.parse_args()
 
     costs = fit(args.fit if args.command != "fit" else args.run_dir, args.threads, args.cores,
