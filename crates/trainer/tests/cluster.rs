@@ -268,19 +268,8 @@ fn a_job_with_a_killed_rank_stops_and_resumes_on_any_number_of_ranks() {
     let run = temp.join("run").display().to_string();
     let mut args = bidding_args(&run, "100000000");
     args.extend(["--checkpoint-every", "2000", "--sync-iterations", "1000"]);
-    let mut job = mpirun(2)
-        .args(&args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
     // Wait for two checkpoints, then kill rank 1 as a crash would.
-    let mut log = BufReader::new(job.stderr.take().unwrap());
-    after_checkpoints(&mut log, 2);
-    let (follower, _) = ranks_of(&job)
-        .into_iter()
-        .find(|&(_, rank)| rank == 1)
-        .expect("rank 1 is a child of mpirun");
+    let (mut job, mut log, follower) = after_two_checkpoints(2, &args, 1);
     Command::new("kill")
         .args(["-9", &follower.to_string()])
         .status()
@@ -326,6 +315,28 @@ fn a_job_with_a_killed_rank_stops_and_resumes_on_any_number_of_ranks() {
     }
 }
 
+/// Starts `args` on `ranks` ranks, waits for two of its checkpoints, and
+/// returns the job, its log and the process id of rank `rank`.
+fn after_two_checkpoints(
+    ranks: usize,
+    args: &[&str],
+    rank: usize,
+) -> (Child, BufReader<std::process::ChildStderr>, u32) {
+    let mut job = mpirun(ranks)
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut log = BufReader::new(job.stderr.take().unwrap());
+    after_checkpoints(&mut log, 2);
+    let (pid, _) = ranks_of(&job)
+        .into_iter()
+        .find(|&(_, found)| found == rank)
+        .unwrap_or_else(|| panic!("rank {rank} is a child of mpirun"));
+    (job, log, pid)
+}
+
 /// Waits for `checkpoints` of the job's checkpoints in its log (at most two
 /// minutes), and returns the log read so far.
 fn after_checkpoints(log: &mut impl BufRead, checkpoints: usize) -> String {
@@ -362,25 +373,11 @@ fn a_rank_that_stops_answering_is_named_by_every_other_and_the_run_resumes() {
         "--rank-timeout",
         "3s",
     ]);
-    let mut job = mpirun(3)
-        .args(&args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
+    let (mut job, mut log, vanished) = after_two_checkpoints(3, &args, 2);
+    Command::new("kill")
+        .args(["-STOP", &vanished.to_string()])
+        .status()
         .unwrap();
-    let mut log = BufReader::new(job.stderr.take().unwrap());
-    after_checkpoints(&mut log, 2);
-    let (vanished, _) = ranks_of(&job)
-        .into_iter()
-        .find(|&(_, rank)| rank == 2)
-        .expect("rank 2 is a child of mpirun");
-    let stop = |signal: &str| {
-        Command::new("kill")
-            .args([signal, &vanished.to_string()])
-            .status()
-            .unwrap()
-    };
-    stop("-STOP");
     let stopped = Instant::now();
     // The job must end by itself; if it does not, end it so the test fails
     // rather than hangs.
