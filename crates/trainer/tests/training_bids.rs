@@ -752,3 +752,107 @@ fn searched_bids_are_kept_in_the_policy_and_a_foreign_progress_file_is_refused()
         "eval", "--a", &spec, "--b", "random", "--hands", "20",
     ]));
 }
+
+/// `--best-response-to FILE` trains the run against FILE's policy: the run
+/// says so, keeps it for later sessions until `off`, and exports; a file
+/// that is no policy, or a policy of other rules, is refused by name.
+#[test]
+fn a_best_response_is_trained_against_a_policy_the_run_keeps_and_refuses_what_it_cannot_read() {
+    let temp = TempDir::new("best-response");
+    let policy_run = temp.run("policy-run");
+    train(&policy_run, "memory", &["--iterations", "300"]);
+    let policy = temp.run("policy.bin");
+    ok(&trainer(&[
+        "export",
+        "--run-dir",
+        &policy_run,
+        "--out",
+        &policy,
+    ]));
+
+    let run = temp.run("best-response");
+    train(
+        &run,
+        "memory",
+        &["--iterations", "300", "--best-response-to", &policy],
+    );
+    let settings = || std::fs::read_to_string(Path::new(&run).join("settings.toml")).unwrap();
+    let log = || std::fs::read_to_string(Path::new(&run).join("train.log")).unwrap();
+    assert!(
+        settings().contains("[session.best_response_to]"),
+        "{}",
+        settings()
+    );
+    assert!(settings().contains("policy.bin"), "{}", settings());
+    let answering = "a best response: the opponents play policy-argmax:";
+    assert_eq!(log().matches(answering).count(), 1, "{}", log());
+    // Kept by a resumed session, then turned off.
+    ok(&trainer(&[
+        "resume",
+        "--run-dir",
+        &run,
+        "--iterations",
+        "100",
+    ]));
+    assert_eq!(log().matches(answering).count(), 2, "{}", log());
+    ok(&trainer(&[
+        "resume",
+        "--run-dir",
+        &run,
+        "--iterations",
+        "100",
+        "--best-response-to",
+        "off",
+    ]));
+    assert_eq!(log().matches(answering).count(), 2, "{}", log());
+    assert!(!settings().contains("best_response_to"), "{}", settings());
+    let exported = temp.run("best-response.bin");
+    ok(&trainer(&["export", "--run-dir", &run, "--out", &exported]));
+
+    // Not a policy file: refused, naming the file.
+    let missing = temp.run("missing.bin");
+    let stderr = refused(&trainer(&[
+        "resume",
+        "--run-dir",
+        &run,
+        "--iterations",
+        "10",
+        "--best-response-to",
+        &missing,
+    ]));
+    assert!(
+        stderr.contains("opening the policy to train a best response to")
+            && stderr.contains("missing.bin"),
+        "{stderr}"
+    );
+    // A policy of other rules answers another game.
+    let profile = temp.run("canadian.toml");
+    std::fs::write(&profile, "[rules]\ncanadian_loners = true\n").expect("a profile");
+    let canadian_run = temp.run("canadian-run");
+    train(
+        &canadian_run,
+        "memory",
+        &["--iterations", "100", "--config", &profile],
+    );
+    let canadian = temp.run("canadian.bin");
+    ok(&trainer(&[
+        "export",
+        "--run-dir",
+        &canadian_run,
+        "--out",
+        &canadian,
+    ]));
+    let stderr = refused(&trainer(&[
+        "resume",
+        "--run-dir",
+        &run,
+        "--iterations",
+        "10",
+        "--best-response-to",
+        &canadian,
+    ]));
+    assert!(
+        stderr.contains("was trained under other rules than this run"),
+        "{stderr}"
+    );
+}

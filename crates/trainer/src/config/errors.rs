@@ -126,6 +126,10 @@ pub enum ConfigError {
         "--sample-own-after {given:?}: give how many of the traverser's branching decisions per walk it explores before it samples (--sample-own-after 2), or `off` to explore them all"
     )]
     SampleOwnAfter { given: String },
+    #[error(
+        "--best-response-to {given:?}: name the exported policy file to train a best response to (--best-response-to runs/full-play-mmap/policy.bin), or `off` to train as usual"
+    )]
+    BestResponseTo { given: String },
     #[error(transparent)]
     Duration(#[from] DurationError),
     #[error("--eval-hands {hands} must be an even number of at least 2: each deal is played twice")]

@@ -170,3 +170,45 @@ impl fmt::Display for TraverserSamplingSettings {
         )
     }
 }
+
+/// A learned best response as a run keeps it between sessions (see
+/// [`cfr::opponent_model`] with a share of 1): in every walk the
+/// traverser's opponents play the exported policy in `policy`, its most
+/// likely action at every decision it has (the heuristic's where it never
+/// trained the key), as `policy-argmax:FILE --unseen heuristic` plays it.
+/// The table then learns to beat that policy, not an equilibrium, so it
+/// is meant for a copy of a run: how much the copy's export wins from
+/// the policy is a lower bound on the policy's exploitability that, unlike
+/// the local best response, deviates everywhere at once.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BestResponseSettings {
+    pub policy: std::path::PathBuf,
+}
+
+impl BestResponseSettings {
+    /// `--best-response-to FILE`: `off` trains as usual again.
+    pub fn from_flag(given: &str) -> Result<Option<BestResponseSettings>, ConfigError> {
+        match given.trim() {
+            "off" => Ok(None),
+            "" => Err(ConfigError::BestResponseTo {
+                given: given.to_owned(),
+            }),
+            path => Ok(Some(BestResponseSettings {
+                policy: std::path::absolute(path).map_err(|_| ConfigError::BestResponseTo {
+                    given: given.to_owned(),
+                })?,
+            })),
+        }
+    }
+}
+
+impl fmt::Display for BestResponseSettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "a best response to {}: the traverser's opponents play its most likely action in every walk",
+            self.policy.display()
+        )
+    }
+}

@@ -34,8 +34,8 @@ pub use durations::{DurationError, parse_duration};
 pub use errors::ConfigError;
 pub use identity::Identity;
 pub use levers::{
-    FULL_PLAY_WARM_START, PRUNING_SHARE, PruningSettings, TRAVERSER_EXPLORATION,
-    TraverserSamplingSettings, WarmStartSettings,
+    BestResponseSettings, FULL_PLAY_WARM_START, PRUNING_SHARE, PruningSettings,
+    TRAVERSER_EXPLORATION, TraverserSamplingSettings, WarmStartSettings,
 };
 pub use profile::{
     LogSettings, MAX_PROFILE_BYTES, RunProfile, load_profile, load_rules, parse_profile,

@@ -300,6 +300,14 @@ pub struct SessionOptions {
     /// Kept for later sessions of the run.
     #[arg(long, value_name = "N|off")]
     pub sample_own_after: Option<String>,
+    /// Train a best response to the exported policy in FILE instead of an
+    /// equilibrium: in every walk the traverser's opponents play FILE's
+    /// most likely action (the heuristic's on keys it never trained), and
+    /// the table learns to beat it. Meant for a copy of a run
+    /// (docs/training.md, "A learned best response"); `off` trains as
+    /// usual again. Kept for later sessions of the run; one machine only.
+    #[arg(long, value_name = "FILE|off")]
+    pub best_response_to: Option<String>,
     /// Check only the store files' lengths when opening it, not their
     /// checksums (reading a full-play store whole takes seconds). Damage
     /// that keeps a file's length then goes unseen. This session only.
@@ -487,6 +495,7 @@ impl SessionOptions {
             prune_after: self.prune_after.or(base.prune_after),
             warm_start: self.warm_start.or(base.warm_start),
             sample_own_after: self.sample_own_after.or(base.sample_own_after),
+            best_response_to: self.best_response_to.or(base.best_response_to),
             skip_checksums: self.skip_checksums.or(base.skip_checksums),
             mmap_writeback: self.mmap_writeback.or(base.mmap_writeback),
             cluster: self.cluster,

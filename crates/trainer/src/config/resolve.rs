@@ -314,6 +314,10 @@ fn session_of(
             Some(given) => TraverserSamplingSettings::from_flag(given)?,
             None => None,
         },
+        best_response_to: match &options.best_response_to {
+            Some(given) => BestResponseSettings::from_flag(given)?,
+            None => None,
+        },
         verify: options.verify(),
         sync: options.cluster.settings()?,
     })

@@ -116,6 +116,10 @@ pub struct SessionSettings {
     /// `None` explores them all.
     #[serde(default)]
     pub traverser_sampling: Option<TraverserSamplingSettings>,
+    /// The exported policy the run learns a best response to; `None`
+    /// trains towards an equilibrium.
+    #[serde(default)]
+    pub best_response_to: Option<BestResponseSettings>,
     /// How much opening the store checks: this session's choice
     /// (`--skip-checksums`), never saved with the run.
     #[serde(skip)]
@@ -129,7 +133,8 @@ pub struct SessionSettings {
 impl SessionSettings {
     /// A resumed run's saved session with this command's flags over it:
     /// threads, a new budget (all three limits together), checkpoints,
-    /// export, pruning, the warm start, traverser sampling and the curve.
+    /// export, pruning, the warm start, traverser sampling, the best
+    /// response and the curve.
     pub fn with_flags(
         mut self,
         flags: &SessionOptions,
@@ -155,6 +160,9 @@ impl SessionSettings {
         }
         if let Some(given) = &flags.sample_own_after {
             self.traverser_sampling = TraverserSamplingSettings::from_flag(given)?;
+        }
+        if let Some(given) = &flags.best_response_to {
+            self.best_response_to = BestResponseSettings::from_flag(given)?;
         }
         self.curve = curve_flags.or(self.curve.take().into()).settings();
         self.verify = flags.verify();

@@ -22,6 +22,9 @@
 //! - With modelled bids ([`EuchreGame::with_modelled_bids`]), the
 //!   heuristic's bid is the model of an opponent's bid
 //!   ([`Game::modelled_action`]) that a [`cfr::OpponentModel`] plays.
+//! - With modelled opponents ([`EuchreGame::with_modelled_opponents`]), a
+//!   bot (an exported policy, for a learned best response) is the model
+//!   of every opponent's decision, bids and cards alike.
 //! - With bids for the game ([`EuchreGame::with_bids_for_game`]), each
 //!   hand is dealt at a score drawn from its seed, its bidding keys carry
 //!   the score's context and its end is valued by the chance of winning
@@ -42,6 +45,7 @@ use rand::{Rng, RngExt, SeedableRng};
 use store::MAX_ACTIONS;
 
 use euchre_bots::blueprint::BiddingBlueprint;
+use euchre_bots::bot::Bot;
 use euchre_bots::bots::heuristic;
 use euchre_bots::leaves::LeafValuer;
 use euchre_bots::leaves::position::team_payoffs;
@@ -78,6 +82,8 @@ pub struct EuchreGame<'b> {
     abstraction: PlayAbstraction,
     /// Whether the heuristic's bids model the opponents' bids.
     modelled_bids: bool,
+    /// The bot that models every opponent's decision, if one does.
+    modelled_opponents: Option<ModelledOpponents<'b>>,
     /// Whether card-play decisions keep their average strategy.
     card_play_average: bool,
     /// With bids for the game: the model hands are valued by.
@@ -98,6 +104,7 @@ impl<'b> EuchreGame<'b> {
             payoffs: None,
             abstraction: PlayAbstraction::Plain,
             modelled_bids: false,
+            modelled_opponents: None,
             card_play_average: true,
             for_game: None,
             dealt_at: None,
@@ -135,6 +142,19 @@ impl<'b> EuchreGame<'b> {
     pub fn with_modelled_bids(self) -> EuchreGame<'b> {
         EuchreGame {
             modelled_bids: true,
+            ..self
+        }
+    }
+
+    /// Names `bot`'s move as the model of every decision
+    /// ([`Game::modelled_action`]): with a [`cfr::OpponentModel`] of share
+    /// 1 the solver learns a best response to `bot`. The bot sees what the
+    /// actor sees, score-blind, and is given a generator seeded by the
+    /// decision's key, so a bot that draws plays one fixed draw a key (a
+    /// policy played by its most likely action draws nothing).
+    pub fn with_modelled_opponents(self, bot: &'b dyn Bot) -> EuchreGame<'b> {
+        EuchreGame {
+            modelled_opponents: Some(ModelledOpponents(bot)),
             ..self
         }
     }
@@ -196,6 +216,18 @@ impl<'b> EuchreGame<'b> {
             (Some(for_game), Some(at)) => for_game.payoffs(at, points),
             _ => points,
         });
+    }
+}
+
+/// The bot that plays the opponents' decisions in a best response's walks.
+#[derive(Clone, Copy)]
+struct ModelledOpponents<'b>(&'b dyn Bot);
+
+impl std::fmt::Debug for ModelledOpponents<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("ModelledOpponents")
+            .field(&self.0.name())
+            .finish()
     }
 }
 
@@ -311,9 +343,17 @@ impl Game for EuchreGame<'_> {
         decision.actions.iter().position(|&action| action == chosen)
     }
 
-    /// The heuristic's bid, with modelled bids: the bidder that PIMC
-    /// models the other seats as, and the yardstick most players meet.
+    /// The modelled opponents' move, if a bot models them; else the
+    /// heuristic's bid, with modelled bids: the bidder that PIMC models the
+    /// other seats as, and the yardstick most players meet.
     fn modelled_action(&self) -> Option<usize> {
+        if let Some(ModelledOpponents(bot)) = self.modelled_opponents {
+            let (state, decision) = (self.state.as_ref()?, self.decision?);
+            let key = decision.key.0;
+            let mut rng = SmallRng::seed_from_u64((key as u64) ^ ((key >> 64) as u64));
+            let chosen = bot.act(&Seen::new(state, &[]), &mut rng);
+            return decision.actions.iter().position(|&action| action == chosen);
+        }
         let bidding = self
             .decision
             .is_some_and(|decision| is_bidding_key(decision.key.0));
@@ -512,6 +552,53 @@ mod tests {
         for (a, b, partners) in [(0, 2, true), (1, 3, true), (0, 1, false), (2, 3, false)] {
             assert_eq!(game.same_side(a, b), partners, "{a} {b}");
         }
+    }
+
+    /// With modelled opponents, the model of every decision, bids and cards,
+    /// is the bot's own move from the actor's view; a bot that draws gets
+    /// the same draw at every visit of a key, so the model is a fixed
+    /// strategy, as a best response needs.
+    #[test]
+    fn modelled_opponents_play_the_bots_move_at_every_decision() {
+        use euchre_bots::bot::Bot as _;
+        use euchre_bots::bots::heuristic::Heuristic;
+        use euchre_bots::bots::random::RandomBot;
+        let (mut bids, mut plays) = (0, 0);
+        for seed in 0..200 {
+            let mut rng = SmallRng::seed_from_u64(seed);
+            let root = EuchreGame::root(Rules::default(), Phase::FullPlay, LeafValuer::OpenHand);
+            let mut game = root.clone().with_modelled_opponents(&Heuristic);
+            loop {
+                match game.node() {
+                    Node::Terminal => break,
+                    Node::Chance | Node::SampledChance => {
+                        let outcome = game.sample_chance(&mut rng);
+                        game.apply(outcome);
+                    }
+                    Node::Decision(_) => {
+                        let state = game.state.unwrap();
+                        let decision = game.decision.unwrap();
+                        let heuristic =
+                            Heuristic.act(&Seen::new(&state, &[]), &mut SmallRng::seed_from_u64(1));
+                        let modelled = game.modelled_action().expect("every decision is modelled");
+                        assert_eq!(decision.actions[modelled], heuristic, "seed {seed}");
+                        let drawing = EuchreGame {
+                            modelled_opponents: Some(ModelledOpponents(&RandomBot)),
+                            ..game.clone()
+                        };
+                        let drawn = drawing.modelled_action().unwrap();
+                        assert_eq!(drawing.modelled_action(), Some(drawn), "seed {seed}");
+                        if state.stage() == Stage::Play {
+                            plays += 1;
+                        } else {
+                            bids += 1;
+                        }
+                        game.apply(rng.random_range(0..game.num_actions()));
+                    }
+                }
+            }
+        }
+        assert!(bids > 300 && plays > 1000, "{bids} bids, {plays} plays");
     }
 
     /// A blueprint that always takes its first action, at every bidding key

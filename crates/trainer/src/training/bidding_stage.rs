@@ -122,6 +122,7 @@ pub fn ensure_bids(
         // action.
         warm_start: None,
         traverser_sampling: None,
+        best_response_to: None,
         ..session.clone()
     };
     tracing::info!(

@@ -151,6 +151,29 @@ pub enum TrainingError {
         "a prior for bids for the game (--bids-prior) is trained on one machine only: every rank would need its file; run this bidding run without mpirun, or without the prior"
     )]
     BidsPriorOnCluster,
+    #[error(
+        "a best response (--best-response-to) is trained on one machine only: every rank would need the policy it answers; run it without mpirun"
+    )]
+    BestResponseOnCluster,
+    #[error(
+        "a best response (--best-response-to) models every opponent's decision, and this run's bids already model the opponents' as {opponent_bids}; train the best response on a run with equilibrium opponents' bids"
+    )]
+    BestResponseWithOpponentBids { opponent_bids: String },
+    #[error("opening the policy to train a best response to, {}", path.display())]
+    BestResponsePolicy {
+        path: PathBuf,
+        #[source]
+        source: PolicyFileError,
+    },
+    #[error(
+        "{} was trained under other rules than this run ({policy} against {run}); a best response needs a policy of the same game",
+        path.display()
+    )]
+    BestResponseRules {
+        path: PathBuf,
+        policy: String,
+        run: String,
+    },
     #[error("exporting the policy to measure")]
     ExportForCurve(#[source] PolicyFileError),
     #[error("seating the curve's bots")]

@@ -20,6 +20,7 @@ use crate::training::curve::{self, CurvePoint};
 use crate::training::error::TrainingError;
 use crate::training::run_dir::{Progress, RunDir};
 use euchre_bots::blueprint::BiddingBlueprint;
+use euchre_bots::bot::Bot;
 use euchre_bots::card_play_table::CardPlayTable;
 use euchre_bots::opponent_bids::OpponentBids;
 
@@ -257,11 +258,13 @@ impl Looping<'_> {
 /// What the run's game reads besides its store: its fixed bids, the table
 /// of its table-play leaves, and what bids for the game are valued by and
 /// start from, where the run has them.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Default)]
 pub(crate) struct GameInputs<'t> {
     pub(crate) fixed_bids: Option<&'t BiddingBlueprint>,
     pub(crate) card_play: Option<&'t CardPlayTable>,
     pub(crate) for_game: Option<&'t ForGame>,
+    /// The bot a best response is trained against.
+    pub(crate) opponents: Option<&'t dyn Bot>,
 }
 
 /// The solver over the run's game (with its [`GameInputs`]) and store, on
@@ -277,6 +280,7 @@ pub(crate) fn solver<'t, T: store::Table + ?Sized>(
         fixed_bids,
         card_play,
         for_game,
+        opponents,
     } = inputs;
     let leaves = identity.solver.leaves.valuer(card_play)?;
     let mut root = EuchreGame::root(identity.rules, identity.phase, leaves)
@@ -294,10 +298,23 @@ pub(crate) fn solver<'t, T: store::Table + ?Sized>(
         root = root.with_bids_for_game(for_game);
         info!("bids for the game: one bid a score context, valued by the chance of winning");
     }
-    let opponent_model = opponent_model(identity.solver.opponent_bids);
+    let mut opponent_model = opponent_model(identity.solver.opponent_bids);
     if opponent_model.is_some() {
         root = root.with_modelled_bids();
         info!("opponents' bids: {}", identity.solver.opponent_bids);
+    }
+    if let Some(bot) = opponents {
+        if opponent_model.is_some() {
+            return Err(TrainingError::BestResponseWithOpponentBids {
+                opponent_bids: identity.solver.opponent_bids.to_string(),
+            });
+        }
+        root = root.with_modelled_opponents(bot);
+        opponent_model = Some(cfr::OpponentModel { share: 1.0 });
+        info!(
+            "a best response: the opponents play {} in every walk",
+            bot.name()
+        );
     }
     let solver = ExternalSampling::new(
         root,

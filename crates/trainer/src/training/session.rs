@@ -7,12 +7,13 @@
 //! bar and Ctrl-C for a person, nothing at all for a benchmark.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use store::{DurableTable, Manifest};
 use tracing::info;
 
-use crate::config::{Identity, PruningSettings, SessionSettings};
+use crate::config::{BestResponseSettings, Identity, PruningSettings, SessionSettings};
 use crate::format::{bytes, thousands};
 use crate::solver_game::for_game::ForGame;
 use crate::training::backend;
@@ -24,6 +25,9 @@ use crate::training::looping::{
 };
 use crate::training::run_dir::{Progress, RunDir, STORE_DIR, check_store_identity};
 use euchre_bots::blueprint::BiddingBlueprint;
+use euchre_bots::bot::Bot;
+use euchre_bots::bots::heuristic::Heuristic;
+use euchre_bots::bots::policy::{PolicyBot, Sampling, Unseen};
 use euchre_bots::card_play_table::CardPlayTable;
 use euchre_bots::meta::BidsFor;
 
@@ -67,6 +71,35 @@ pub(crate) fn for_game_of(identity: &Identity) -> Result<Option<ForGame>, Traini
     Ok(Some(ForGame::new(prior)))
 }
 
+/// The policy a best response trains against, played as
+/// `policy-argmax:FILE --unseen heuristic` plays it.
+fn opponents_of(
+    best_response: &BestResponseSettings,
+    identity: &Identity,
+) -> Result<PolicyBot, TrainingError> {
+    let path = &best_response.policy;
+    let bot = PolicyBot::load(
+        path,
+        Sampling::Argmax,
+        Unseen::Heuristic,
+        Arc::new(Heuristic),
+    )
+    .map_err(|source| TrainingError::BestResponsePolicy {
+        path: path.clone(),
+        source,
+    })?;
+    let rules = bot.rules();
+    if rules != identity.rules {
+        return Err(TrainingError::BestResponseRules {
+            path: path.clone(),
+            policy: format!("{rules:?}"),
+            run: format!("{:?}", identity.rules),
+        });
+    }
+    info!("{best_response}");
+    Ok(bot)
+}
+
 /// An open training run. Dropping it releases the run directory's lock;
 /// everything since the last checkpoint is then lost, as after a crash.
 pub struct Session {
@@ -80,6 +113,8 @@ pub struct Session {
     card_play: Option<CardPlayTable>,
     /// What bids for the game are valued by and start from.
     for_game: Option<ForGame>,
+    /// The policy a best response is trained against.
+    opponents: Option<PolicyBot>,
     progress: Progress,
     resumed_from: u64,
     /// When, and at which run total, the last checkpoint was written.
@@ -146,6 +181,11 @@ impl Session {
             info!("leaves are played out by the card-play table {source}");
         }
         let for_game = for_game_of(identity)?;
+        let opponents = settings
+            .best_response_to
+            .as_ref()
+            .map(|best_response| opponents_of(best_response, identity))
+            .transpose()?;
         info!(
             "run {}: phase {}, store {}, seed {}, solver {}, {} leaves, {} play key, {} opponents' bids, bids for {}",
             run_dir.display(),
@@ -216,6 +256,7 @@ impl Session {
             fixed_bids,
             card_play,
             for_game,
+            opponents,
             resumed_from: progress.iterations,
             last_checkpoint: (Instant::now(), progress.iterations),
             progress,
@@ -293,6 +334,7 @@ impl Session {
             fixed_bids,
             card_play,
             for_game,
+            opponents,
             progress,
             last_checkpoint,
             group,
@@ -303,6 +345,7 @@ impl Session {
             fixed_bids: fixed_bids.as_ref(),
             card_play: card_play.as_ref(),
             for_game: for_game.as_ref(),
+            opponents: opponents.as_ref().map(|bot| bot as &dyn Bot),
         };
         let looping = Looping {
             run,

@@ -67,6 +67,67 @@ fn traverser_sampling_is_a_count_of_explored_decisions_or_off() {
 }
 
 #[test]
+fn a_best_response_names_a_policy_file_or_off_and_is_kept_until_turned_off() {
+    let best_response = |given: &str| {
+        resolve_flags(
+            RunProfile::default(),
+            RunOptions {
+                phase: Some(Phase::FullPlay),
+                session: SessionOptions {
+                    best_response_to: Some(given.to_string()),
+                    ..SessionOptions::default()
+                },
+                ..RunOptions::default()
+            },
+        )
+        .map(|(_, session, _)| session.best_response_to)
+    };
+    // Kept as an absolute path: a resumed run may start from elsewhere.
+    let named = best_response("runs/full-play-mmap/policy.bin")
+        .unwrap()
+        .unwrap();
+    assert!(named.policy.is_absolute(), "{}", named.policy.display());
+    assert!(named.policy.ends_with("runs/full-play-mmap/policy.bin"));
+    assert_eq!(best_response("off").unwrap(), None);
+    let error = best_response(" ").unwrap_err().to_string();
+    assert!(error.contains("--best-response-to"), "{error}");
+    assert!(error.contains("`off`"), "{error}");
+    let default = resolve_flags(
+        RunProfile::default(),
+        RunOptions {
+            phase: Some(Phase::FullPlay),
+            ..RunOptions::default()
+        },
+    )
+    .unwrap()
+    .1;
+    assert_eq!(default.best_response_to, None);
+    let kept = SessionSettings {
+        best_response_to: Some(named),
+        ..default
+    };
+    let resumed = kept
+        .clone()
+        .with_flags(&SessionOptions::default(), CurveOptions::default())
+        .unwrap();
+    assert_eq!(resumed.best_response_to, kept.best_response_to);
+    // It is saved with the run and read back.
+    let saved = toml::to_string(&kept).unwrap();
+    let read: SessionSettings = toml::from_str(&saved).unwrap();
+    assert_eq!(read.best_response_to, kept.best_response_to);
+    let off = kept
+        .with_flags(
+            &SessionOptions {
+                best_response_to: Some("off".into()),
+                ..SessionOptions::default()
+            },
+            CurveOptions::default(),
+        )
+        .unwrap();
+    assert_eq!(off.best_response_to, None);
+}
+
+#[test]
 fn a_warm_start_is_a_positive_weight_or_off() {
     let warm = |weight| {
         resolve_flags(

@@ -255,6 +255,7 @@ fn follow_session(
             fixed_bids: blueprint.as_ref(),
             card_play: None,
             for_game: for_game.as_ref(),
+            opponents: None,
         },
         threads,
     )?;

@@ -35,6 +35,9 @@ pub(crate) fn lead_session(
     if looping.identity.bids_prior.is_some() {
         return Err(TrainingError::BidsPriorOnCluster);
     }
+    if looping.inputs.opponents.is_some() {
+        return Err(TrainingError::BestResponseOnCluster);
+    }
     if looping.inputs.card_play.is_some() {
         // Refused before any order goes out, so the ranks wait for the
         // next session as after any other refused start.
