@@ -786,6 +786,11 @@ fn a_best_response_is_trained_against_a_policy_the_run_keeps_and_refuses_what_it
     assert!(settings().contains("policy.bin"), "{}", settings());
     let answering = "a best response: the opponents play policy-argmax:";
     assert_eq!(log().matches(answering).count(), 1, "{}", log());
+    let status = ok(&trainer(&["status", "--run-dir", &run]));
+    assert!(
+        status.contains("opponents  a best response to") && status.contains("policy.bin"),
+        "{status}"
+    );
     // Kept by a resumed session, then turned off.
     ok(&trainer(&[
         "resume",

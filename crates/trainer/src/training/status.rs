@@ -31,6 +31,8 @@ pub struct RunStatus {
     /// `None` before the store's manifest is first written.
     pub checkpoint: Option<CheckpointStatus>,
     pub checkpoint_every_minutes: f64,
+    /// The policy the run trains a best response to, if it does.
+    pub best_response_to: Option<PathBuf>,
     /// The last point of the run's learning curve.
     pub curve: Option<CurvePoint>,
     /// The local best response the last export measured, as it recorded it.
@@ -203,6 +205,10 @@ impl RunStatus {
             bids,
             checkpoint,
             checkpoint_every_minutes: saved.session.checkpoint_every_minutes,
+            best_response_to: saved
+                .session
+                .best_response_to
+                .map(|best_response| best_response.policy),
             curve: curve::read(dir)?.pop(),
             local_best_response: store::read_text_bounded(&dir.join(LBR_FILE), SMALL_FILE_BYTES)
                 .ok()
@@ -278,6 +284,13 @@ impl fmt::Display for RunStatus {
                 out,
                 "opponents  bids trained against {} (the opponents bid as the heuristic in that share of walks; not an equilibrium)",
                 identity.solver.opponent_bids
+            )?;
+        }
+        if let Some(policy) = &self.best_response_to {
+            writeln!(
+                out,
+                "opponents  a best response to {}: every opponent decision plays its most likely action (not an equilibrium)",
+                policy.display()
             )?;
         }
         if identity.solver.bids_for == BidsFor::Game {
