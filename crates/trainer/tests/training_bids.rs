@@ -857,7 +857,8 @@ fn a_best_response_is_trained_against_a_policy_the_run_keeps_and_refuses_what_it
         &canadian,
     ]));
     assert!(
-        stderr.contains("was trained under other rules than this run"),
+        stderr.contains("was trained under other rules than this run")
+            && stderr.contains("canadian_loners=true"),
         "{stderr}"
     );
 }

@@ -92,8 +92,8 @@ fn opponents_of(
     if rules != identity.rules {
         return Err(TrainingError::BestResponseRules {
             path: path.clone(),
-            policy: format!("{rules:?}"),
-            run: format!("{:?}", identity.rules),
+            policy: rules.to_string(),
+            run: identity.rules.to_string(),
         });
     }
     info!("{best_response}");
