@@ -791,24 +791,18 @@ fn a_best_response_is_trained_against_a_policy_the_run_keeps_and_refuses_what_it
         status.contains("opponents  a best response to") && status.contains("policy.bin"),
         "{status}"
     );
+    // A session of 100 iterations, with `--best-response-to` if given.
+    let resume = |best_response_to: Option<&str>| {
+        let mut args = vec!["resume", "--run-dir", &run, "--iterations", "100"];
+        if let Some(given) = best_response_to {
+            args.extend(["--best-response-to", given]);
+        }
+        trainer(&args)
+    };
     // Kept by a resumed session, then turned off.
-    ok(&trainer(&[
-        "resume",
-        "--run-dir",
-        &run,
-        "--iterations",
-        "100",
-    ]));
+    ok(&resume(None));
     assert_eq!(log().matches(answering).count(), 2, "{}", log());
-    ok(&trainer(&[
-        "resume",
-        "--run-dir",
-        &run,
-        "--iterations",
-        "100",
-        "--best-response-to",
-        "off",
-    ]));
+    ok(&resume(Some("off")));
     assert_eq!(log().matches(answering).count(), 2, "{}", log());
     assert!(!settings().contains("best_response_to"), "{}", settings());
     let exported = temp.run("best-response.bin");
@@ -816,15 +810,7 @@ fn a_best_response_is_trained_against_a_policy_the_run_keeps_and_refuses_what_it
 
     // Not a policy file: refused, naming the file.
     let missing = temp.run("missing.bin");
-    let stderr = refused(&trainer(&[
-        "resume",
-        "--run-dir",
-        &run,
-        "--iterations",
-        "10",
-        "--best-response-to",
-        &missing,
-    ]));
+    let stderr = refused(&resume(Some(&missing)));
     assert!(
         stderr.contains("opening the policy to train a best response to")
             && stderr.contains("missing.bin"),
@@ -847,15 +833,7 @@ fn a_best_response_is_trained_against_a_policy_the_run_keeps_and_refuses_what_it
         "--out",
         &canadian,
     ]));
-    let stderr = refused(&trainer(&[
-        "resume",
-        "--run-dir",
-        &run,
-        "--iterations",
-        "10",
-        "--best-response-to",
-        &canadian,
-    ]));
+    let stderr = refused(&resume(Some(&canadian)));
     assert!(
         stderr.contains("was trained under other rules than this run")
             && stderr.contains("canadian_loners=true"),

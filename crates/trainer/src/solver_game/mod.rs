@@ -476,17 +476,16 @@ mod tests {
         );
     }
 
-    /// The suggestion is the heuristic's own move at every decision of
-    /// every stage, so a warm-started table first plays as the heuristic.
-    #[test]
-    fn the_suggested_action_is_the_heuristics_move() {
-        use euchre_bots::bot::Bot as _;
-        use euchre_bots::bots::heuristic::Heuristic;
-        let mut checked = 0;
-        for seed in 0..200 {
+    /// Plays a hand from `root` for each seed, every decision a uniformly
+    /// random legal action, calling `check` at each decision first.
+    fn at_every_decision(
+        root: &EuchreGame<'_>,
+        seeds: std::ops::Range<u64>,
+        mut check: impl FnMut(&EuchreGame<'_>, u64),
+    ) {
+        for seed in seeds {
             let mut rng = SmallRng::seed_from_u64(seed);
-            let mut game =
-                EuchreGame::root(Rules::default(), Phase::FullPlay, LeafValuer::OpenHand);
+            let mut game = root.clone();
             loop {
                 match game.node() {
                     Node::Terminal => break,
@@ -495,18 +494,30 @@ mod tests {
                         game.apply(outcome);
                     }
                     Node::Decision(_) => {
-                        let state = game.state.unwrap();
-                        let decision = game.decision.unwrap();
-                        let heuristic =
-                            Heuristic.act(&Seen::new(&state, &[]), &mut SmallRng::seed_from_u64(0));
-                        let suggested = game.suggested_action().unwrap();
-                        assert_eq!(decision.actions[suggested], heuristic, "seed {seed}");
-                        checked += 1;
+                        check(&game, seed);
                         game.apply(rng.random_range(0..game.num_actions()));
                     }
                 }
             }
         }
+    }
+
+    /// The suggestion is the heuristic's own move at every decision of
+    /// every stage, so a warm-started table first plays as the heuristic.
+    #[test]
+    fn the_suggested_action_is_the_heuristics_move() {
+        use euchre_bots::bot::Bot as _;
+        use euchre_bots::bots::heuristic::Heuristic;
+        let mut checked = 0;
+        let root = EuchreGame::root(Rules::default(), Phase::FullPlay, LeafValuer::OpenHand);
+        at_every_decision(&root, 0..200, |game, seed| {
+            let state = game.state.unwrap();
+            let decision = game.decision.unwrap();
+            let heuristic = Heuristic.act(&Seen::new(&state, &[]), &mut SmallRng::seed_from_u64(0));
+            let suggested = game.suggested_action().unwrap();
+            assert_eq!(decision.actions[suggested], heuristic, "seed {seed}");
+            checked += 1;
+        });
         assert!(checked > 2000, "{checked} decisions");
     }
 
@@ -516,37 +527,23 @@ mod tests {
     #[test]
     fn the_model_is_the_heuristics_bid_and_only_a_bid() {
         let (mut bids, mut plays) = (0, 0);
-        for seed in 0..200 {
-            let mut rng = SmallRng::seed_from_u64(seed);
-            let mut game =
-                EuchreGame::root(Rules::default(), Phase::FullPlay, LeafValuer::OpenHand)
-                    .with_modelled_bids();
-            loop {
-                match game.node() {
-                    Node::Terminal => break,
-                    Node::Chance | Node::SampledChance => {
-                        let outcome = game.sample_chance(&mut rng);
-                        game.apply(outcome);
-                    }
-                    Node::Decision(_) => {
-                        let unmodelled = EuchreGame {
-                            modelled_bids: false,
-                            ..game.clone()
-                        };
-                        assert_eq!(unmodelled.modelled_action(), None);
-                        if game.state.unwrap().stage() == Stage::Play {
-                            assert_eq!(game.modelled_action(), None);
-                            plays += 1;
-                        } else {
-                            assert_eq!(game.modelled_action(), game.suggested_action());
-                            assert!(game.modelled_action().is_some());
-                            bids += 1;
-                        }
-                        game.apply(rng.random_range(0..game.num_actions()));
-                    }
-                }
+        let root = EuchreGame::root(Rules::default(), Phase::FullPlay, LeafValuer::OpenHand)
+            .with_modelled_bids();
+        at_every_decision(&root, 0..200, |game, _| {
+            let unmodelled = EuchreGame {
+                modelled_bids: false,
+                ..game.clone()
+            };
+            assert_eq!(unmodelled.modelled_action(), None);
+            if game.state.unwrap().stage() == Stage::Play {
+                assert_eq!(game.modelled_action(), None);
+                plays += 1;
+            } else {
+                assert_eq!(game.modelled_action(), game.suggested_action());
+                assert!(game.modelled_action().is_some());
+                bids += 1;
             }
-        }
+        });
         assert!(bids > 300 && plays > 1000, "{bids} bids, {plays} plays");
         let game = EuchreGame::root(Rules::default(), Phase::Bidding, LeafValuer::OpenHand);
         for (a, b, partners) in [(0, 2, true), (1, 3, true), (0, 1, false), (2, 3, false)] {
@@ -564,40 +561,26 @@ mod tests {
         use euchre_bots::bots::heuristic::Heuristic;
         use euchre_bots::bots::random::RandomBot;
         let (mut bids, mut plays) = (0, 0);
-        for seed in 0..200 {
-            let mut rng = SmallRng::seed_from_u64(seed);
-            let root = EuchreGame::root(Rules::default(), Phase::FullPlay, LeafValuer::OpenHand);
-            let mut game = root.clone().with_modelled_opponents(&Heuristic);
-            loop {
-                match game.node() {
-                    Node::Terminal => break,
-                    Node::Chance | Node::SampledChance => {
-                        let outcome = game.sample_chance(&mut rng);
-                        game.apply(outcome);
-                    }
-                    Node::Decision(_) => {
-                        let state = game.state.unwrap();
-                        let decision = game.decision.unwrap();
-                        let heuristic =
-                            Heuristic.act(&Seen::new(&state, &[]), &mut SmallRng::seed_from_u64(1));
-                        let modelled = game.modelled_action().expect("every decision is modelled");
-                        assert_eq!(decision.actions[modelled], heuristic, "seed {seed}");
-                        let drawing = EuchreGame {
-                            modelled_opponents: Some(ModelledOpponents(&RandomBot)),
-                            ..game.clone()
-                        };
-                        let drawn = drawing.modelled_action().unwrap();
-                        assert_eq!(drawing.modelled_action(), Some(drawn), "seed {seed}");
-                        if state.stage() == Stage::Play {
-                            plays += 1;
-                        } else {
-                            bids += 1;
-                        }
-                        game.apply(rng.random_range(0..game.num_actions()));
-                    }
-                }
+        let root = EuchreGame::root(Rules::default(), Phase::FullPlay, LeafValuer::OpenHand)
+            .with_modelled_opponents(&Heuristic);
+        at_every_decision(&root, 0..200, |game, seed| {
+            let state = game.state.unwrap();
+            let decision = game.decision.unwrap();
+            let heuristic = Heuristic.act(&Seen::new(&state, &[]), &mut SmallRng::seed_from_u64(1));
+            let modelled = game.modelled_action().expect("every decision is modelled");
+            assert_eq!(decision.actions[modelled], heuristic, "seed {seed}");
+            let drawing = EuchreGame {
+                modelled_opponents: Some(ModelledOpponents(&RandomBot)),
+                ..game.clone()
+            };
+            let drawn = drawing.modelled_action().unwrap();
+            assert_eq!(drawing.modelled_action(), Some(drawn), "seed {seed}");
+            if state.stage() == Stage::Play {
+                plays += 1;
+            } else {
+                bids += 1;
             }
-        }
+        });
         assert!(bids > 300 && plays > 1000, "{bids} bids, {plays} plays");
     }
 
