@@ -329,8 +329,13 @@ impl Game for EuchreGame<'_> {
     /// The heuristic reads only what the actor sees, so this depends on
     /// nothing the key hides but the detail that rank compression drops
     /// (which card exactly, who played it); the first state visited under a
-    /// key seeds it.
+    /// key seeds it. A best response starts from the move of the policy it
+    /// answers instead: it then begins level with that policy and learns
+    /// only where it can beat it.
     fn suggested_action(&self) -> Option<usize> {
+        if self.modelled_opponents.is_some() {
+            return self.modelled_action();
+        }
         let (state, decision) = (self.state.as_ref()?, self.decision?);
         // Bids for the game start from the prior's bid at the plain key.
         if let Some(for_game) = self.for_game
@@ -554,7 +559,8 @@ mod tests {
     /// With modelled opponents, the model of every decision, bids and cards,
     /// is the bot's own move from the actor's view; a bot that draws gets
     /// the same draw at every visit of a key, so the model is a fixed
-    /// strategy, as a best response needs.
+    /// strategy, as a best response needs; a warm start seeds the best
+    /// response with the model's move.
     #[test]
     fn modelled_opponents_play_the_bots_move_at_every_decision() {
         use euchre_bots::bot::Bot as _;
@@ -569,6 +575,8 @@ mod tests {
             let heuristic = Heuristic.act(&Seen::new(&state, &[]), &mut SmallRng::seed_from_u64(1));
             let modelled = game.modelled_action().expect("every decision is modelled");
             assert_eq!(decision.actions[modelled], heuristic, "seed {seed}");
+            // A warm start seeds the best response with the model's move.
+            assert_eq!(game.suggested_action(), Some(modelled), "seed {seed}");
             let drawing = EuchreGame {
                 modelled_opponents: Some(ModelledOpponents(&RandomBot)),
                 ..game.clone()
