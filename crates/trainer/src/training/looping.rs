@@ -345,6 +345,10 @@ pub(crate) fn solver<'t, T: store::Table + ?Sized>(
             "warm start: each fresh bid starts from the prior's bid at its view, worth {} (regret in the payoff's unit, 2 × chance of winning − 1, and visits in the average)",
             warm_start.weight
         ),
+        (Some(warm_start), false) if opponents.is_some() => info!(
+            "warm start: each fresh infostate starts from the answered policy's move, worth {}",
+            warm_start.weight
+        ),
         (Some(warm_start), false) => info!("warm start: {warm_start}"),
         (None, _) => {}
     }
