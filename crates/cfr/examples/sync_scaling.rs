@@ -8,6 +8,9 @@
 //! says how much of them a machine's cores take off.
 //!
 //! cargo run --release -p cfr --example sync_scaling [RECORDS] [ROUNDS]
+//!
+//! This is the delta buffer's sync. Full play's ranks train in place; that
+//! sync's drain and apply, on an mmap store, are `trainer bench replica`.
 
 use std::time::Instant;
 

@@ -483,6 +483,32 @@ enum BenchTarget {
         #[arg(long, default_value_t = 3)]
         tries: usize,
     },
+    /// One rank's share of a sync in place (the drain and the apply of the
+    /// code a cluster runs) on an mmap store of full play's i16 records, at
+    /// each thread count, in one process that has the machine: the speed-up
+    /// a rank's threads give it, which ranks sharing this machine's cores
+    /// under mpirun cannot show.
+    Replica {
+        /// Records in the table.
+        #[arg(long, default_value_t = 4_000_000)]
+        records: u64,
+        /// The share of records an epoch changes, in percent.
+        #[arg(long, default_value_t = 10.0)]
+        touched: f64,
+        /// Ranks whose changes the apply sums (each stood in for by this
+        /// rank's own changes: the most an apply can have to sum).
+        #[arg(long, default_value_t = 2)]
+        ranks: usize,
+        /// Thread counts, comma-separated; speed-ups are against the first.
+        #[arg(long, value_delimiter = ',', default_value = "1,2")]
+        threads: Vec<usize>,
+        /// Syncs timed per thread count, alternating; the median is shown.
+        #[arg(long, default_value_t = 5)]
+        tries: usize,
+        /// Where the store is built (removed afterwards).
+        #[arg(long, default_value = "runs/bench-replica")]
+        dir: PathBuf,
+    },
     /// The open-hand (double-dummy) solver: full 20-card positions per second.
     Dd {
         #[arg(long, default_value_t = 20_000)]
@@ -974,6 +1000,23 @@ fn bench_command(target: BenchTarget, group: Option<&Group>) -> anyhow::Result<(
             touched,
             width,
             tries,
+        ),
+        BenchTarget::Replica {
+            records,
+            touched,
+            ranks,
+            threads,
+            tries,
+            dir,
+        } => bench::replica::run(
+            &bench::replica::Workload {
+                records,
+                touched_percent: touched,
+                ranks,
+                threads,
+                tries,
+            },
+            &dir,
         ),
         BenchTarget::Prune {
             phase,

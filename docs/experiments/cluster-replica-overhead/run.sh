@@ -21,7 +21,9 @@ peak=(/usr/bin/time -f "peak resident %M KiB")
 fresh_copy() {
   rm -rf "$1"
   mkdir -p "$1"
-  cp -a "$base"/store "$base"/bidding "$base"/settings.toml "$base"/curve.csv "$1"/
+  cp -a "$base"/store "$base"/bidding "$base"/settings.toml "$1"/
+  # A run trained with --eval-every off has no curve.
+  if [ -f "$base"/curve.csv ]; then cp -a "$base"/curve.csv "$1"/; fi
 }
 drop_caches() { sync; echo 1 > /proc/sys/vm/drop_caches; }
 stamp() { echo "== $1 $(date -u +%FT%TZ)"; }

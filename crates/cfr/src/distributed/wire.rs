@@ -81,12 +81,19 @@ pub(crate) fn put_record(out: &mut Vec<u8>, key: Key, record: &Record, width: us
 
 /// The entries of `bytes`, each `(key, record)`; `None` if the length is
 /// not a whole number of entries (a peer of another build).
+#[cfg(test)]
 pub(crate) fn deltas(bytes: &[u8], width: usize, values: Values) -> Option<Vec<(Key, Record)>> {
     entries(bytes, delta_bytes(width, values), |entry| {
-        let mut record = Record::default();
-        read_values(&entry[16..], &mut record, width, values);
-        (key_of(entry), record)
+        delta(entry, width, values)
     })
+}
+
+/// One entry of [`delta_bytes`]`(width, values)` bytes: its key and its
+/// change. The apply decodes a sync's entries one by one on every core.
+pub(crate) fn delta(entry: &[u8], width: usize, values: Values) -> (Key, Record) {
+    let mut record = Record::default();
+    read_values(&entry[16..], &mut record, width, values);
+    (key_of(entry), record)
 }
 
 pub(crate) fn records(bytes: &[u8], width: usize) -> Option<Vec<(Key, Record)>> {

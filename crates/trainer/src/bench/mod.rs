@@ -9,6 +9,7 @@ pub mod game;
 #[cfg(feature = "bench-peers")]
 pub mod peers;
 pub mod prune;
+pub mod replica;
 pub mod store;
 pub mod sync;
 pub mod train;

@@ -155,19 +155,19 @@ fn mix_bits(mut x: u128, bits: u32) -> u128 {
 /// cycle with the index, and the sequence is a bijective mix of the rest of
 /// the index, so keys look random, never repeat (a perfect hash needs a
 /// set), and are never held in memory as a list.
-fn key_of(index: u64) -> Key {
+pub(super) fn key_of(index: u64) -> Key {
     let length = 6 + (index % 14) as u32;
     let sequence = mix_bits(u128::from(index / 14), 5 * length);
     u128::from(length) << 120 | sequence
 }
 
 /// The workload's keys in chunks of index ranges, for the perfect hash.
-struct BenchUniverse(u64);
+pub(super) struct BenchUniverse(pub(super) u64);
 
 /// Indices as `u32` because boomphf needs exact-size chunks, and ranges of
 /// `u64` do not promise that on 32-bit targets.
 #[derive(Clone)]
-struct IndexChunk(std::ops::Range<u32>);
+pub(super) struct IndexChunk(std::ops::Range<u32>);
 
 fn key_of_u32(index: u32) -> Key {
     key_of(u64::from(index))
@@ -228,7 +228,7 @@ struct Measurement {
     index_bytes: u64,
 }
 
-fn fingerprint(keys: u64) -> Fingerprint {
+pub(super) fn fingerprint(keys: u64) -> Fingerprint {
     Fingerprint {
         digest: keys,
         description: format!("bench store workload with {keys} keys"),

@@ -96,32 +96,40 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         // millions of records it would be most of the sync). Slot order also
         // walks a disk store's pages in file order. A rank's seeds follow
         // its changes, tagged apart, and only the first rank's counts.
-        let mut entries: Vec<(Key, u64, Record)> = Vec::new();
+        // Each rank's changes, then its seeds, as sections of whole
+        // entries; then every entry decoded and named by its slot on every
+        // core (decoding every rank's bytes first, on one thread, was the
+        // apply's serial part, and a cluster sends it a machine's worth of
+        // entries a rank).
+        let mut sections = Vec::with_capacity(2 * everyone.len());
         for (rank, &(changes, seeds)) in everyone.iter().enumerate() {
             let rank_tag = (rank as u64) << 40;
             for (bytes, values, tag) in [
                 (changes, values, rank_tag),
                 (seeds, Values::Both, rank_tag | SEED),
             ] {
-                let decoded = wire::deltas(bytes, width, values).ok_or_else(|| {
-                    CfrError::Replica(format!(
-                        "rank {rank} sent {} bytes of changes, not a whole number of {}-byte \
+                let size = wire::delta_bytes(width, values);
+                if !bytes.len().is_multiple_of(size) {
+                    return Err(CfrError::Replica(format!(
+                        "rank {rank} sent {} bytes of changes, not a whole number of {size}-byte \
                          entries: is every rank running the same trainer with the same flags?",
                         bytes.len(),
-                        wire::delta_bytes(width, values)
-                    ))
-                })?;
-                entries.extend(
-                    decoded
-                        .into_iter()
-                        .enumerate()
-                        .map(|(place, (key, change))| (key, tag | place as u64, change)),
-                );
+                    )));
+                }
+                sections.push((bytes, size, values, tag));
             }
         }
-        let mut entries = entries
+        let mut entries = sections
             .into_par_iter()
-            .map(|(key, tag, change)| Ok((self.slot_named(key, address)?, tag, change)))
+            .flat_map(|(bytes, size, values, tag)| {
+                bytes
+                    .par_chunks_exact(size)
+                    .enumerate()
+                    .map(move |(place, entry)| {
+                        (wire::delta(entry, width, values), tag | place as u64)
+                    })
+            })
+            .map(|((key, change), tag)| Ok((self.slot_named(key, address)?, tag, change)))
             .collect::<Result<Vec<(SlotId, u64, Record)>, CfrError>>()?;
         entries.par_sort_unstable_by_key(|&(slot, tag, _)| (slot, tag));
         let records_applied = AtomicU64::new(0);

@@ -657,6 +657,40 @@ mod tests {
         assert_eq!(size_of::<(SlotId, Pending)>(), 112);
     }
 
+    /// Bytes that are not whole entries (a peer of another build, or
+    /// damage on the way) are refused by name before any record changes.
+    #[test]
+    fn a_rank_that_sent_part_of_an_entry_is_refused_before_anything_is_applied() {
+        let table = store::MemoryTable::new();
+        let slot = table.slot(7).unwrap();
+        let replica = ReplicatedTable::new(
+            &table,
+            Discounter::new(crate::Schedule::LINEAR).unwrap(),
+            Reads::Live,
+        );
+        let mut whole = Vec::new();
+        let change = Record {
+            regrets: [1.0; store::MAX_ACTIONS],
+            ..Record::default()
+        };
+        wire::put_delta(&mut whole, 7, &change, table.max_actions(), Values::Both);
+        let everyone = [(&whole[..], &[][..]), (&whole[..whole.len() - 1], &[][..])];
+        let error = replica
+            .apply_gathered(
+                &everyone,
+                0,
+                Values::Both,
+                Address::Key,
+                (10, apply::Retire::AtEnd),
+                add_values,
+            )
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("rank 1 sent"), "{error}");
+        assert!(error.contains("not a whole number of"), "{error}");
+        assert_eq!(table.read(slot).unwrap(), Record::default());
+    }
+
     #[test]
     fn a_pending_key_comes_back_whole() {
         for key in [
