@@ -41,6 +41,27 @@ pub struct Workload {
     pub tries: usize,
 }
 
+impl Workload {
+    /// Refuses a workload the bench cannot run, naming the flag to fix.
+    fn check(&self) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            (1..=u64::from(u32::MAX)).contains(&self.records),
+            "--records must be from 1 to {} (the bench's keys are numbered in 32 bits)",
+            u32::MAX
+        );
+        anyhow::ensure!(
+            self.touched_percent > 0.0 && self.touched_percent <= 100.0,
+            "--touched is a percentage of the records, above 0 and at most 100"
+        );
+        anyhow::ensure!(self.ranks >= 1, "--ranks must be at least 1");
+        anyhow::ensure!(
+            !self.threads.is_empty() && self.threads.iter().all(|&t| t >= 1),
+            "--threads lists thread counts of at least 1, for example 1,2"
+        );
+        Ok(())
+    }
+}
+
 /// Full play's records: five cards at most, in i16.
 const LAYOUT: RecordLayout = match RecordLayout::new(5, RecordEncoding::I16Scaled) {
     Ok(layout) => layout,
@@ -91,15 +112,7 @@ struct Timing {
 }
 
 pub fn run(workload: &Workload, dir: &Path) -> anyhow::Result<()> {
-    anyhow::ensure!(
-        workload.touched_percent > 0.0 && workload.touched_percent <= 100.0,
-        "--touched is a percentage of the records, above 0 and at most 100"
-    );
-    anyhow::ensure!(workload.ranks >= 1, "--ranks must be at least 1");
-    anyhow::ensure!(
-        !workload.threads.is_empty() && workload.threads.iter().all(|&t| t >= 1),
-        "--threads lists thread counts of at least 1, for example 1,2"
-    );
+    workload.check()?;
     std::fs::create_dir_all(dir)
         .with_context(|| format!("creating {} for the bench's store", dir.display()))?;
     let store_dir = dir.join("replica");
@@ -260,6 +273,72 @@ mod tests {
         let timing = one_sync(&table, &workload, 2_000, 1).unwrap();
         assert_eq!(timing.sent, 2_000);
         assert_eq!(timing.applied, 2_000);
+    }
+
+    #[test]
+    fn a_workload_it_cannot_run_is_refused_by_the_flag_to_fix() {
+        let good = Workload {
+            records: 10,
+            touched_percent: 10.0,
+            ranks: 2,
+            threads: vec![1, 2],
+            tries: 1,
+        };
+        assert!(good.check().is_ok());
+        for (bad, flag) in [
+            (
+                Workload {
+                    records: 0,
+                    ..good.clone()
+                },
+                "--records",
+            ),
+            (
+                Workload {
+                    records: 1 << 33,
+                    ..good.clone()
+                },
+                "--records",
+            ),
+            (
+                Workload {
+                    touched_percent: 0.0,
+                    ..good.clone()
+                },
+                "--touched",
+            ),
+            (
+                Workload {
+                    touched_percent: 101.0,
+                    ..good.clone()
+                },
+                "--touched",
+            ),
+            (
+                Workload {
+                    ranks: 0,
+                    ..good.clone()
+                },
+                "--ranks",
+            ),
+            (
+                Workload {
+                    threads: vec![],
+                    ..good.clone()
+                },
+                "--threads",
+            ),
+            (
+                Workload {
+                    threads: vec![1, 0],
+                    ..good.clone()
+                },
+                "--threads",
+            ),
+        ] {
+            let error = bad.check().unwrap_err().to_string();
+            assert!(error.contains(flag), "{error}");
+        }
     }
 
     #[test]
