@@ -22,7 +22,7 @@ use cfr::Schedule;
 use cfr::discount::Discounter;
 use cfr::distributed::{Collective, CollectiveError, Reads, ReplicatedTable, StrategySums};
 use rayon::prelude::*;
-use store::{ClientState, DurableTable, MmapTable, Record, RecordEncoding, RecordLayout, Table};
+use store::{MmapTable, Record, RecordEncoding, RecordLayout, Table};
 
 use super::store::{BenchUniverse, fingerprint, key_of};
 use crate::format::thousands;
@@ -148,7 +148,6 @@ pub fn run(workload: &Workload, dir: &Path) -> anyhow::Result<()> {
             timings[row].push(timing);
         }
     }
-    table.checkpoint(&ClientState::NONE)?;
     drop(table);
     std::fs::remove_dir_all(&store_dir)
         .with_context(|| format!("removing the bench's store {}", store_dir.display()))?;

@@ -95,12 +95,10 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         // summing the entries was serial, and at a large cluster's unions of
         // millions of records it would be most of the sync). Slot order also
         // walks a disk store's pages in file order. A rank's seeds follow
-        // its changes, tagged apart, and only the first rank's counts.
-        // Each rank's changes, then its seeds, as sections of whole
-        // entries; then every entry decoded and named by its slot on every
-        // core (decoding every rank's bytes first, on one thread, was the
-        // apply's serial part, and a cluster sends it a machine's worth of
-        // entries a rank).
+        // its changes, tagged apart, and only the first rank's counts. The
+        // sections are checked whole first, then every entry is decoded and
+        // named by its slot on every core (decoding them all on one thread
+        // first was the apply's serial part).
         let mut sections = Vec::with_capacity(2 * everyone.len());
         for (rank, &(changes, seeds)) in everyone.iter().enumerate() {
             let rank_tag = (rank as u64) << 40;
