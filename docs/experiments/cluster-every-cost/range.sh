@@ -3,18 +3,21 @@
 # pessimistic, middle and optimistic, each case's inputs named in its
 # header line. The settle is empty (card play keeps no average), so its
 # speed-up changes nothing.
-# Usage: range.sh MODEL_PY FIT_RUN DRAIN_2 APPLY_2
+# Usage: range.sh MODEL_PY FIT_RUN DRAIN_2 APPLY_2 [APPLY_SCALE]
 #   MODEL_PY: docs/experiments/cluster-model/model.py
 #   FIT_RUN: the fitted run's directory (its cluster-epochs.csv)
 #   DRAIN_2, APPLY_2: the drain's and the apply's speed-ups at 2 threads
 #   against 1 (`trainer bench replica`); the pessimistic case takes them as
 #   they are, the others carry them to 16 cores by Amdahl's law.
+#   APPLY_SCALE: today's one-thread apply time over the fitted run's code's,
+#   both from `bench replica` in one sitting (default 1: the fit as it is).
 set -euo pipefail
-model=$1 fit=$2 drain2=$3 apply2=$4
+model=$1 fit=$2 drain2=$3 apply2=$4 apply_scale=${5:-1}
 distinct=10800:82318,21600:151353,473600:1756488,947200:2808672
 amdahl() { python3 -c "s = $1; p = 2 * (1 - 1 / s); print(f'{1 / ((1 - p) + p / 16):.2f}')"; }
 drain16=$(amdahl "$drain2") apply16=$(amdahl "$apply2")
-common=(project --fit "$fit" --settle-records 0 --distinct "$distinct" --periods 10 30 60)
+common=(project --fit "$fit" --settle-records 0 --distinct "$distinct" --periods 10 30 60
+  --apply-scale "$apply_scale")
 
 # A thread's rate and a rank's ratio to one process, in place, over three
 # sittings: one-thread processes 3,243-3,755 it/s (median 3,500), rank

@@ -299,7 +299,8 @@ def project(costs, args):
         f"{M} machines x {C} cores, {args.link_gbit:g} Gb/s at {args.link_efficiency:.0%}; one machine alone "
         f"{machine_rate:,.0f} it/s, as a rank {args.rank_ratio:.2f} of that; the slowest follower at "
         f"{args.follower_ratio:.2f} of rank 0; on a machine's "
-        f"cores the drain runs {args.drain_speedup:g}x, the apply {args.apply_speedup:g}x and the settle "
+        f"cores the drain runs {args.drain_speedup:g}x, the apply {args.apply_speedup:g}x (its one-core cost "
+        f"{args.apply_scale:g} of the fitted) and the settle "
         f"{args.settle_speedup:g}x faster than on one{'; the slowest of the machines waited for' if args.straggle else ''}; a settle of {args.settle_records:,.0f} records and a "
         f"{args.checkpoint_seconds:g}-second checkpoint every {args.settle_every:g} s; D past the measured "
         f"points with slope {args.slope_beyond}"
@@ -326,13 +327,13 @@ def project(costs, args):
                 train_slow *= 1 + costs.spread * expected_max_normal(M)
             arrive = max(train0, train_slow) + drain
             transfer = args.latency + (M - 1) * sent * args.record_bytes / link
-            apply = costs.apply * M * sent / args.apply_speedup
+            apply = costs.apply * args.apply_scale * M * sent / args.apply_speedup
             if args.overlap:
                 # The sync runs beside the next epoch's training, whose
                 # cores it takes: its single-core work, spread over the
                 # machine's cores, lengthens the training; the epoch waits
                 # for the sync only if the sync is the longer.
-                stolen = (costs.drain + costs.apply * M) * sent / C
+                stolen = (costs.drain + costs.apply * args.apply_scale * M) * sent / C
                 sync_wall = drain + (max(train0, train_slow) - train0) + transfer + apply
                 wall = max(max(train0, train_slow) + stolen, sync_wall) + costs.epoch
             else:
@@ -379,6 +380,8 @@ def main():
     j.add_argument("--follower-ratio", type=float, default=1.0, help="the slowest follower's rate over rank 0's, measured")
     j.add_argument("--drain-speedup", type=float, default=1.0, help="the drain on a machine's cores against one, measured or assumed")
     j.add_argument("--apply-speedup", type=float, default=1.0, help="the apply on a machine's cores against one")
+    j.add_argument("--apply-scale", type=float, default=1.0,
+                   help="today's one-core apply over the fitted run's code's, both timed by `bench replica` in one sitting")
     j.add_argument("--settle-speedup", type=float, default=1.0, help="the settle on a machine's cores against one")
     j.add_argument("--settle-records", type=float, default=45_956_585, help="records a settle applies (default: the whole table, a bound)")
     j.add_argument("--settle-every", type=float, default=600.0, help="seconds between settles (the checkpoint period)")
