@@ -102,7 +102,7 @@ const MAKER_SHIFT: u32 = 42; // 2 bits
 const ALONE_SHIFT: u32 = 44; // 1 bit
 const CONTEXT_SHIFT: u32 = 112; // 4 bits: a score-aware policy's context
 const SEARCHED_SHIFT: u32 = 116; // 1 bit: a searched bid kept beside the blueprint's
-const KIND_SHIFT: u32 = 120; // top byte
+pub(super) const KIND_SHIFT: u32 = 120; // top byte
 
 impl BiddingKeyParts {
     /// The actor's view at a bidding decision; `None` during play or after.
@@ -131,24 +131,7 @@ impl BiddingKeyParts {
     /// The view's encoding after renaming suits by `perm`.
     #[inline]
     pub fn encode(&self, perm: &SuitPerm) -> u128 {
-        let discard = self
-            .own_discard
-            .map_or(0, |card| perm.card(card).index() as u128 + 1);
-        let (trump, maker, alone) = self.contract.map_or((0, 0, 0), |contract| {
-            (
-                perm.suit(contract.trump) as u128 + 1,
-                u128::from(contract.maker_offset),
-                u128::from(contract.alone),
-            )
-        });
-        u128::from(perm.cards(self.hand).bits()) << HAND_SHIFT
-            | discard << DISCARD_SHIFT
-            | trump << TRUMP_SHIFT
-            | (perm.card(self.upcard).index() as u128) << UPCARD_SHIFT
-            | u128::from(self.actor_offset) << ACTOR_SHIFT
-            | maker << MAKER_SHIFT
-            | alone << ALONE_SHIFT
-            | (self.decision as u128) << KIND_SHIFT
+        ViewFields::of_parts(self).encode(perm) | (self.decision as u128) << KIND_SHIFT
     }
 
     /// The canonical key and the renaming that produces it. When several
@@ -169,8 +152,77 @@ impl BiddingKeyParts {
     /// The view a key encodes (in the key's own, canonical suits); `None`
     /// for a key that is not a bidding key.
     pub fn decode(key: InfoKey) -> Option<BiddingKeyParts> {
-        let code = key.0;
         let decision = key.decision_kind()?;
+        let fields = ViewFields::decode(key.0)?;
+        Some(BiddingKeyParts {
+            decision,
+            actor_offset: fields.actor_offset,
+            hand: fields.hand,
+            upcard: fields.upcard,
+            own_discard: fields.own_discard,
+            contract: fields.contract,
+        })
+    }
+
+    /// Whether this view is the representative of its symmetry class, i.e.
+    /// no renaming encodes smaller.
+    pub fn is_canonical(&self) -> bool {
+        let own = self.encode(&SuitPerm::IDENTITY);
+        SuitPerm::COLOUR_PRESERVING[1..]
+            .iter()
+            .all(|perm| self.encode(perm) >= own)
+    }
+}
+
+/// What a seat knows before the first card, without the kind of
+/// decision: the fields a bidding key and the opening lead's key
+/// ([`super::lead`]) share, in the same bits, so that both are canonical
+/// under the same renamings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) struct ViewFields {
+    pub(super) actor_offset: u8,
+    pub(super) hand: CardSet,
+    pub(super) upcard: Card,
+    pub(super) own_discard: Option<Card>,
+    pub(super) contract: Option<PublicContract>,
+}
+
+impl ViewFields {
+    fn of_parts(parts: &BiddingKeyParts) -> ViewFields {
+        ViewFields {
+            actor_offset: parts.actor_offset,
+            hand: parts.hand,
+            upcard: parts.upcard,
+            own_discard: parts.own_discard,
+            contract: parts.contract,
+        }
+    }
+
+    /// The fields' bits after renaming suits by `perm`; the top byte (the
+    /// kind) and the bits of [`in_context`] and [`searched`] left clear.
+    #[inline]
+    pub(super) fn encode(&self, perm: &SuitPerm) -> u128 {
+        let discard = self
+            .own_discard
+            .map_or(0, |card| perm.card(card).index() as u128 + 1);
+        let (trump, maker, alone) = self.contract.map_or((0, 0, 0), |contract| {
+            (
+                perm.suit(contract.trump) as u128 + 1,
+                u128::from(contract.maker_offset),
+                u128::from(contract.alone),
+            )
+        });
+        u128::from(perm.cards(self.hand).bits()) << HAND_SHIFT
+            | discard << DISCARD_SHIFT
+            | trump << TRUMP_SHIFT
+            | (perm.card(self.upcard).index() as u128) << UPCARD_SHIFT
+            | u128::from(self.actor_offset) << ACTOR_SHIFT
+            | maker << MAKER_SHIFT
+            | alone << ALONE_SHIFT
+    }
+
+    /// The fields `code` holds; `None` if a card's bits name no card.
+    pub(super) fn decode(code: u128) -> Option<ViewFields> {
         let field = |shift: u32, bits: u32| ((code >> shift) & ((1 << bits) - 1)) as u8;
         let card = |index: u8| Card::from_index(index);
         let own_discard = match field(DISCARD_SHIFT, 5) {
@@ -185,23 +237,13 @@ impl BiddingKeyParts {
                 alone: field(ALONE_SHIFT, 1) == 1,
             }),
         };
-        Some(BiddingKeyParts {
-            decision,
+        Some(ViewFields {
             actor_offset: field(ACTOR_SHIFT, 2),
             hand: CardSet::from_bits((code >> HAND_SHIFT) as u32 & 0xFF_FFFF),
             upcard: card(field(UPCARD_SHIFT, 5))?,
             own_discard,
             contract,
         })
-    }
-
-    /// Whether this view is the representative of its symmetry class, i.e.
-    /// no renaming encodes smaller.
-    pub fn is_canonical(&self) -> bool {
-        let own = self.encode(&SuitPerm::IDENTITY);
-        SuitPerm::COLOUR_PRESERVING[1..]
-            .iter()
-            .all(|perm| self.encode(perm) >= own)
     }
 }
 

@@ -2,14 +2,17 @@
 //! game's exact suit symmetry, packed into a fixed-size `u128`.
 //!
 //! - [`bidding`]: the perfect-recall bidding key;
+//! - [`lead`]: the opening lead's key, the leader's whole view once the
+//!   auction has ended (for a lead decided once per view);
 //! - [`play`]: the rank-compressed card-play key;
-//! - [`symmetry`]: the colour-preserving suit permutations both are
+//! - [`symmetry`]: the colour-preserving suit permutations all three are
 //!   canonical under.
 //!
 //! This module ties them together: [`decision`] asks bidding first and play
 //! after, so neither key module depends on the other.
 
 pub mod bidding;
+pub mod lead;
 pub mod play;
 pub mod symmetry;
 
