@@ -8,7 +8,7 @@
 //! bidding ended; and the second defender's turn implies the first passed.
 //! The dealer's own discard is kept, because only the dealer knows it.
 
-use super::symmetry::SuitPerm;
+use super::symmetry::{SuitPerm, is_least, least_encoding};
 use super::{Decision, InfoKey, canonical_order};
 use crate::engine::card::{Card, CardSet, Suit};
 use crate::engine::state::{GameState, Stage};
@@ -139,14 +139,8 @@ impl BiddingKeyParts {
     /// of them maps actions consistently; the first in the group's fixed
     /// order is taken.
     pub fn canonical(&self) -> (InfoKey, SuitPerm) {
-        let mut best = (u128::MAX, SuitPerm::IDENTITY);
-        for perm in SuitPerm::COLOUR_PRESERVING {
-            let code = self.encode(&perm);
-            if code < best.0 {
-                best = (code, perm);
-            }
-        }
-        (InfoKey(best.0), best.1)
+        let (code, perm) = least_encoding(|perm| self.encode(perm));
+        (InfoKey(code), perm)
     }
 
     /// The view a key encodes (in the key's own, canonical suits); `None`
@@ -167,10 +161,7 @@ impl BiddingKeyParts {
     /// Whether this view is the representative of its symmetry class, i.e.
     /// no renaming encodes smaller.
     pub fn is_canonical(&self) -> bool {
-        let own = self.encode(&SuitPerm::IDENTITY);
-        SuitPerm::COLOUR_PRESERVING[1..]
-            .iter()
-            .all(|perm| self.encode(perm) >= own)
+        is_least(|perm| self.encode(perm))
     }
 }
 

@@ -15,7 +15,7 @@
 //! bidding or card-play key can equal it: their top bytes are 1 to 5.
 
 use super::bidding::{KIND_SHIFT, PublicContract, ViewFields};
-use super::symmetry::SuitPerm;
+use super::symmetry::{SuitPerm, is_least, least_encoding};
 use super::{Decision, InfoKey, canonical_order};
 use crate::engine::card::{Card, CardSet};
 use crate::engine::state::{GameState, Stage};
@@ -90,22 +90,13 @@ impl LeadView {
     /// The canonical key and the renaming that produces it (the first of
     /// the group's fixed order when several tie, as for bidding keys).
     pub fn canonical(&self) -> (InfoKey, SuitPerm) {
-        let mut best = (u128::MAX, SuitPerm::IDENTITY);
-        for perm in SuitPerm::COLOUR_PRESERVING {
-            let code = self.encode(&perm);
-            if code < best.0 {
-                best = (code, perm);
-            }
-        }
-        (InfoKey(best.0), best.1)
+        let (code, perm) = least_encoding(|perm| self.encode(perm));
+        (InfoKey(code), perm)
     }
 
     /// Whether no renaming encodes this view smaller.
     pub fn is_canonical(&self) -> bool {
-        let own = self.encode(&SuitPerm::IDENTITY);
-        SuitPerm::COLOUR_PRESERVING[1..]
-            .iter()
-            .all(|perm| self.encode(perm) >= own)
+        is_least(|perm| self.encode(perm))
     }
 
     /// The view a key encodes, in the key's own suits; `None` for any key

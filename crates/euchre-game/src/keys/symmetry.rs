@@ -12,6 +12,31 @@ use crate::engine::action::Action;
 use crate::engine::card::{Card, CardSet, Suit};
 use crate::engine::state::Deal;
 
+/// The least of `encode`'s values over the colour-preserving renamings,
+/// and the first renaming (in the group's fixed order) that gives it: the
+/// canonical key of a view, and the renaming its actions are ordered by.
+/// When several renamings tie, the view is symmetric under their
+/// difference, so any of them maps actions consistently.
+pub fn least_encoding(encode: impl Fn(&SuitPerm) -> u128) -> (u128, SuitPerm) {
+    let mut best = (u128::MAX, SuitPerm::IDENTITY);
+    for perm in SuitPerm::COLOUR_PRESERVING {
+        let code = encode(&perm);
+        if code < best.0 {
+            best = (code, perm);
+        }
+    }
+    best
+}
+
+/// Whether no renaming makes `encode` smaller than the view as it is: the
+/// view is its symmetry class's representative.
+pub fn is_least(encode: impl Fn(&SuitPerm) -> u128) -> bool {
+    let own = encode(&SuitPerm::IDENTITY);
+    SuitPerm::COLOUR_PRESERVING[1..]
+        .iter()
+        .all(|perm| encode(perm) >= own)
+}
+
 /// A renaming of suits: suit `s` becomes `self.0[s]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SuitPerm([Suit; 4]);
