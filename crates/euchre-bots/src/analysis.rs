@@ -74,6 +74,47 @@ impl LossUnit {
         }
     }
 
+    /// The unit a judge's twin counts in ([`Bot::valuing`]).
+    pub fn other(self) -> LossUnit {
+        match self {
+            LossUnit::Points => LossUnit::Chance,
+            LossUnit::Chance => LossUnit::Points,
+        }
+    }
+
+    /// A loss in this unit as a player reads it, with its standard error
+    /// where it has one: "0.44 ± 0.14 points", "2.8% ± 0.9 of a game".
+    pub fn loss_words(self, loss: f64, error: Option<f64>) -> String {
+        match self {
+            LossUnit::Points => format!(
+                "{loss:.2}{} points",
+                error.map_or(String::new(), |error| format!(" ± {error:.2}"))
+            ),
+            LossUnit::Chance => format!(
+                "{:.1}%{} of a game",
+                100.0 * loss,
+                error.map_or(String::new(), |error| format!(" ± {:.1}", 100.0 * error))
+            ),
+        }
+    }
+
+    /// A move's value in this unit, short: "+0.29" points, "68.2%" to win.
+    pub fn value_short(self, value: f64) -> String {
+        match self {
+            LossUnit::Points => format!("{value:+.2}"),
+            LossUnit::Chance => format!("{:.1}%", 100.0 * value),
+        }
+    }
+
+    /// A column of summed losses in this unit: a sum of chances is the
+    /// games given up.
+    pub fn total_heading(self) -> &'static str {
+        match self {
+            LossUnit::Points => "points lost",
+            LossUnit::Chance => "games lost",
+        }
+    }
+
     /// The unit in words, for a report's key.
     pub fn describe(self) -> &'static str {
         match self {
@@ -154,10 +195,35 @@ pub struct Decision {
     /// mistake's loss, each by more than [`SIGNIFICANCE`] standard errors.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub only_move: bool,
+    /// The same decision judged in the other unit by the judge's twin
+    /// ([`Bot::valuing`]): what the move cost in chances of winning the
+    /// game beside its points, or in points beside its chances. Present
+    /// where the judge values moves and, for chances, the record's score
+    /// is known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub beside: Option<Beside>,
     /// How many possible discards were weighed (1 when the record was clear).
     pub discards_weighed: usize,
     pub annotations: Vec<Comment>,
     pub millis: f64,
+}
+
+/// A decision judged in the other unit ([`Decision::beside`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Beside {
+    pub unit: LossUnit,
+    /// The twin's best move, which may differ from the judge's: near the
+    /// end of a game the best move for points need not be the best for
+    /// the game.
+    pub preferred: String,
+    /// Each option's value in this unit, in the order of
+    /// [`Decision::options`].
+    pub values: Vec<f64>,
+    pub loss: f64,
+    pub loss_error: f64,
+    /// The mark in this unit's thresholds, as [`Decision::mark`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mark: Option<&'static str>,
 }
 
 /// A decision the analysis passed over, and why.
@@ -200,6 +266,11 @@ pub struct Totals {
     pub valued: usize,
     pub total_loss: f64,
     pub mean_loss: f64,
+    /// Decisions judged in the other unit too ([`Decision::beside`]), and
+    /// their losses in it.
+    pub beside_valued: usize,
+    pub beside_total_loss: f64,
+    pub beside_mean_loss: f64,
 }
 
 impl Totals {
@@ -211,6 +282,11 @@ impl Totals {
             self.total_loss += loss;
         }
         self.mean_loss = self.total_loss / self.valued.max(1) as f64;
+        if let Some(beside) = &decision.beside {
+            self.beside_valued += 1;
+            self.beside_total_loss += beside.loss;
+        }
+        self.beside_mean_loss = self.beside_total_loss / self.beside_valued.max(1) as f64;
     }
 }
 
@@ -228,6 +304,9 @@ pub struct LargeLoss {
     /// one: a loss inside it is not yet a mistake.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub loss_error: Option<f64>,
+    /// The same move's loss in the other unit, where it was judged there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub beside_loss: Option<f64>,
 }
 
 /// How the bot judged the decisions annotators labelled with one label.
@@ -240,6 +319,10 @@ pub struct LabelRow {
     /// Where the bot marked the move dubious or worse.
     pub bot_marked_fault: usize,
     pub mean_loss: Option<f64>,
+    /// Where the judge's twin, in the other unit, marked it dubious or
+    /// worse, and its mean loss there.
+    pub beside_marked_fault: usize,
+    pub beside_mean_loss: Option<f64>,
 }
 
 /// A refused deal and the reason.
@@ -255,6 +338,9 @@ pub struct GameAnalysis {
     pub bot: String,
     /// What the losses are counted in.
     pub unit: LossUnit,
+    /// What [`Decision::beside`] counts in, where the judge has a twin.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub beside_unit: Option<LossUnit>,
     pub rules: String,
     pub deals: Vec<DealReport>,
     pub refused: Vec<Refused>,
@@ -286,6 +372,9 @@ pub fn analyse(game: &Game, bot: &dyn Bot, seed: u64) -> GameAnalysis {
     } else {
         LossUnit::Points
     };
+    // The same judge in the other unit, on the same worlds: chances of
+    // winning the game beside points, or points beside chances.
+    let twin = bot.valuing(unit == LossUnit::Points);
     // The score before each deal, followed from the record's initial score
     // while every deal replays.
     let target = game
@@ -340,11 +429,17 @@ pub fn analyse(game: &Game, bot: &dyn Bot, seed: u64) -> GameAnalysis {
             continue;
         }
         let judged_at = score.filter(|_| unit == LossUnit::Chance);
+        // Chances need the score; points are judged without one.
+        let beside = twin.as_deref().and_then(|twin| match unit {
+            LossUnit::Points => score.map(|score| (twin, Some(score))),
+            LossUnit::Chance => Some((twin, None)),
+        });
         let mut report = deal::DealJudge {
             game,
             deal,
             rebuilt: &rebuilt,
             bot,
+            beside,
             seed,
             position,
             score: judged_at,
@@ -378,6 +473,7 @@ pub fn analyse(game: &Game, bot: &dyn Bot, seed: u64) -> GameAnalysis {
             .unwrap_or_else(|| "untitled game".to_owned()),
         bot: bot.name(),
         unit,
+        beside_unit: twin.is_some().then(|| unit.other()),
         rules: game.rules.to_string(),
         deals,
         refused,
@@ -429,9 +525,12 @@ fn summarise(game: &Game, deals: &[DealReport]) -> Summary {
             bot_agreed: 0,
             bot_marked_fault: 0,
             mean_loss: None,
+            beside_marked_fault: 0,
+            beside_mean_loss: None,
         })
         .collect();
     let mut label_losses = vec![(0.0, 0usize); Label::ALL.len()];
+    let mut beside_losses = vec![(0.0, 0usize); Label::ALL.len()];
     for decision in deals.iter().flat_map(|deal| &deal.decisions) {
         let seat: Seat = decision.seat.parse().unwrap_or(Seat::North);
         players[seat.index()].add(decision);
@@ -445,6 +544,7 @@ fn summarise(game: &Game, deals: &[DealReport]) -> Summary {
                 preferred: decision.preferred.clone(),
                 loss,
                 loss_error: decision.loss_error,
+                beside_loss: decision.beside.as_ref().map(|beside| beside.loss),
             });
         }
         // A label in an alternative line judges that line's move, not the
@@ -463,18 +563,25 @@ fn summarise(game: &Game, deals: &[DealReport]) -> Summary {
             let row = &mut labels[position];
             row.decisions += 1;
             row.bot_agreed += usize::from(decision.made == decision.preferred);
-            let fault = decision
-                .mark
-                .is_some_and(|mark| MARKS.iter().any(|(_, label)| label.word() == mark));
-            row.bot_marked_fault += usize::from(fault);
+            let fault = |mark: Option<&str>| {
+                mark.is_some_and(|mark| MARKS.iter().any(|(_, label)| label.word() == mark))
+            };
+            row.bot_marked_fault += usize::from(fault(decision.mark));
             if let Some(loss) = decision.loss {
                 label_losses[position].0 += loss;
                 label_losses[position].1 += 1;
             }
+            if let Some(beside) = &decision.beside {
+                row.beside_marked_fault += usize::from(fault(beside.mark));
+                beside_losses[position].0 += beside.loss;
+                beside_losses[position].1 += 1;
+            }
         }
     }
-    for (row, (sum, count)) in labels.iter_mut().zip(label_losses) {
-        row.mean_loss = (count > 0).then(|| sum / count as f64);
+    let mean = |(sum, count): (f64, usize)| (count > 0).then(|| sum / count as f64);
+    for ((row, losses), beside) in labels.iter_mut().zip(label_losses).zip(beside_losses) {
+        row.mean_loss = mean(losses);
+        row.beside_mean_loss = mean(beside);
     }
     labels.retain(|row| row.decisions > 0);
     largest.sort_by(|a, b| b.loss.total_cmp(&a.loss));

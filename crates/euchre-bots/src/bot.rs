@@ -1,5 +1,7 @@
 //! The one interface every player implements.
 
+use std::sync::Arc;
+
 use euchre_game::engine::action::Action;
 use rand::rngs::SmallRng;
 
@@ -139,6 +141,14 @@ pub trait Bot: Send + Sync {
     /// unit the bot values in.
     fn plays_for_the_game(&self) -> bool {
         false
+    }
+
+    /// The same bot valuing its options by the chance of winning the game
+    /// (`for_the_game`) or by points, sharing whatever it has loaded: the
+    /// analysis and the hints state a move's cost in both units, from the
+    /// same judge. `None` for a bot that does not value its options.
+    fn valuing(&self, _for_the_game: bool) -> Option<Arc<dyn Bot>> {
+        None
     }
 
     /// Anything worth printing after a match, such as how often a policy

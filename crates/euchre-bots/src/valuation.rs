@@ -25,6 +25,19 @@ pub enum Valuation {
     Game(HandOutcomes),
 }
 
+impl Valuation {
+    /// This valuation, or the other unit's: a bot already playing for the
+    /// game keeps its outcomes, and one playing for points takes the
+    /// reference outcomes every `,game` bot is built with.
+    pub(crate) fn toward(&self, for_the_game: bool) -> Valuation {
+        match (self, for_the_game) {
+            (Valuation::Game(_), true) => self.clone(),
+            (Valuation::Points, true) => Valuation::Game(crate::game_outcomes::reference()),
+            (_, false) => Valuation::Points,
+        }
+    }
+}
+
 /// A valuation fixed for one decision: the model solved for the game's
 /// target and the score as the hand was dealt.
 #[derive(Clone, Debug)]

@@ -736,6 +736,10 @@ fn hints_and_keyboard(session: &mut Session) {
     assert!(page.exists(".best"), "the best move is marked on the table");
     let hints = page.text("#hints");
     assert!(hints.contains("points per hand"), "{hints}");
+    assert!(
+        hints.contains("to win the game"),
+        "the chance of winning the game beside the points: {hints}"
+    );
     assert!(page.exists("#save-egn"), "the game can be saved as EGN");
     session.shot("play-hints.png");
     session.audit("table with hints");
@@ -772,6 +776,10 @@ fn analysis_board(session: &mut Session) {
         players.contains("WWMM (N)") && players.contains("Euchrazy1 (S)"),
         "{players}"
     );
+    assert!(
+        players.contains("games lost"),
+        "each player's cost in games beside the points: {players}"
+    );
     let judged = session.page.text(".judged");
     assert!(
         judged.contains("Club (pimc:20)"),
@@ -787,6 +795,11 @@ fn analysis_board(session: &mut Session) {
     assert!(
         decision.contains("in an alternative line from here") && decision.contains("disaster"),
         "the alternative line's comment where it branches off: {decision}"
+    );
+    assert!(
+        page.text("#beside-loss").ends_with(" of a game")
+            && decision.contains("to win"),
+        "the move's cost in chances of winning beside its points: {decision}"
     );
     let layout = page.eval(
         "(() => { const p = document.querySelector('.position').getBoundingClientRect(); \

@@ -648,6 +648,77 @@ fn analyze_judges_in_chances_of_winning_from_the_records_score() {
     assert_eq!(json[0]["unit"], "points");
 }
 
+/// Beside each loss the analysis states the same judge's loss in the other
+/// unit, from the same worlds: a score-blind judge's chances are the game
+/// judge's, and the game judge's points the blind judge's, decision by
+/// decision and in the players' totals.
+#[test]
+fn analyze_states_the_other_unit_beside_from_the_same_worlds() {
+    let file = egn_fixture("VWEC_Finals_Annotated.egn");
+    let judged = |bot: &str| -> serde_json::Value {
+        let output = trainer(&["analyze", &file, "--bot", bot, "--json"], "");
+        assert!(output.status.success(), "{}", text(&output.stderr));
+        serde_json::from_slice::<serde_json::Value>(&output.stdout).unwrap()[0].clone()
+    };
+    let (points, chances) = (judged("pimc:20"), judged("pimc:20,game"));
+    assert_eq!(points["beside_unit"], "chance");
+    assert_eq!(chances["beside_unit"], "points");
+    let decisions = |game: &serde_json::Value| -> Vec<serde_json::Value> {
+        game["deals"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|deal| deal["decisions"].as_array().unwrap().clone())
+            .collect()
+    };
+    let (blind, for_game) = (decisions(&points), decisions(&chances));
+    assert_eq!(blind.len(), for_game.len());
+    assert!(!blind.is_empty());
+    for (blind, for_game) in blind.iter().zip(&for_game) {
+        for (judged, other) in [(blind, for_game), (for_game, blind)] {
+            let beside = &judged["beside"];
+            assert_eq!(beside["loss"], other["loss"], "{judged}");
+            assert_eq!(beside["loss_error"], other["loss_error"], "{judged}");
+            assert_eq!(beside["preferred"], other["preferred"], "{judged}");
+            let values: Vec<&serde_json::Value> = other["options"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|option| &option["value"])
+                .collect();
+            assert_eq!(
+                beside["values"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .collect::<Vec<_>>(),
+                values
+            );
+        }
+    }
+    for (row, other) in points["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(chances["players"].as_array().unwrap())
+    {
+        let close = |a: &serde_json::Value, b: &serde_json::Value| {
+            (a.as_f64().unwrap() - b.as_f64().unwrap()).abs() < 1e-9
+        };
+        assert!(
+            close(&row["beside_total_loss"], &other["total_loss"]),
+            "{row}"
+        );
+        assert!(
+            close(&other["beside_total_loss"], &row["total_loss"]),
+            "{row}"
+        );
+    }
+    let report = text(&trainer(&["analyze", &file, "--bot", "pimc:20"], "").stdout);
+    assert!(report.contains("games lost"), "{report}");
+    assert!(report.contains(" of a game"), "{report}");
+}
+
 #[test]
 fn analyze_refuses_bad_files_with_the_reason() {
     let dir = std::env::temp_dir().join(format!("trainer-analyze-{}", std::process::id()));

@@ -245,6 +245,22 @@ fn a_search_for_the_game_values_a_sure_make_at_nine_as_the_game_won() {
             "{action}"
         );
     }
+
+    // Each bot's twin in the other unit (which analysis and hints state
+    // beside) values as the bot built for that unit does, on the same files.
+    let (blind_twin, game_twin) = (blind.valuing(true).unwrap(), game.valuing(false).unwrap());
+    assert!(blind_twin.plays_for_the_game() && !game_twin.plays_for_the_game());
+    assert_eq!(blind_twin.name(), game.name());
+    for &action in state.legal_actions().as_slice() {
+        assert_eq!(
+            value_of(&blind_twin, &in_game, action),
+            value_of(&game, &in_game, action)
+        );
+        assert_eq!(
+            value_of(&game_twin, &in_game, action),
+            value_of(&blind, &in_game, action)
+        );
+    }
 }
 
 /// `,endgame-bids` searches every bid once either side is within two

@@ -17,8 +17,8 @@ use rand::rngs::SmallRng;
 use rayon::prelude::*;
 
 use super::{
-    Comment, DealReport, Decision, Judged, Label, LossUnit, Skipped, cards, combine, comment_of,
-    judge, mark_in,
+    Beside, Comment, DealReport, Decision, Judged, Label, LossUnit, Skipped, cards, combine,
+    comment_of, judge, mark_in,
 };
 use crate::bot::Bot;
 
@@ -28,6 +28,9 @@ pub(super) struct DealJudge<'a> {
     pub deal: &'a RecordedDeal,
     pub rebuilt: &'a Reconstruction,
     pub bot: &'a dyn Bot,
+    /// The judge's twin in the other unit ([`Bot::valuing`]) and the score
+    /// it sees, where this deal can be judged in it.
+    pub beside: Option<(&'a dyn Bot, Option<GameScore>)>,
     pub seed: u64,
     /// The deal's place in the record, which seeds its judgements.
     pub position: usize,
@@ -187,21 +190,40 @@ impl DealJudge<'_> {
             } else {
                 &rebuilt.variants[..1]
             };
-        let judged: Vec<Judged> = variants
-            .iter()
-            .enumerate()
-            .map(|(variant_index, variant)| {
-                let mut rng = SmallRng::seed_from_u64(
-                    self.seed
-                        ^ (self.position as u64) << 40
-                        ^ (index as u64) << 20
-                        ^ variant_index as u64,
-                );
-                judge(self.game, variant, index, self.bot, self.score, &mut rng)
-            })
-            .collect();
-        let combined = combine(&judged, made);
+        // Each variant's worlds are drawn from a generator of its own, the
+        // same for the judge and its twin: both value the same worlds.
+        let judged_by = |bot: &dyn Bot, score: Option<GameScore>| {
+            let judged: Vec<Judged> = variants
+                .iter()
+                .enumerate()
+                .map(|(variant_index, variant)| {
+                    let mut rng = SmallRng::seed_from_u64(
+                        self.seed
+                            ^ (self.position as u64) << 40
+                            ^ (index as u64) << 20
+                            ^ variant_index as u64,
+                    );
+                    judge(self.game, variant, index, bot, score, &mut rng)
+                })
+                .collect();
+            combine(&judged, made)
+        };
+        let combined = judged_by(self.bot, self.score);
         let (options, loss, loss_error) = combined.verdict();
+        let beside = self.beside.and_then(|(twin, score)| {
+            let combined = judged_by(twin, score);
+            let (options, loss, loss_error) = combined.verdict();
+            let (loss, loss_error) = (loss?, loss_error.unwrap_or(0.0));
+            let unit = self.unit.other();
+            Some(Beside {
+                unit,
+                preferred: combined.choice.to_string(),
+                values: options.iter().filter_map(|option| option.value).collect(),
+                loss,
+                loss_error,
+                mark: mark_in(unit, loss, loss_error).map(Label::word),
+            })
+        });
         let players = Seat::ALL
             .iter()
             .filter(|&&seat| !rebuilt.end.sits_out(seat))
@@ -221,6 +243,7 @@ impl DealJudge<'_> {
                 .and_then(|loss| mark_in(self.unit, loss, loss_error.unwrap_or(0.0)))
                 .map(Label::word),
             only_move: combined.only_move(self.unit),
+            beside,
             discards_weighed: variants.len(),
             annotations: self.comments_at(index),
             millis: started.elapsed().as_secs_f64() * 1000.0,

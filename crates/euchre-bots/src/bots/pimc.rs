@@ -18,6 +18,7 @@
 //! hand), and the contract is solved open-handed.
 
 use std::cell::RefCell;
+use std::sync::Arc;
 
 use euchre_game::engine::action::Action;
 use euchre_game::engine::card::{Card, CardSet};
@@ -93,6 +94,13 @@ impl Bot for Pimc {
 
     fn plays_for_the_game(&self) -> bool {
         matches!(self.valuation, Valuation::Game(_))
+    }
+
+    fn valuing(&self, for_the_game: bool) -> Option<Arc<dyn Bot>> {
+        Some(Arc::new(Pimc {
+            worlds: self.worlds,
+            valuation: self.valuation.toward(for_the_game),
+        }))
     }
 
     /// Points per hand, or (playing for the game, with a score in view)

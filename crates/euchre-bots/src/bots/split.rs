@@ -70,6 +70,22 @@ impl Bot for SplitBot {
         self.bidder.plays_for_the_game() && self.player.plays_for_the_game()
     }
 
+    /// Each half that values its options, in the unit asked; a half that
+    /// does not is kept as it is.
+    fn valuing(&self, for_the_game: bool) -> Option<Arc<dyn Bot>> {
+        let (bidder, player) = (
+            self.bidder.valuing(for_the_game),
+            self.player.valuing(for_the_game),
+        );
+        if bidder.is_none() && player.is_none() {
+            return None;
+        }
+        Some(Arc::new(SplitBot::new(
+            bidder.unwrap_or_else(|| Arc::clone(&self.bidder)),
+            player.unwrap_or_else(|| Arc::clone(&self.player)),
+        )))
+    }
+
     fn report(&self) -> Option<String> {
         let reports: Vec<String> = [&self.bidder, &self.player]
             .into_iter()

@@ -96,6 +96,11 @@ impl Bot for Timed {
         self.inner.plays_for_the_game()
     }
 
+    /// The inner bot's, untimed: a twin judges, it does not play.
+    fn valuing(&self, for_the_game: bool) -> Option<Arc<dyn Bot>> {
+        self.inner.valuing(for_the_game)
+    }
+
     fn report(&self) -> Option<String> {
         self.inner.report()
     }

@@ -15,6 +15,7 @@ use euchre_game::game::GameScore;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
+use crate::analysis::LossUnit;
 use crate::bot::Bot;
 use crate::seen::Seen;
 use crate::stop::StopCheck;
@@ -22,7 +23,7 @@ use crate::stop::StopCheck;
 mod hint;
 mod position;
 
-pub use hint::Hint;
+pub use hint::{Hint, value_words};
 pub use position::{MoveError, Position};
 
 /// The person's seat.
@@ -479,11 +480,21 @@ impl HumanGame {
         let mut rng = self.rng.clone();
         if let Some(values) = bot.values(&seen, &mut rng) {
             // A bot that plays for the game values by the chance of winning
-            // it wherever the person's view shows the score.
-            return Some(if bot.plays_for_the_game() && seen.score().is_some() {
-                Hint::Chances(values)
+            // it wherever the person's view shows the score; its twin states
+            // the other unit beside, from the same worlds.
+            let unit = if bot.plays_for_the_game() && seen.score().is_some() {
+                LossUnit::Chance
             } else {
-                Hint::Values(values)
+                LossUnit::Points
+            };
+            let beside = (unit == LossUnit::Chance || seen.score().is_some())
+                .then(|| bot.valuing(unit == LossUnit::Points))
+                .flatten()
+                .and_then(|twin| twin.values(&seen, &mut self.rng.clone()));
+            return Some(Hint::Values {
+                unit,
+                values,
+                beside,
             });
         }
         if let Some(probabilities) = bot.probabilities(&seen) {

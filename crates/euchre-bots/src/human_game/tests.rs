@@ -98,21 +98,34 @@ fn hints_are_for_the_persons_turn_only() {
     game.run_bots(&crate::stop::never());
     assert!(game.persons_turn());
     let pimc = crate::bots::pimc::Pimc::new(8);
-    let Some(Hint::Values(values)) = game.hint(&pimc) else {
-        panic!("PIMC values every legal move");
+    let Some(Hint::Values {
+        unit: LossUnit::Points,
+        values,
+        beside: Some(chances_beside),
+    }) = game.hint(&pimc)
+    else {
+        panic!("PIMC values every legal move, and the score in view gives its chances beside");
     };
     let legal = game.state().legal_actions();
     assert_eq!(values.len(), legal.len());
     assert!(values.iter().all(|value| legal.contains(value.action)));
     assert!(matches!(game.hint(&Heuristic), Some(Hint::Choice(_))));
     let for_game = crate::bots::pimc::Pimc::for_game(8, crate::game_outcomes::reference());
-    let Some(Hint::Chances(chances)) = game.hint(&for_game) else {
-        panic!("a bot that plays for the game hints in chances of winning it");
+    let Some(Hint::Values {
+        unit: LossUnit::Chance,
+        values: chances,
+        beside: Some(points_beside),
+    }) = game.hint(&for_game)
+    else {
+        panic!("a bot that plays for the game hints in chances of winning it, points beside");
     };
     assert!(
         chances.iter().all(|c| (0.0..=1.0).contains(&c.value)),
         "{chances:?}"
     );
+    // The twin values the same worlds: each unit reads the same from either bot.
+    assert_eq!(points_beside, values);
+    assert_eq!(chances_beside, chances);
     game.person_moves(legal[0], &crate::stop::never()).unwrap();
     if !game.persons_turn() {
         assert_eq!(game.hint(&pimc), None);
@@ -270,7 +283,7 @@ fn a_hint_names_the_best_move_and_what_it_does() {
     let pimc = crate::bots::pimc::Pimc::new(8);
     let hint = game.hint(&pimc).unwrap();
     let best = hint.best().unwrap();
-    let Hint::Values(values) = &hint else {
+    let Hint::Values { values, .. } = &hint else {
         panic!("PIMC values moves");
     };
     let top = values.iter().map(|v| v.value).fold(f64::MIN, f64::max);
@@ -292,10 +305,14 @@ fn a_hint_names_the_best_move_and_what_it_does() {
             worlds: 8,
             shortfall_error: 0.0,
         };
-        Hint::Values(vec![
-            value(Action::Pass, pass),
-            value(Action::Order { alone: false }, order),
-        ])
+        Hint::Values {
+            unit: LossUnit::Points,
+            values: vec![
+                value(Action::Pass, pass),
+                value(Action::Order { alone: false }, order),
+            ],
+            beside: None,
+        }
     };
     let symbols = euchre_game::engine::words::Symbols;
     let said = valued(0.5, -0.2).advice(game.state(), &symbols).unwrap();
@@ -305,4 +322,42 @@ fn a_hint_names_the_best_move_and_what_it_does() {
     );
     let level = valued(0.5, 0.499).advice(game.state(), &symbols).unwrap();
     assert!(level.contains(", as good as order up)"), "{level}");
+    // Beside the points, the chance of winning the game; and where the
+    // game prefers another move, which and by how much.
+    let with_chances = |pass: f64, order: f64| {
+        let Hint::Values { unit, values, .. } = valued(0.5, -0.2) else {
+            unreachable!()
+        };
+        let chances = values
+            .iter()
+            .zip([pass, order])
+            .map(|(value, chance)| ActionValue {
+                value: chance,
+                ..*value
+            })
+            .collect();
+        Hint::Values {
+            unit,
+            values,
+            beside: Some(chances),
+        }
+    };
+    let agreeing = with_chances(0.62, 0.55)
+        .advice(game.state(), &symbols)
+        .unwrap();
+    assert!(
+        agreeing.starts_with(
+            "Best: pass (+0.50 points a hand, 0.70 more than order up; 62.0% to win the game): "
+        ),
+        "{agreeing}"
+    );
+    let differing = with_chances(0.52, 0.55)
+        .advice(game.state(), &symbols)
+        .unwrap();
+    assert!(
+        differing.contains(
+            "; for the game, order up is better: 55.0% to win the game against 52.0% to win the game)"
+        ),
+        "{differing}"
+    );
 }

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use euchre_bots::analysis::{GameAnalysis, SIGNIFICANCE, Totals, analyse};
+use euchre_bots::analysis::{GameAnalysis, LossUnit, SIGNIFICANCE, Totals, analyse};
 use euchre_bots::bots::policy::Unseen;
 use euchre_bots::spec::from_spec;
 use euchre_game::egn::{self, hand_number};
@@ -115,7 +115,7 @@ pub fn run(request: &AnalyzeRequest) -> anyhow::Result<()> {
     }
 }
 
-fn totals_row(out: &mut String, totals: &Totals) {
+fn totals_row(out: &mut String, totals: &Totals, beside: Option<LossUnit>) {
     let agree = 100.0 * totals.agreed as f64 / totals.decisions.max(1) as f64;
     let (mean, total) = if totals.valued > 0 {
         (
@@ -125,10 +125,20 @@ fn totals_row(out: &mut String, totals: &Totals) {
     } else {
         ("-".to_owned(), "-".to_owned())
     };
+    let beside = match beside {
+        Some(LossUnit::Points) if totals.beside_valued > 0 => {
+            format!("{:.2}", totals.beside_total_loss)
+        }
+        Some(LossUnit::Chance) if totals.beside_valued > 0 => {
+            format!("{:.3}", totals.beside_total_loss)
+        }
+        Some(_) => "-".to_owned(),
+        None => String::new(),
+    };
     let _ = writeln!(
         out,
-        "  {:<44} {:>9} {:>7.0}% {:>10} {:>10}",
-        totals.name, totals.decisions, agree, mean, total
+        "  {:<44} {:>9} {:>7.0}% {:>10} {:>10} {:>11}",
+        totals.name, totals.decisions, agree, mean, total, beside
     );
 }
 
@@ -172,6 +182,17 @@ fn header(out: &mut String, path: &std::path::Path, analysis: &GameAnalysis) {
             .collect::<Vec<_>>()
             .join(", ")
     );
+    if let Some(unit) = analysis.beside_unit {
+        let _ = writeln!(
+            out,
+            "beside it (after ·): the same judge's loss counted in {}, from the same worlds{}",
+            unit.describe(),
+            match unit {
+                LossUnit::Chance => "; in deals whose score the record gives",
+                LossUnit::Points => "",
+            }
+        );
+    }
 }
 
 /// Each player's and side's totals, the largest losses, the annotators'
@@ -179,11 +200,16 @@ fn header(out: &mut String, path: &std::path::Path, analysis: &GameAnalysis) {
 fn totals(out: &mut String, analysis: &GameAnalysis) {
     let _ = writeln!(
         out,
-        "\n  {:<44} {:>9} {:>8} {:>10} {:>10}",
-        "player", "decisions", "agree", "mean loss", "total loss"
+        "\n  {:<44} {:>9} {:>8} {:>10} {:>10} {:>11}",
+        "player",
+        "decisions",
+        "agree",
+        "mean loss",
+        "total loss",
+        analysis.beside_unit.map_or("", LossUnit::total_heading)
     );
     for totals in analysis.players.iter().chain(&analysis.teams) {
-        totals_row(out, totals);
+        totals_row(out, totals, analysis.beside_unit);
     }
     if !analysis.largest.is_empty() {
         let _ = writeln!(out, "\nlargest losses");
@@ -193,7 +219,7 @@ fn totals(out: &mut String, analysis: &GameAnalysis) {
                 .map_or("bidding".to_owned(), |t| format!("trick {t}"));
             let _ = writeln!(
                 out,
-                "  hand {:>2} {:<8} {:<14} {:<16} bot: {:<16} loss {:.2}{}",
+                "  hand {:>2} {:<8} {:<14} {:<16} bot: {:<16} loss {:.2}{}{}",
                 hand_number(loss.deal),
                 trick,
                 loss.player,
@@ -201,25 +227,43 @@ fn totals(out: &mut String, analysis: &GameAnalysis) {
                 words(&loss.preferred),
                 loss.loss,
                 loss.loss_error
-                    .map_or(String::new(), |error| format!(" ± {error:.2}"))
+                    .map_or(String::new(), |error| format!(" ± {error:.2}")),
+                analysis.beside_unit.zip(loss.beside_loss).map_or(
+                    String::new(),
+                    |(unit, beside)| format!(" · {}", unit.loss_words(beside, None))
+                )
             );
         }
     }
     if !analysis.labels.is_empty() {
         let _ = writeln!(
             out,
-            "\nannotators' labels against the bot\n  {:<12} {:>9} {:>11} {:>17} {:>10}",
-            "label", "decisions", "bot agrees", "bot marks fault", "mean loss"
+            "\nannotators' labels against the bot\n  {:<12} {:>9} {:>11} {:>17} {:>10} {:>17} {:>15}",
+            "label",
+            "decisions",
+            "bot agrees",
+            "bot marks fault",
+            "mean loss",
+            "· marks fault",
+            "· mean loss"
         );
         for row in &analysis.labels {
+            let beside = analysis.beside_unit.is_some();
             let _ = writeln!(
                 out,
-                "  {:<12} {:>9} {:>11} {:>17} {:>10}",
+                "  {:<12} {:>9} {:>11} {:>17} {:>10} {:>17} {:>15}",
                 row.label,
                 row.decisions,
                 row.bot_agreed,
                 row.bot_marked_fault,
-                row.mean_loss.map_or("-".to_owned(), |l| format!("{l:.3}"))
+                row.mean_loss.map_or("-".to_owned(), |l| format!("{l:.3}")),
+                if beside {
+                    row.beside_marked_fault.to_string()
+                } else {
+                    "-".to_owned()
+                },
+                row.beside_mean_loss
+                    .map_or("-".to_owned(), |l| format!("{l:.3}"))
             );
         }
     }
@@ -265,11 +309,23 @@ fn decisions(out: &mut String, analysis: &GameAnalysis, all_decisions: bool) {
             let at = decision
                 .trick
                 .map_or("bidding".to_owned(), |trick| format!("trick {trick}"));
+            let beside = decision.beside.as_ref();
             let options: Vec<String> = decision
                 .options
                 .iter()
-                .map(|option| match (option.value, option.probability) {
-                    (Some(value), _) => format!("{} {value:+.2}", words(&option.action)),
+                .enumerate()
+                .map(|(i, option)| match (option.value, option.probability) {
+                    (Some(value), _) => format!(
+                        "{} {}{}",
+                        words(&option.action),
+                        analysis.unit.value_short(value),
+                        beside
+                            .and_then(|beside| Some((beside.unit, *beside.values.get(i)?)))
+                            .map_or(String::new(), |(unit, value)| format!(
+                                " · {}",
+                                unit.value_short(value)
+                            ))
+                    ),
                     (None, Some(p)) => format!("{} {:.0}%", words(&option.action), 100.0 * p),
                     _ => words(&option.action),
                 })
@@ -281,9 +337,21 @@ fn decisions(out: &mut String, analysis: &GameAnalysis, all_decisions: bool) {
                 )
             });
             let mark = decision.mark.map_or(String::new(), |m| format!(" ({m})"));
+            let beside = beside.map_or(String::new(), |beside| {
+                let preferred = if beside.preferred == decision.preferred {
+                    String::new()
+                } else {
+                    format!(", there the bot: {}", words(&beside.preferred))
+                };
+                format!(
+                    " · {}{}{preferred}",
+                    beside.unit.loss_words(beside.loss, Some(beside.loss_error)),
+                    beside.mark.map_or(String::new(), |m| format!(" ({m})"))
+                )
+            });
             let _ = writeln!(
                 out,
-                "  hand {:>2} {:<8} {:<14} {} ; bot: {}{loss}{mark}\n      {}",
+                "  hand {:>2} {:<8} {:<14} {} ; bot: {}{loss}{mark}{beside}\n      {}",
                 hand_number(deal.number),
                 at,
                 format!("{} ({})", decision.player, decision.seat),

@@ -15,6 +15,7 @@ use euchre_game::engine::words::{
     Glyphs, Letters, Symbols, action_words, arranged, shown_order, shown_trump,
 };
 
+use euchre_bots::analysis::LossUnit;
 use euchre_bots::bot::Bot;
 use euchre_bots::human_game::{Hint, HumanGame, PERSON, seat_name};
 use euchre_bots::spec::from_spec;
@@ -406,21 +407,30 @@ fn numbered_moves(state: &GameState) -> Vec<Action> {
 }
 
 /// What the hint bot makes of `action`, in brackets after the move: its
-/// value for your side in points per hand (or, from a bot that plays for
-/// the game, your side's chance of winning it), its probability, or a star
-/// on the move it would make.
+/// value for your side in points per hand and, where the game's score is
+/// in view, your side's chance of winning the game after it; its
+/// probability; or a star on the move it would make.
 fn hint_note(hint: &Hint, action: Action) -> String {
     match hint {
-        Hint::Values(values) => values
-            .iter()
-            .find(|value| value.action == action)
-            .map_or(String::new(), |value| format!(" [{:+.2}]", value.value)),
-        Hint::Chances(chances) => chances
-            .iter()
-            .find(|value| value.action == action)
-            .map_or(String::new(), |value| {
-                format!(" [wins {:.0}%]", 100.0 * value.value)
-            }),
+        Hint::Values { .. } => {
+            let value = |unit| {
+                hint.values_in(unit)
+                    .and_then(|values| values.iter().find(|value| value.action == action))
+                    .map(|value| value.value)
+            };
+            let notes: Vec<String> = [
+                value(LossUnit::Points).map(|points| format!("{points:+.2}")),
+                value(LossUnit::Chance).map(|chance| format!("wins {:.0}%", 100.0 * chance)),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            if notes.is_empty() {
+                String::new()
+            } else {
+                format!(" [{}]", notes.join(", "))
+            }
+        }
         Hint::Probabilities(probabilities) => probabilities
             .iter()
             .find(|(a, _)| *a == action)

@@ -5,7 +5,9 @@ use euchre_game::egn::hand_number;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use euchre_bots::analysis::{Comment, DealReport, Decision, GameAnalysis, SIGNIFICANCE, Totals};
+use euchre_bots::analysis::{
+    Comment, DealReport, Decision, GameAnalysis, LossUnit, SIGNIFICANCE, Totals,
+};
 use euchre_game::engine::action::Action;
 use euchre_game::engine::card::Card;
 use euchre_game::engine::seat::Seat;
@@ -56,7 +58,9 @@ pub(super) fn form_page(files: &[String], ladder: &[Level], error: Option<&str>)
     page("Analyse a game", &body, None)
 }
 
-fn totals_rows(totals: &[Totals]) -> String {
+/// Each player's or team's row; with a twin judge, its summed loss in the
+/// other unit in a last column.
+fn totals_rows(totals: &[Totals], beside: Option<LossUnit>) -> String {
     totals
         .iter()
         .map(|t| {
@@ -66,8 +70,18 @@ fn totals_rows(totals: &[Totals]) -> String {
             } else {
                 ("–".to_owned(), "–".to_owned())
             };
+            let beside = match beside {
+                Some(LossUnit::Chance) if t.beside_valued > 0 => {
+                    format!("<td>{:.3}</td>", t.beside_total_loss)
+                }
+                Some(LossUnit::Points) if t.beside_valued > 0 => {
+                    format!("<td>{:.2}</td>", t.beside_total_loss)
+                }
+                Some(_) => "<td>–</td>".to_owned(),
+                None => String::new(),
+            };
             format!(
-                "<tr><td>{}</td><td>{}</td><td>{agree:.0}%</td><td>{mean}</td><td>{total}</td></tr>",
+                "<tr><td>{}</td><td>{}</td><td>{agree:.0}%</td><td>{mean}</td><td>{total}</td>{beside}</tr>",
                 escape(&t.name),
                 t.decisions
             )
@@ -208,6 +222,15 @@ fn trick_grid(id: &str, cards: &[Option<Card>; 4]) -> String {
     html
 }
 
+/// A column of move values in `unit`, short enough for a phone's width
+/// (the key under the players' table says what each counts).
+fn value_heading(unit: LossUnit) -> &'static str {
+    match unit {
+        LossUnit::Points => "points",
+        LossUnit::Chance => "to win",
+    }
+}
+
 /// An annotator's comment: its label, and whether it was said of an
 /// alternative line that branches off here rather than of the move played.
 fn comment_html(comment: &Comment) -> String {
@@ -225,7 +248,7 @@ fn comment_html(comment: &Comment) -> String {
     )
 }
 
-fn decision_html(decision: &Decision) -> String {
+fn decision_html(decision: &Decision, unit: LossUnit) -> String {
     let mut html = String::from("<section id=\"decision\">");
     let at = decision
         .trick
@@ -259,6 +282,24 @@ fn decision_html(decision: &Decision) -> String {
             mark_class(Some(decision))
         );
     }
+    if let Some(beside) = &decision.beside {
+        let preferred = if beside.preferred == decision.preferred {
+            String::new()
+        } else {
+            format!(
+                " (there the bot: <b>{}</b>)",
+                action_html(&beside.preferred)
+            )
+        };
+        let _ = write!(
+            html,
+            " &middot; <span id=\"beside-loss\">{}</span>{}{preferred}",
+            beside.unit.loss_words(beside.loss, Some(beside.loss_error)),
+            beside.mark.map_or(String::new(), |mark| format!(
+                " <span class=\"chip\">{mark}</span>"
+            ))
+        );
+    }
     if decision.discards_weighed > 1 {
         let _ = write!(
             html,
@@ -266,25 +307,41 @@ fn decision_html(decision: &Decision) -> String {
             decision.discards_weighed
         );
     }
-    html.push_str("</p><table class=\"options\"><tr><th>move</th><th>value</th><th>spread</th><th>probability</th></tr>");
-    for option in &decision.options {
+    let beside_unit = decision.beside.as_ref().map(|beside| beside.unit);
+    let _ = write!(
+        html,
+        "</p><div class=\"wide\" role=\"region\" aria-label=\"Each move's value\" tabindex=\"0\"><table class=\"options\"><tr><th>move</th><th>{}</th><th>spread</th>{}<th>probability</th></tr>",
+        value_heading(unit),
+        beside_unit.map_or(String::new(), |unit| format!(
+            "<th>{}</th>",
+            value_heading(unit)
+        ))
+    );
+    for (i, option) in decision.options.iter().enumerate() {
         let class = if option.action == decision.made {
             " class=\"made\""
         } else {
             ""
         };
-        let value = option.value.map_or("–".to_owned(), |v| format!("{v:+.2}"));
+        let value = option.value.map_or("–".to_owned(), |v| unit.value_short(v));
+        let beside = decision.beside.as_ref().map_or(String::new(), |beside| {
+            let value = beside
+                .values
+                .get(i)
+                .map_or("–".to_owned(), |&v| beside.unit.value_short(v));
+            format!("<td>{value}</td>")
+        });
         let spread = option.spread.map_or("–".to_owned(), |v| format!("{v:.2}"));
         let probability = option
             .probability
             .map_or("–".to_owned(), |p| format!("{:.0}%", 100.0 * p));
         let _ = write!(
             html,
-            "<tr{class}><td>{}</td><td>{value}</td><td>{spread}</td><td>{probability}</td></tr>",
+            "<tr{class}><td>{}</td><td>{value}</td><td>{spread}</td>{beside}<td>{probability}</td></tr>",
             action_html(&option.action)
         );
     }
-    html.push_str("</table>");
+    html.push_str("</table></div>");
     if !decision.annotations.is_empty() {
         html.push_str("<div class=\"annotations\"><h3>Annotator</h3>");
         // A record may say the same of two lines that branch off alike.
@@ -503,7 +560,7 @@ fn stepper_html(at: &At<'_>) -> String {
 /// The current action: judged, or why not, with the annotators' comments.
 fn step_html(at: &At<'_>) -> String {
     if let Some(decision) = at.by_index.get(&at.step) {
-        return decision_html(decision);
+        return decision_html(decision, at.analysis.unit);
     }
     let [seat, text] = &at.deal.actions[at.step];
     let why = at
@@ -578,12 +635,25 @@ fn moves_html(at: &At<'_>) -> String {
 fn players_html(analysis: &GameAnalysis) -> String {
     format!(
         "<section class=\"players\"><h2>The players</h2>\
-         <div class=\"wide\" role=\"region\" aria-label=\"The players' totals\" tabindex=\"0\"><table class=\"players\" id=\"players\"><tr><th scope=\"col\">player</th><th scope=\"col\">decisions</th><th scope=\"col\">agrees with the bot</th><th scope=\"col\">mean loss</th><th scope=\"col\">total loss</th></tr>{}{}</table></div>\
-         <p>Loss: the {} the move gave up against the bot's choice, for the mover's side, ± its standard error over the bot's worlds. \
+         <div class=\"wide\" role=\"region\" aria-label=\"The players' totals\" tabindex=\"0\"><table class=\"players\" id=\"players\"><tr><th scope=\"col\">player</th><th scope=\"col\">decisions</th><th scope=\"col\">agrees with the bot</th><th scope=\"col\">mean loss</th><th scope=\"col\">total loss</th>{}</tr>{}{}</table></div>\
+         <p>Loss: the {} the move gave up against the bot's choice, for the mover's side, ± its standard error over the bot's worlds.{} \
          Marks, for a loss over {} standard errors: {}; ! where every other move loses at least a mistake's worth; ≠ where the bot would have moved otherwise, by less than a mark.</p></section>",
-        totals_rows(&analysis.players),
-        totals_rows(&analysis.teams),
+        analysis.beside_unit.map_or(String::new(), |unit| format!(
+            "<th scope=\"col\">{}</th>",
+            unit.total_heading()
+        )),
+        totals_rows(&analysis.players, analysis.beside_unit),
+        totals_rows(&analysis.teams, analysis.beside_unit),
         analysis.unit.describe(),
+        analysis.beside_unit.map_or(String::new(), |unit| format!(
+            " Beside it, the same judge's loss counted in {} from the same worlds{}.",
+            unit.describe(),
+            match unit {
+                LossUnit::Chance =>
+                    ", in deals whose score the record gives (summed, the games given up)",
+                LossUnit::Points => "",
+            }
+        )),
         SIGNIFICANCE,
         analysis
             .unit

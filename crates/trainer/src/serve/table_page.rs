@@ -12,8 +12,9 @@ use euchre_game::engine::seat::{Seat, Team};
 use euchre_game::engine::state::{Contract, Stage};
 use euchre_game::engine::words::{action_words, arranged, shown_trump};
 
+use euchre_bots::analysis::LossUnit;
 use euchre_bots::human_game::{
-    HandSummary, Hint, HumanGame, PERSON, PlayedTrick, Position, seat_name,
+    HandSummary, Hint, HumanGame, PERSON, PlayedTrick, Position, seat_name, value_words,
 };
 
 use super::catalog::{Level, MAX_CLIENT_PIMC_WORLDS, public_label};
@@ -92,6 +93,40 @@ pub(super) fn play_page(
     page("Euchre", &body, None)
 }
 
+/// What the hint bot makes of one of the person's moves: its value in
+/// points per hand (with its spread over the deals sampled) and, where the
+/// score is in view, the chance of winning the game after it; its
+/// probability; or that it is the bot's choice.
+fn hint_html_note(hint: &Hint, action: Action) -> String {
+    match hint {
+        Hint::Values { .. } => {
+            let of = |unit| {
+                hint.values_in(unit)
+                    .and_then(|values| values.iter().find(|value| value.action == action))
+            };
+            let points = of(LossUnit::Points).map(|value| {
+                format!(
+                    "{:+.2} points per hand (spread {:.2} over {} sampled deals)",
+                    value.value, value.spread, value.worlds
+                )
+            });
+            let chance =
+                of(LossUnit::Chance).map(|value| value_words(LossUnit::Chance, value.value));
+            [points, chance]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join("; ")
+        }
+        Hint::Probabilities(probabilities) => probabilities
+            .iter()
+            .find(|(a, _)| *a == action)
+            .map_or(String::new(), |(_, p)| format!("{:.0}%", 100.0 * p)),
+        Hint::Choice(choice) if *choice == action => "the bot's choice".to_owned(),
+        Hint::Choice(_) => String::new(),
+    }
+}
+
 /// The hint bot's judgement of each of the person's legal moves: shown
 /// only on their turn and only for their own options.
 fn hints_html(table: &HumanGame, hint: &Hint) -> String {
@@ -102,35 +137,7 @@ fn hints_html(table: &HumanGame, hint: &Hint) -> String {
     }
     html.push_str("<ul>");
     for action in table.state().legal_actions().iter().copied() {
-        let note =
-            match hint {
-                Hint::Values(values) => values.iter().find(|value| value.action == action).map_or(
-                    String::new(),
-                    |value| {
-                        format!(
-                            "{:+.2} points per hand (spread {:.2} over {} sampled deals)",
-                            value.value, value.spread, value.worlds
-                        )
-                    },
-                ),
-                Hint::Chances(chances) => chances
-                    .iter()
-                    .find(|value| value.action == action)
-                    .map_or(String::new(), |value| {
-                        format!(
-                            "{:.1}% to win the game (spread {:.1} points over {} sampled deals)",
-                            100.0 * value.value,
-                            100.0 * value.spread,
-                            value.worlds
-                        )
-                    }),
-                Hint::Probabilities(probabilities) => probabilities
-                    .iter()
-                    .find(|(a, _)| *a == action)
-                    .map_or(String::new(), |(_, p)| format!("{:.0}%", 100.0 * p)),
-                Hint::Choice(choice) if *choice == action => "the bot's choice".to_owned(),
-                Hint::Choice(_) => String::new(),
-            };
+        let note = hint_html_note(hint, action);
         let shown = match action {
             Action::Discard(card) => format!("discard {}", card_html(card)),
             other => action_text(other),

@@ -71,6 +71,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -104,13 +105,14 @@ use options::{ByContinuation, Styles};
 pub const CANDIDATES_PER_WORLD: usize = 4;
 
 pub struct SearchBot {
-    blueprint: PolicyBot,
+    /// Shared with the bot's twin in the other unit ([`Bot::valuing`]).
+    blueprint: Arc<PolicyBot>,
     options: SearchOptions,
     label: String,
     counts: Counts,
     /// The bidding blueprint that reads the other seats' bids, with
     /// [`SearchOptions::infer_bids`].
-    bid_model: Option<PolicyFile>,
+    bid_model: Option<Arc<PolicyFile>>,
     /// Points, or with [`SearchOptions::game`] the chance of winning.
     valuation: Valuation,
 }
@@ -203,12 +205,12 @@ impl SearchBot {
                 "table's bidding blueprint",
             )
             .map_err(Box::new)?;
-            Some(pinned.policy)
+            Some(Arc::new(pinned.policy))
         } else {
             None
         };
         Ok(SearchBot {
-            blueprint,
+            blueprint: Arc::new(blueprint),
             options,
             label,
             counts: Counts::default(),
@@ -278,7 +280,7 @@ impl SearchBot {
     /// with [`SearchOptions::infer_bids`] (graded, where a table's exported
     /// bids are all sure), else the blueprint itself.
     fn bids_policy(&self) -> &PolicyFile {
-        self.bid_model.as_ref().unwrap_or(self.blueprint.file())
+        self.bid_model.as_deref().unwrap_or(self.blueprint.file())
     }
 
     /// [`Self::bids_policy`]'s probability for each of `decision`'s
@@ -802,6 +804,24 @@ impl Bot for SearchBot {
 
     fn plays_for_the_game(&self) -> bool {
         self.options.game
+    }
+
+    /// The same search valuing in the other unit, on the same loaded
+    /// files; `,endgame-bids` goes with playing for the game.
+    fn valuing(&self, for_the_game: bool) -> Option<Arc<dyn Bot>> {
+        let options = SearchOptions {
+            game: for_the_game,
+            endgame_bids: self.options.endgame_bids && for_the_game,
+            ..self.options
+        };
+        Some(Arc::new(SearchBot {
+            blueprint: Arc::clone(&self.blueprint),
+            options,
+            label: self.label.clone(),
+            counts: Counts::default(),
+            bid_model: self.bid_model.clone(),
+            valuation: self.valuation.toward(for_the_game),
+        }))
     }
 
     fn report(&self) -> Option<String> {
