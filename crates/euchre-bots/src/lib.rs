@@ -44,6 +44,7 @@ pub mod policy_file;
 pub mod recipes;
 pub mod round_robin;
 pub mod searched_bids;
+pub mod searched_leads;
 pub mod seen;
 pub mod spec;
 pub mod stop;

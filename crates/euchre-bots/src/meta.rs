@@ -126,6 +126,28 @@ pub struct PolicyMeta {
     /// The bids a search decided once per key and kept beside the
     /// blueprint's (`trainer search-bids`); `None` in a plain export.
     pub searched_bids: Option<SearchedBids>,
+    /// The opening leads a search decided once per key and kept under the
+    /// lead's own key (`trainer search-leads`); `None` in a plain export.
+    pub searched_leads: Option<SearchedLeads>,
+}
+
+/// What a policy file's searched leads are: the opening-lead keys met most
+/// often when the policy's own bids finish dealt auctions, decided once by
+/// `bot` and kept under each key (`euchre_game::keys::lead`), so that one
+/// lookup plays the search's lead; every other lead is the table's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SearchedLeads {
+    /// The searching bot's spec, its table named by file name.
+    pub bot: String,
+    /// The keys decided.
+    pub keys: u64,
+    /// Of those, the keys where the search leads another card than the
+    /// table's most likely one.
+    pub changed: u64,
+    /// The hands dealt to weigh the keys, and the share of their opening
+    /// leads that the decided keys cover.
+    pub deals: u64,
+    pub mass: f64,
 }
 
 /// What a policy file's searched bids are: each bidding key the blueprint
@@ -155,6 +177,7 @@ impl PolicyMeta {
             iterations,
             strategy: Strategy::default(),
             searched_bids: None,
+            searched_leads: None,
         }
     }
 }
@@ -193,6 +216,8 @@ struct MetaOnDisk {
     bids_prior: Option<BlueprintSource>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     searched_bids: Option<SearchedBids>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    searched_leads: Option<SearchedLeads>,
 }
 
 impl From<MetaOnDisk> for PolicyMeta {
@@ -212,6 +237,7 @@ impl From<MetaOnDisk> for PolicyMeta {
             iterations: disk.iterations,
             strategy: disk.strategy,
             searched_bids: disk.searched_bids,
+            searched_leads: disk.searched_leads,
         }
     }
 }
@@ -242,6 +268,7 @@ impl From<PolicyMeta> for MetaOnDisk {
             bids_for,
             bids_prior,
             searched_bids: meta.searched_bids,
+            searched_leads: meta.searched_leads,
         }
     }
 }

@@ -22,10 +22,11 @@ use euchre_game::keys::{Decision, InfoKey, decision_with};
 use store::{Key, Record, StoreError, Table};
 use thiserror::Error;
 
-use crate::meta::{BidsFor, BlueprintSource, PolicyMeta, SearchedBids};
+use crate::meta::{BidsFor, BlueprintSource, PolicyMeta, SearchedBids, SearchedLeads};
 use euchre_game::game::GameScore;
 use euchre_game::game::context::ScoreContext;
 use euchre_game::keys::bidding::{self, in_context};
+use euchre_game::keys::lead;
 
 const MAGIC: &[u8; 12] = b"EUCHREPOLICY";
 const VERSION: u32 = 1;
@@ -545,8 +546,16 @@ impl PolicyFile {
     /// policy whose bids play for the game is keyed by the score's context
     /// ([`BidsFor::Game`]), and by the plain key where the file holds no
     /// bid for that context (a view the training never dealt there) or the
-    /// view has no score.
+    /// view has no score. An opening lead a search decided
+    /// ([`Self::write_with_searched_leads`]) is keyed by the lead's own key
+    /// where the file holds it.
     pub fn decision_at(&self, state: &GameState, score: Option<GameScore>) -> Option<Decision> {
+        if self.meta.searched_leads.is_some()
+            && let Some(lead) = lead::lead_decision(state)
+            && self.keys.binary_search(&lead.key.0).is_ok()
+        {
+            return Some(lead);
+        }
         let decision = self.decision(state)?;
         let scored = match (self.meta.recipe.bids_for, score) {
             (BidsFor::Game, Some(score)) => in_context(decision.key, ScoreContext::of(&score)),
@@ -571,7 +580,7 @@ impl PolicyFile {
     /// with the index of its bid among the key's actions, in key order),
     /// kept at each key's searched tag beside the blueprint's rows, written
     /// to `path`; `info` says what they are. Searched bids already in the
-    /// file are replaced.
+    /// file are replaced; searched leads are kept.
     pub fn write_with_searched(
         &self,
         searched: &[(Key, usize)],
@@ -582,6 +591,45 @@ impl PolicyFile {
             searched_bids: Some(info),
             ..self.meta.clone()
         };
+        let added = searched
+            .iter()
+            .map(|&(key, slot)| (bidding::searched(InfoKey(key)).0, slot));
+        self.write_replacing(&meta, |key| bidding::is_searched(InfoKey(key)), added, path)
+    }
+
+    /// This policy with the opening leads a search decided (`leads`: each
+    /// lead key, [`euchre_game::keys::lead`], with the index of its card
+    /// among the key's cards in canonical order), written to `path`;
+    /// `info` says what they are. Leads already in the file are replaced;
+    /// searched bids are kept.
+    pub fn write_with_searched_leads(
+        &self,
+        leads: &[(Key, usize)],
+        info: SearchedLeads,
+        path: &Path,
+    ) -> Result<u64, PolicyFileError> {
+        let meta = PolicyMeta {
+            searched_leads: Some(info),
+            ..self.meta.clone()
+        };
+        self.write_replacing(
+            &meta,
+            |key| lead::is_lead_key(InfoKey(key)),
+            leads.iter().copied(),
+            path,
+        )
+    }
+
+    /// Writes this policy to `path` under `meta`, without the rows
+    /// `replaced` picks, with a one-hot row at each added key (the chosen
+    /// action's index), in key order, atomically.
+    fn write_replacing(
+        &self,
+        meta: &PolicyMeta,
+        replaced: impl Fn(Key) -> bool,
+        added: impl Iterator<Item = (Key, usize)>,
+        path: &Path,
+    ) -> Result<u64, PolicyFileError> {
         let one_hot = |slot: usize| {
             let mut row = vec![0u16; self.actions];
             row[slot.min(self.actions - 1)] = SCALE as u16;
@@ -589,16 +637,12 @@ impl PolicyFile {
         };
         let mut rows: Vec<(Key, Vec<u16>)> = self
             .entries()
-            .filter(|&(key, _)| !bidding::is_searched(InfoKey(key)))
+            .filter(|&(key, _)| !replaced(key))
             .map(|(key, row)| (key, row.to_vec()))
-            .chain(
-                searched
-                    .iter()
-                    .map(|&(key, slot)| (bidding::searched(InfoKey(key)).0, one_hot(slot))),
-            )
+            .chain(added.map(|(key, slot)| (key, one_hot(slot))))
             .collect();
         rows.sort_unstable_by_key(|(key, _)| *key);
-        let mut bytes = header(&meta, rows.len(), self.actions)?;
+        let mut bytes = header(meta, rows.len(), self.actions)?;
         for (key, row) in &rows {
             bytes.extend_from_slice(&key.to_le_bytes());
             for p in row {

@@ -122,6 +122,36 @@ enum Command {
         #[arg(long)]
         quiet: bool,
     },
+    /// After `export` (and `search-bids`, if used): decide the strongest
+    /// bot's opening lead once for the most common lead keys (the leader's
+    /// hand, the upcard and the contract), searched over the run's table,
+    /// and keep them in RUN_DIR/policy.bin, so that policy-argmax: plays
+    /// them with one lookup. The keys are weighed by dealing hands and
+    /// letting the policy's own bids finish each auction; the most common
+    /// are decided first. On every core, with progress; stopped, it
+    /// resumes, and a larger --keys goes on from the keys decided.
+    SearchLeads {
+        #[arg(long)]
+        run_dir: PathBuf,
+        /// Worlds a lead's search deals (the strongest bot searches its
+        /// card play over 400 at play time).
+        #[arg(long, default_value_t = 100)]
+        worlds: u32,
+        /// Hands dealt to weigh the keys.
+        #[arg(long, default_value_t = 4_000_000)]
+        deals: u64,
+        /// How many of the most common keys to decide (about 12 ms of a
+        /// core each at 100 worlds); the command prints how much of the
+        /// leads dealt each count covers.
+        #[arg(long, default_value_t = 300_000)]
+        keys: usize,
+        /// Worker threads (default: every core).
+        #[arg(long, value_parser = trainer::config::parse_threads, default_value_t = 0)]
+        threads: usize,
+        /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
+    },
     /// Where a run stands: iterations, checkpoints, store size.
     Status {
         #[arg(long)]
@@ -722,6 +752,21 @@ fn run(cli: Cli, group: Option<&Group>) -> anyhow::Result<()> {
         } => commands::search_bids::run(&commands::search_bids::Request {
             run_dir,
             worlds,
+            threads: config::worker_threads(threads),
+            progress: !quiet,
+        }),
+        Command::SearchLeads {
+            run_dir,
+            worlds,
+            deals,
+            keys,
+            threads,
+            quiet,
+        } => commands::search_leads::run(&commands::search_leads::Request {
+            run_dir,
+            worlds,
+            deals,
+            keys,
             threads: config::worker_threads(threads),
             progress: !quiet,
         }),

@@ -797,8 +797,7 @@ fn analysis_board(session: &mut Session) {
         "the alternative line's comment where it branches off: {decision}"
     );
     assert!(
-        page.text("#beside-loss").ends_with(" of a game")
-            && decision.contains("to win"),
+        page.text("#beside-loss").ends_with(" of a game") && decision.contains("to win"),
         "the move's cost in chances of winning beside its points: {decision}"
     );
     let layout = page.eval(

@@ -760,3 +760,83 @@ fn full_plays_card_play_keeps_no_average_by_default_and_average_runs_resume_as_m
     );
     assert_eq!(exported(&chosen).meta.strategy, Strategy::Average);
 }
+
+/// `trainer search-leads` weighs the opening leads by dealing hands,
+/// decides the most common, keeps them in the run's policy (which says so
+/// and plays), and asked for more keys goes on from its progress; a
+/// bidding policy and a progress file of another export are refused with
+/// the fix named.
+#[test]
+fn searched_leads_are_kept_in_the_policy_and_more_keys_go_on_from_the_progress() {
+    use euchre_bots::policy_file::PolicyFile;
+
+    let temp = TempDir::new("searched-leads");
+    let run = temp.run("run");
+    ok(&full_play_in(
+        &run,
+        &[
+            "--bidding-iterations",
+            "300",
+            "--iterations",
+            "200",
+            "--eval-every",
+            "off",
+            "--export",
+        ],
+    ));
+    let search = |run: &str, keys: &str| {
+        trainer(&[
+            "search-leads",
+            "--run-dir",
+            run,
+            "--worlds",
+            "4",
+            "--deals",
+            "2000",
+            "--keys",
+            keys,
+            "--quiet",
+        ])
+    };
+    let policy = Path::new(&run).join("policy.bin");
+    let searched = || {
+        PolicyFile::read_header(&policy)
+            .unwrap()
+            .meta
+            .searched_leads
+            .expect("the file says what it holds")
+    };
+    let first = ok(&search(&run, "20"));
+    assert!(
+        first.contains("weighed the opening leads of 2,000 hands dealt"),
+        "{first}"
+    );
+    assert!(first.contains("decided 20 leads"), "{first}");
+    let after_first = searched();
+    assert_eq!(after_first.keys, 20);
+    assert!(after_first.mass > 0.0 && after_first.mass < 1.0);
+    assert_eq!(after_first.deals, 2000);
+    let second = ok(&search(&run, "30"));
+    assert!(second.contains("(20 already decided)"), "{second}");
+    assert!(second.contains("decided 10 leads"), "{second}");
+    assert_eq!(searched().keys, 30);
+    assert!(searched().mass > after_first.mass);
+    let spec = format!("policy-argmax:{}", policy.display());
+    ok(&trainer(&[
+        "eval", "--a", &spec, "--b", "random", "--hands", "20",
+    ]));
+
+    // A progress file of another export (other iterations) is refused.
+    let partial = Path::new(&run).join("search-leads.partial");
+    let mut bytes = std::fs::read(&partial).unwrap();
+    bytes[16] ^= 1;
+    std::fs::write(&partial, bytes).unwrap();
+    let stderr = refused(&search(&run, "30"));
+    assert!(stderr.contains("delete it to start over"), "{stderr}");
+
+    let bidding = temp.run("bidding");
+    train(&bidding, "memory", &["--iterations", "50"]);
+    ok(&trainer(&["export", "--run-dir", &bidding]));
+    let stderr = refused(&search(&bidding, "5"));
+    assert!(stderr.contains("full-play table"), "{stderr}");
+}

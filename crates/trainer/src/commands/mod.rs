@@ -11,6 +11,8 @@ pub mod export;
 pub mod play;
 pub mod replay;
 pub mod search_bids;
+pub mod search_leads;
+mod search_progress;
 pub mod status;
 pub mod train;
 pub mod win_model;

@@ -8,9 +8,7 @@
 //! the first chunk not written whole; the policy file is replaced, in one
 //! atomic write, only when every key is decided.
 
-use std::fs::{File, OpenOptions};
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
@@ -23,6 +21,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget};
 use rayon::prelude::*;
 use store::Key;
 
+use super::search_progress::{Header, ProgressFile, partial_limit};
 use crate::format::{bytes, thousands};
 use crate::training::run_dir::{POLICY_FILE, RunDir, stage_dir};
 use crate::training::terminal::set_template;
@@ -80,16 +79,19 @@ pub fn run(request: &Request) -> anyhow::Result<()> {
     );
     let bot = from_spec(&spec, policy.meta.recipe.rules, Unseen::Heuristic)?;
     let keys = unsure_keys(&blueprint);
+    // The decisions depend on the blueprint and the worlds only (the
+    // policy they are written into is read only at the end), so a policy
+    // exported again keeps the progress.
     let header = Header {
-        blueprint: blueprint.checksum(),
-        worlds: request.worlds,
+        magic: MAGIC,
+        values: vec![blueprint.checksum(), request.worlds],
     };
     let partial_path = request.run_dir.join(PARTIAL_FILE);
-    let progress = read_partial(&partial_path, &header, partial_limit(keys.len()))?;
-    let mut partial = open_partial(&partial_path, &header, progress.as_ref())?;
-    let mut decided = progress
-        .map(|progress| progress.decided)
-        .unwrap_or_default();
+    let (mut partial, mut decided) = ProgressFile::open(
+        &partial_path,
+        &header,
+        partial_limit(&header, keys.len(), CHUNK),
+    )?;
     let resumed = decided.len();
     if resumed > keys.len() {
         bail!(
@@ -125,8 +127,7 @@ pub fn run(request: &Request) -> anyhow::Result<()> {
                 })
                 .collect()
         });
-        append_chunk(&mut partial, &rows)
-            .with_context(|| format!("saving progress to {}", partial_path.display()))?;
+        partial.append(&rows)?;
         decided.extend(rows);
         bar.inc(chunk.len() as u64);
     }
@@ -161,7 +162,7 @@ pub fn run(request: &Request) -> anyhow::Result<()> {
     let before = std::fs::metadata(&policy_path).map_or(0, |m| m.len());
     policy.write_with_searched(&searched, info, &policy_path)?;
     let after = std::fs::metadata(&policy_path).map_or(0, |m| m.len());
-    std::fs::remove_file(&partial_path).ok();
+    partial.remove();
     println!(
         "decided {} bids in {:.0} s this session ({:.0} a second); the search bids otherwise than the blueprint's most likely bid at {} of them ({:.1}%)",
         thousands((decided.len() - resumed) as u64),
@@ -210,177 +211,4 @@ fn progress_bar(progress: bool, total: usize, done: usize) -> ProgressBar {
     );
     bar.set_position(done as u64);
     bar
-}
-
-/// What a progress file was started for: resuming it for another
-/// blueprint or number of worlds would mix two searches. The decisions
-/// depend on nothing else (the policy they are written into is read only
-/// at the end), so a policy exported again keeps the progress.
-#[derive(Debug, PartialEq, Eq)]
-struct Header {
-    blueprint: u32,
-    worlds: u32,
-}
-
-impl Header {
-    fn bytes(&self) -> Vec<u8> {
-        let mut bytes = MAGIC.to_vec();
-        for value in [self.blueprint, self.worlds] {
-            bytes.extend_from_slice(&value.to_le_bytes());
-        }
-        bytes
-    }
-}
-
-/// What a progress file holds: the keys decided in every chunk written
-/// whole, and where the last of those chunks ends (a torn chunk after it,
-/// from a crash mid-append, is cut off and decided again).
-#[derive(Debug, Default)]
-struct Progress {
-    decided: Vec<(Key, u8)>,
-    whole: u64,
-}
-
-/// The progress file's bytes when all `keys` are decided, one chunk each
-/// `CHUNK` of them: a larger file is not one this command wrote.
-fn partial_limit(keys: usize) -> u64 {
-    (MAGIC.len() + 8 + keys * 17 + keys.div_ceil(CHUNK) * 8) as u64
-}
-
-/// The progress at `path`, read once through the hardened reader (a FIFO,
-/// a device or an oversized file is refused, never waited on); `None`
-/// when there is no progress file.
-fn read_partial(path: &Path, header: &Header, limit: u64) -> anyhow::Result<Option<Progress>> {
-    match std::fs::symlink_metadata(path) {
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        _ => {}
-    }
-    let bytes = store::read_bounded_with(path, limit, store::Links::Refuse)
-        .context("reading the progress file; delete it to start over")?;
-    let expected = header.bytes();
-    if !bytes.starts_with(&expected) {
-        bail!(
-            "{} was started for another blueprint or number of worlds (or is not a progress file); delete it to start over",
-            path.display()
-        );
-    }
-    let mut progress = Progress::default();
-    let mut at = expected.len();
-    while let Some(rows) = chunk_at(&bytes, &mut at) {
-        progress.decided.extend(rows);
-    }
-    progress.whole = at as u64;
-    Ok(Some(progress))
-}
-
-/// The chunk at `at` if it is whole and its checksum holds; moves `at`
-/// past it.
-fn chunk_at(bytes: &[u8], at: &mut usize) -> Option<Vec<(Key, u8)>> {
-    let count = u32::from_le_bytes(bytes.get(*at..*at + 4)?.try_into().ok()?) as usize;
-    let body = bytes.get(*at..*at + 4 + count * 17)?;
-    let end = *at + 4 + count * 17;
-    let crc = u32::from_le_bytes(bytes.get(end..end + 4)?.try_into().ok()?);
-    if crc32fast::hash(body) != crc {
-        return None;
-    }
-    let rows = body[4..]
-        .chunks_exact(17)
-        .map(|row| {
-            let key = u128::from_le_bytes(row[..16].try_into().expect("16 bytes"));
-            (key, row[16])
-        })
-        .collect();
-    *at = end + 4;
-    Some(rows)
-}
-
-/// The progress file opened to append after its last whole chunk, or
-/// created with its header when there is none.
-fn open_partial(path: &Path, header: &Header, progress: Option<&Progress>) -> anyhow::Result<File> {
-    let context = || format!("opening {}", path.display());
-    let whole = match progress {
-        Some(progress) => progress.whole,
-        None => {
-            let mut file = OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(path)
-                .with_context(context)?;
-            file.write_all(&header.bytes()).with_context(context)?;
-            file.sync_data().with_context(context)?;
-            header.bytes().len() as u64
-        }
-    };
-    let file = OpenOptions::new()
-        .append(true)
-        .open(path)
-        .with_context(context)?;
-    file.set_len(whole).with_context(context)?;
-    Ok(file)
-}
-
-fn append_chunk(file: &mut File, rows: &[(Key, u8)]) -> std::io::Result<()> {
-    let mut body = Vec::with_capacity(4 + rows.len() * 17 + 4);
-    body.extend_from_slice(&(rows.len() as u32).to_le_bytes());
-    for (key, slot) in rows {
-        body.extend_from_slice(&key.to_le_bytes());
-        body.push(*slot);
-    }
-    let crc = crc32fast::hash(&body);
-    body.extend_from_slice(&crc.to_le_bytes());
-    file.write_all(&body)?;
-    file.sync_data()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A chunk torn by a crash is dropped, the whole ones before it kept,
-    /// and the next append follows the last whole chunk.
-    #[test]
-    fn a_torn_chunk_is_dropped_and_the_whole_ones_resume() {
-        let dir = std::env::temp_dir().join(format!("search-bids-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(PARTIAL_FILE);
-        std::fs::remove_file(&path).ok();
-        let header = Header {
-            blueprint: 1,
-            worlds: 3,
-        };
-        let limit = partial_limit(100);
-        let mut file = open_partial(&path, &header, None).unwrap();
-        append_chunk(&mut file, &[(5, 0), (9, 2)]).unwrap();
-        append_chunk(&mut file, &[(12, 1)]).unwrap();
-        drop(file);
-        let length = std::fs::metadata(&path).unwrap().len();
-        // Tear the last chunk's checksum.
-        OpenOptions::new()
-            .write(true)
-            .open(&path)
-            .unwrap()
-            .set_len(length - 2)
-            .unwrap();
-        let torn = read_partial(&path, &header, limit).unwrap().unwrap();
-        assert_eq!(torn.decided, [(5, 0), (9, 2)]);
-        let mut file = open_partial(&path, &header, Some(&torn)).unwrap();
-        append_chunk(&mut file, &[(12, 2)]).unwrap();
-        drop(file);
-        let resumed = read_partial(&path, &header, limit).unwrap().unwrap();
-        assert_eq!(resumed.decided, [(5, 0), (9, 2), (12, 2)]);
-        let other = Header {
-            worlds: 4,
-            ..header
-        };
-        let refused = read_partial(&path, &other, limit).unwrap_err().to_string();
-        assert!(refused.contains("delete it to start over"), "{refused}");
-        let oversized = read_partial(&path, &header, 10).unwrap_err();
-        assert!(
-            format!("{oversized:#}").contains("delete it"),
-            "{oversized:#}"
-        );
-        std::fs::remove_file(&path).unwrap();
-        assert!(read_partial(&path, &header, limit).unwrap().is_none());
-        std::fs::remove_dir_all(&dir).ok();
-    }
 }

@@ -124,6 +124,7 @@ impl Identity {
             iterations,
             strategy,
             searched_bids: None,
+            searched_leads: None,
         }
     }
 

@@ -1,0 +1,235 @@
+//! The progress file of a search decided once per key (`search-bids`,
+//! `search-leads`): each finished chunk of decided keys is appended with
+//! its own checksum, so a stopped or crashed search resumes at the first
+//! chunk not written whole; the policy file itself is replaced, in one
+//! atomic write, only by the command.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use store::Key;
+
+/// One decided key: the key and the index of its decision among the key's
+/// actions (`u8::MAX`: the key did not rebuild a view).
+pub(super) type Decided = (Key, u8);
+
+/// Bytes a decided key takes in the file.
+const ROW: usize = 17;
+
+/// What a progress file was started for: resuming it for another search
+/// (another blueprint, table or number of worlds) would mix two searches.
+/// `magic` names the kind of search, `values` what its decisions depend on.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct Header {
+    pub magic: &'static [u8; 16],
+    pub values: Vec<u32>,
+}
+
+impl Header {
+    fn bytes(&self) -> Vec<u8> {
+        let mut bytes = self.magic.to_vec();
+        for value in &self.values {
+            bytes.extend_from_slice(&value.to_le_bytes());
+        }
+        bytes
+    }
+}
+
+/// A progress file open to append, and the keys it already holds.
+pub(super) struct ProgressFile {
+    file: File,
+    path: PathBuf,
+}
+
+impl ProgressFile {
+    /// The progress file at `path` for `header`, created if there is none,
+    /// with every key decided in its whole chunks (a torn chunk after
+    /// them, from a crash mid-append, is cut off and decided again). A
+    /// file larger than `limit` bytes, or started for another search, is
+    /// refused with the fix named.
+    pub(super) fn open(
+        path: &Path,
+        header: &Header,
+        limit: u64,
+    ) -> anyhow::Result<(ProgressFile, Vec<Decided>)> {
+        let progress = read_partial(path, header, limit)?;
+        let file = open_partial(path, header, progress.as_ref())?;
+        let decided = progress.map(|p| p.decided).unwrap_or_default();
+        Ok((
+            ProgressFile {
+                file,
+                path: path.to_owned(),
+            },
+            decided,
+        ))
+    }
+
+    /// Appends one chunk of decided keys, synced before it returns.
+    pub(super) fn append(&mut self, rows: &[Decided]) -> anyhow::Result<()> {
+        append_chunk(&mut self.file, rows)
+            .with_context(|| format!("saving progress to {}", self.path.display()))
+    }
+
+    /// Deletes the file once the policy holds every decision.
+    pub(super) fn remove(self) {
+        drop(self.file);
+        std::fs::remove_file(&self.path).ok();
+    }
+}
+
+/// The progress file's bytes when `keys` keys are decided in chunks of
+/// `chunk`: a larger file is not one a search wrote.
+pub(super) fn partial_limit(header: &Header, keys: usize, chunk: usize) -> u64 {
+    (header.bytes().len() + keys * ROW + keys.div_ceil(chunk) * 8) as u64
+}
+
+/// What a progress file holds: the keys decided in every chunk written
+/// whole, and where the last of those chunks ends.
+#[derive(Debug, Default)]
+struct Progress {
+    decided: Vec<Decided>,
+    whole: u64,
+}
+
+/// The progress at `path`, read once through the hardened reader (a FIFO,
+/// a device or an oversized file is refused, never waited on); `None`
+/// when there is no progress file.
+fn read_partial(path: &Path, header: &Header, limit: u64) -> anyhow::Result<Option<Progress>> {
+    match std::fs::symlink_metadata(path) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        _ => {}
+    }
+    let bytes = store::read_bounded_with(path, limit, store::Links::Refuse)
+        .context("reading the progress file; delete it to start over")?;
+    let expected = header.bytes();
+    if !bytes.starts_with(&expected) {
+        bail!(
+            "{} was started for another search (another blueprint, table or number of worlds), or is not a progress file; delete it to start over",
+            path.display()
+        );
+    }
+    let mut progress = Progress::default();
+    let mut at = expected.len();
+    while let Some(rows) = chunk_at(&bytes, &mut at) {
+        progress.decided.extend(rows);
+    }
+    progress.whole = at as u64;
+    Ok(Some(progress))
+}
+
+/// The chunk at `at` if it is whole and its checksum holds; moves `at`
+/// past it.
+fn chunk_at(bytes: &[u8], at: &mut usize) -> Option<Vec<Decided>> {
+    let count = u32::from_le_bytes(bytes.get(*at..*at + 4)?.try_into().ok()?) as usize;
+    let body = bytes.get(*at..*at + 4 + count * ROW)?;
+    let end = *at + 4 + count * ROW;
+    let crc = u32::from_le_bytes(bytes.get(end..end + 4)?.try_into().ok()?);
+    if crc32fast::hash(body) != crc {
+        return None;
+    }
+    let rows = body[4..]
+        .chunks_exact(ROW)
+        .map(|row| {
+            let key = u128::from_le_bytes(row[..16].try_into().expect("16 bytes"));
+            (key, row[16])
+        })
+        .collect();
+    *at = end + 4;
+    Some(rows)
+}
+
+/// The progress file opened to append after its last whole chunk, or
+/// created with its header when there is none.
+fn open_partial(path: &Path, header: &Header, progress: Option<&Progress>) -> anyhow::Result<File> {
+    let context = || format!("opening {}", path.display());
+    let whole = match progress {
+        Some(progress) => progress.whole,
+        None => {
+            let mut file = OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path)
+                .with_context(context)?;
+            file.write_all(&header.bytes()).with_context(context)?;
+            file.sync_data().with_context(context)?;
+            header.bytes().len() as u64
+        }
+    };
+    let file = OpenOptions::new()
+        .append(true)
+        .open(path)
+        .with_context(context)?;
+    file.set_len(whole).with_context(context)?;
+    Ok(file)
+}
+
+fn append_chunk(file: &mut File, rows: &[Decided]) -> std::io::Result<()> {
+    let mut body = Vec::with_capacity(4 + rows.len() * ROW + 4);
+    body.extend_from_slice(&(rows.len() as u32).to_le_bytes());
+    for (key, slot) in rows {
+        body.extend_from_slice(&key.to_le_bytes());
+        body.push(*slot);
+    }
+    let crc = crc32fast::hash(&body);
+    body.extend_from_slice(&crc.to_le_bytes());
+    file.write_all(&body)?;
+    file.sync_data()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A chunk torn by a crash is dropped, the whole ones before it kept,
+    /// and the next append follows the last whole chunk; a file started
+    /// for another search, or larger than any search writes, is refused.
+    #[test]
+    fn a_torn_chunk_is_dropped_and_the_whole_ones_resume() {
+        let dir = std::env::temp_dir().join(format!("search-progress-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("search.partial");
+        std::fs::remove_file(&path).ok();
+        let header = Header {
+            magic: b"search-test-001\n",
+            values: vec![1, 3],
+        };
+        let limit = partial_limit(&header, 100, 2);
+        let (mut file, decided) = ProgressFile::open(&path, &header, limit).unwrap();
+        assert!(decided.is_empty());
+        file.append(&[(5, 0), (9, 2)]).unwrap();
+        file.append(&[(12, 1)]).unwrap();
+        drop(file);
+        let length = std::fs::metadata(&path).unwrap().len();
+        // Tear the last chunk's checksum.
+        OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(length - 2)
+            .unwrap();
+        let (mut file, torn) = ProgressFile::open(&path, &header, limit).unwrap();
+        assert_eq!(torn, [(5, 0), (9, 2)]);
+        file.append(&[(12, 2)]).unwrap();
+        drop(file);
+        let (file, resumed) = ProgressFile::open(&path, &header, limit).unwrap();
+        assert_eq!(resumed, [(5, 0), (9, 2), (12, 2)]);
+        drop(file);
+        let other = Header {
+            values: vec![1, 4],
+            ..header
+        };
+        let refused = read_partial(&path, &other, limit).unwrap_err().to_string();
+        assert!(refused.contains("delete it to start over"), "{refused}");
+        let oversized = read_partial(&path, &header, 10).unwrap_err();
+        assert!(
+            format!("{oversized:#}").contains("delete it"),
+            "{oversized:#}"
+        );
+        let (file, _) = ProgressFile::open(&path, &header, limit).unwrap();
+        file.remove();
+        assert!(read_partial(&path, &header, limit).unwrap().is_none());
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
