@@ -274,6 +274,16 @@ pub struct Totals {
 }
 
 impl Totals {
+    /// The summed loss in the other unit as a column shows it (points to
+    /// the hundredth, games to the thousandth); `None` where no decision
+    /// was judged there.
+    pub fn beside_total(&self, unit: LossUnit) -> Option<String> {
+        (self.beside_valued > 0).then(|| match unit {
+            LossUnit::Points => format!("{:.2}", self.beside_total_loss),
+            LossUnit::Chance => format!("{:.3}", self.beside_total_loss),
+        })
+    }
+
     fn add(&mut self, decision: &Decision) {
         self.decisions += 1;
         self.agreed += usize::from(decision.made == decision.preferred);

@@ -125,16 +125,9 @@ fn totals_row(out: &mut String, totals: &Totals, beside: Option<LossUnit>) {
     } else {
         ("-".to_owned(), "-".to_owned())
     };
-    let beside = match beside {
-        Some(LossUnit::Points) if totals.beside_valued > 0 => {
-            format!("{:.2}", totals.beside_total_loss)
-        }
-        Some(LossUnit::Chance) if totals.beside_valued > 0 => {
-            format!("{:.3}", totals.beside_total_loss)
-        }
-        Some(_) => "-".to_owned(),
-        None => String::new(),
-    };
+    let beside = beside.map_or(String::new(), |unit| {
+        totals.beside_total(unit).unwrap_or_else(|| "-".to_owned())
+    });
     let _ = writeln!(
         out,
         "  {:<44} {:>9} {:>7.0}% {:>10} {:>10} {:>11}",

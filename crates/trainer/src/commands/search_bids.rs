@@ -17,14 +17,12 @@ use euchre_bots::meta::{BidChoice, BlueprintSource, SearchedBids};
 use euchre_bots::policy_file::PolicyFile;
 use euchre_bots::searched_bids::{decide, unsure_keys};
 use euchre_bots::spec::from_spec;
-use indicatif::{ProgressBar, ProgressDrawTarget};
 use rayon::prelude::*;
 use store::Key;
 
-use super::search_progress::{Header, ProgressFile, partial_limit};
+use super::search_progress::{Header, ProgressFile, RunPolicy, partial_limit, progress_bar};
 use crate::format::{bytes, thousands};
-use crate::training::run_dir::{POLICY_FILE, RunDir, stage_dir};
-use crate::training::terminal::set_template;
+use crate::training::run_dir::{POLICY_FILE, stage_dir};
 
 /// Keys decided between two appends to the progress file.
 const CHUNK: usize = 2048;
@@ -43,16 +41,11 @@ pub struct Request {
 }
 
 pub fn run(request: &Request) -> anyhow::Result<()> {
-    // Held to the end: an export or a second search would rewrite the
-    // policy or the progress file under this one.
-    let _lock = RunDir::lock(&request.run_dir)?;
-    let policy_path = request.run_dir.join(POLICY_FILE);
-    let policy = PolicyFile::load(&policy_path).with_context(|| {
-        format!(
-            "reading the run's policy; export it first (trainer export --run-dir {})",
-            request.run_dir.display()
-        )
-    })?;
+    let RunPolicy {
+        _lock,
+        path: policy_path,
+        policy,
+    } = RunPolicy::open(&request.run_dir)?;
     // Full play's bids come from its bidding stage; a bidding run's are
     // its own.
     let stage = stage_dir(&request.run_dir).join(POLICY_FILE);
@@ -111,7 +104,7 @@ pub fn run(request: &Request) -> anyhow::Result<()> {
             String::new()
         }
     );
-    let bar = progress_bar(request.progress, keys.len(), resumed);
+    let bar = progress_bar(request.progress, keys.len(), resumed, "keys");
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(request.threads)
         .build()
@@ -196,19 +189,4 @@ fn blueprint_choice(blueprint: &PolicyFile, key: Key) -> Option<usize> {
     blueprint
         .probabilities(key, &mut row)
         .then(|| euchre_bots::policy_file::most_likely(&row))
-}
-
-fn progress_bar(progress: bool, total: usize, done: usize) -> ProgressBar {
-    let target = if progress {
-        ProgressDrawTarget::stderr_with_hz(4)
-    } else {
-        ProgressDrawTarget::hidden()
-    };
-    let bar = ProgressBar::with_draw_target(Some(total as u64), target);
-    set_template(
-        &bar,
-        "{elapsed_precise} [{bar:30}] {pos}/{len} keys, {per_sec}, eta {eta}",
-    );
-    bar.set_position(done as u64);
-    bar
 }

@@ -22,14 +22,14 @@ use euchre_bots::searched_leads::{decide, keys_by_mass, lead_state};
 use euchre_bots::spec::from_spec;
 use euchre_game::engine::rules::Rules;
 use euchre_game::keys::lead::lead_decision;
-use indicatif::{ProgressBar, ProgressDrawTarget};
 use rayon::prelude::*;
 use store::Key;
 
-use super::search_progress::{Decided, Header, ProgressFile, partial_limit};
+use super::search_progress::{
+    Decided, Header, ProgressFile, RunPolicy, partial_limit, progress_bar,
+};
 use crate::format::{bytes, thousands};
-use crate::training::run_dir::{POLICY_FILE, RunDir};
-use crate::training::terminal::set_template;
+use crate::training::run_dir::POLICY_FILE;
 
 /// Keys decided between two appends to the progress file.
 const CHUNK: usize = 1024;
@@ -58,16 +58,11 @@ pub struct Request {
 }
 
 pub fn run(request: &Request) -> anyhow::Result<()> {
-    // Held to the end: an export or a second search would rewrite the
-    // policy or the progress file under this one.
-    let _lock = RunDir::lock(&request.run_dir)?;
-    let policy_path = request.run_dir.join(POLICY_FILE);
-    let policy = PolicyFile::load(&policy_path).with_context(|| {
-        format!(
-            "reading the run's policy; export it first (trainer export --run-dir {})",
-            request.run_dir.display()
-        )
-    })?;
+    let RunPolicy {
+        _lock,
+        path: policy_path,
+        policy,
+    } = RunPolicy::open(&request.run_dir)?;
     if policy.meta.recipe.phase != Phase::FullPlay {
         bail!(
             "{} is a {} policy: the opening lead is searched on a full-play table (trainer --phase full-play)",
@@ -135,7 +130,12 @@ pub fn run(request: &Request) -> anyhow::Result<()> {
         request.worlds,
         request.threads
     );
-    let bar = progress_bar(request.progress, wanted.len(), wanted.len() - todo.len());
+    let bar = progress_bar(
+        request.progress,
+        wanted.len(),
+        wanted.len() - todo.len(),
+        "leads",
+    );
     let searching = Instant::now();
     for chunk in todo.chunks(CHUNK) {
         let rows: Vec<Decided> = pool.install(|| {
@@ -245,19 +245,4 @@ fn table_lead(policy: &PolicyFile, rules: Rules, key: Key) -> Option<usize> {
     }
     let card = plain.actions[most_likely(&row[..width])];
     lead.actions.iter().position(|&action| action == card)
-}
-
-fn progress_bar(progress: bool, total: usize, done: usize) -> ProgressBar {
-    let target = if progress {
-        ProgressDrawTarget::stderr_with_hz(4)
-    } else {
-        ProgressDrawTarget::hidden()
-    };
-    let bar = ProgressBar::with_draw_target(Some(total as u64), target);
-    set_template(
-        &bar,
-        "{elapsed_precise} [{bar:30}] {pos}/{len} leads, {per_sec}, eta {eta}",
-    );
-    bar.set_position(done as u64);
-    bar
 }

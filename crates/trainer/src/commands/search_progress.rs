@@ -1,15 +1,68 @@
-//! The progress file of a search decided once per key (`search-bids`,
-//! `search-leads`): each finished chunk of decided keys is appended with
-//! its own checksum, so a stopped or crashed search resumes at the first
-//! chunk not written whole; the policy file itself is replaced, in one
-//! atomic write, only by the command.
+//! What the searches decided once per key (`search-bids`, `search-leads`)
+//! share: the run's policy opened under the run's lock, the progress bar,
+//! and the progress file, to which each finished chunk of decided keys is
+//! appended with its own checksum, so a stopped or crashed search resumes
+//! at the first chunk not written whole; the policy file itself is
+//! replaced, in one atomic write, only by the command.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
+use euchre_bots::policy_file::PolicyFile;
+use indicatif::{ProgressBar, ProgressDrawTarget};
 use store::Key;
+
+use crate::training::run_dir::{POLICY_FILE, RunDir};
+use crate::training::terminal::set_template;
+
+/// A run's exported policy, opened for a search that will rewrite it: the
+/// run's lock (held while it lives: an export or a second search would
+/// rewrite the policy or the progress file under this one), the policy's
+/// path and the policy.
+pub(super) struct RunPolicy {
+    pub _lock: RunDir,
+    pub path: PathBuf,
+    pub policy: PolicyFile,
+}
+
+impl RunPolicy {
+    pub(super) fn open(run_dir: &Path) -> anyhow::Result<RunPolicy> {
+        let lock = RunDir::lock(run_dir)?;
+        let path = run_dir.join(POLICY_FILE);
+        let policy = PolicyFile::load(&path).with_context(|| {
+            format!(
+                "reading the run's policy; export it first (trainer export --run-dir {})",
+                run_dir.display()
+            )
+        })?;
+        Ok(RunPolicy {
+            _lock: lock,
+            path,
+            policy,
+        })
+    }
+}
+
+/// A bar of `total` keys (`what`: "keys", "leads"), `done` of them already
+/// decided; hidden without `progress`.
+pub(super) fn progress_bar(progress: bool, total: usize, done: usize, what: &str) -> ProgressBar {
+    let target = if progress {
+        ProgressDrawTarget::stderr_with_hz(4)
+    } else {
+        ProgressDrawTarget::hidden()
+    };
+    let bar = ProgressBar::with_draw_target(Some(total as u64), target);
+    set_template(
+        &bar,
+        &format!(
+            "{{elapsed_precise}} [{{bar:30}}] {{pos}}/{{len}} {what}, {{per_sec}}, eta {{eta}}"
+        ),
+    );
+    bar.set_position(done as u64);
+    bar
+}
 
 /// One decided key: the key and the index of its decision among the key's
 /// actions (`u8::MAX`: the key did not rebuild a view).

@@ -70,16 +70,12 @@ fn totals_rows(totals: &[Totals], beside: Option<LossUnit>) -> String {
             } else {
                 ("–".to_owned(), "–".to_owned())
             };
-            let beside = match beside {
-                Some(LossUnit::Chance) if t.beside_valued > 0 => {
-                    format!("<td>{:.3}</td>", t.beside_total_loss)
-                }
-                Some(LossUnit::Points) if t.beside_valued > 0 => {
-                    format!("<td>{:.2}</td>", t.beside_total_loss)
-                }
-                Some(_) => "<td>–</td>".to_owned(),
-                None => String::new(),
-            };
+            let beside = beside.map_or(String::new(), |unit| {
+                format!(
+                    "<td>{}</td>",
+                    t.beside_total(unit).unwrap_or_else(|| "–".to_owned())
+                )
+            });
             format!(
                 "<tr><td>{}</td><td>{}</td><td>{agree:.0}%</td><td>{mean}</td><td>{total}</td>{beside}</tr>",
                 escape(&t.name),
