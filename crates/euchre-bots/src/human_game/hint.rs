@@ -60,6 +60,13 @@ impl Hint {
         }
     }
 
+    /// `action`'s value in `unit`, where the hint has it.
+    pub fn value_of(&self, unit: LossUnit, action: Action) -> Option<&ActionValue> {
+        self.values_in(unit)?
+            .iter()
+            .find(|value| value.action == action)
+    }
+
     /// "Best: play A♠ (+0.42 a hand, 0.31 more than lead K♥; 53.1% to win
     /// the game): it wins the trick: no card still out beats it." The
     /// margin is over the next best option where the bot values moves,

@@ -413,11 +413,7 @@ fn numbered_moves(state: &GameState) -> Vec<Action> {
 fn hint_note(hint: &Hint, action: Action) -> String {
     match hint {
         Hint::Values { .. } => {
-            let value = |unit| {
-                hint.values_in(unit)
-                    .and_then(|values| values.iter().find(|value| value.action == action))
-                    .map(|value| value.value)
-            };
+            let value = |unit| hint.value_of(unit, action).map(|value| value.value);
             let notes: Vec<String> = [
                 value(LossUnit::Points).map(|points| format!("{points:+.2}")),
                 value(LossUnit::Chance).map(|chance| format!("wins {:.0}%", 100.0 * chance)),

@@ -100,18 +100,15 @@ pub(super) fn play_page(
 fn hint_html_note(hint: &Hint, action: Action) -> String {
     match hint {
         Hint::Values { .. } => {
-            let of = |unit| {
-                hint.values_in(unit)
-                    .and_then(|values| values.iter().find(|value| value.action == action))
-            };
-            let points = of(LossUnit::Points).map(|value| {
+            let points = hint.value_of(LossUnit::Points, action).map(|value| {
                 format!(
                     "{:+.2} points per hand (spread {:.2} over {} sampled deals)",
                     value.value, value.spread, value.worlds
                 )
             });
-            let chance =
-                of(LossUnit::Chance).map(|value| value_words(LossUnit::Chance, value.value));
+            let chance = hint
+                .value_of(LossUnit::Chance, action)
+                .map(|value| value_words(LossUnit::Chance, value.value));
             [points, chance]
                 .into_iter()
                 .flatten()
