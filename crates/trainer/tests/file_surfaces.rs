@@ -76,8 +76,8 @@ const ALLOWED: [(&str, &str); 19] = [
         "the undo journal, under the directory lock, checked by id and CRC",
     ),
     (
-        "crates/trainer/src/commands/search_bids.rs",
-        "the search's progress file, the run's own, under the run directory's lock, each chunk checked by its CRC",
+        "crates/trainer/src/commands/search_progress.rs",
+        "the searches' progress file (search-bids, search-leads), the run's own, under the run directory's lock, each chunk checked by its CRC",
     ),
     (
         "crates/trainer/src/config/session.rs",
