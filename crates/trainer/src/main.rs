@@ -129,29 +129,10 @@ enum Command {
     /// them with one lookup. The keys are weighed by dealing hands and
     /// letting the policy's own bids finish each auction; the most common
     /// are decided first. On every core, with progress; stopped, it
-    /// resumes, and a larger --keys goes on from the keys decided.
-    SearchLeads {
-        #[arg(long)]
-        run_dir: PathBuf,
-        /// Worlds a lead's search deals (the strongest bot searches its
-        /// card play over 400 at play time).
-        #[arg(long, default_value_t = 100)]
-        worlds: u32,
-        /// Hands dealt to weigh the keys.
-        #[arg(long, default_value_t = 4_000_000)]
-        deals: u64,
-        /// How many of the most common keys to decide (about 12 ms of a
-        /// core each at 100 worlds); the command prints how much of the
-        /// leads dealt each count covers.
-        #[arg(long, default_value_t = 300_000)]
-        keys: usize,
-        /// Worker threads (default: every core).
-        #[arg(long, value_parser = trainer::config::parse_threads, default_value_t = 0)]
-        threads: usize,
-        /// No progress bar.
-        #[arg(long)]
-        quiet: bool,
-    },
+    /// resumes, and a larger --keys goes on from the keys decided. Worth
+    /// +0.003 a hand on a 14 M-iteration table, not resolved
+    /// (docs/experiments/searched-bids-export.md).
+    SearchLeads(SearchLeadsArgs),
     /// Where a run stands: iterations, checkpoints, store size.
     Status {
         #[arg(long)]
@@ -721,6 +702,44 @@ fn is_closed_stdout(error: &anyhow::Error) -> bool {
     })
 }
 
+/// `trainer search-leads`'s flags.
+#[derive(clap::Args, Debug)]
+struct SearchLeadsArgs {
+    #[arg(long)]
+    run_dir: PathBuf,
+    /// Worlds a lead's search deals (the strongest bot searches its
+    /// card play over 400 at play time).
+    #[arg(long, default_value_t = 100)]
+    worlds: u32,
+    /// Hands dealt to weigh the keys.
+    #[arg(long, default_value_t = 4_000_000)]
+    deals: u64,
+    /// How many of the most common keys to decide (about 12 ms of a
+    /// core each at 100 worlds); the command prints how much of the
+    /// leads dealt each count covers.
+    #[arg(long, default_value_t = 300_000)]
+    keys: usize,
+    /// Worker threads (default: every core).
+    #[arg(long, value_parser = trainer::config::parse_threads, default_value_t = 0)]
+    threads: usize,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+impl SearchLeadsArgs {
+    fn request(self) -> commands::search_leads::Request {
+        commands::search_leads::Request {
+            run_dir: self.run_dir,
+            worlds: self.worlds,
+            deals: self.deals,
+            keys: self.keys,
+            threads: config::worker_threads(self.threads),
+            progress: !self.quiet,
+        }
+    }
+}
+
 /// Runs the command; `group`: the ranks it leads under `mpirun`, as their
 /// rank 0 (`None`: this process alone).
 fn run(cli: Cli, group: Option<&Group>) -> anyhow::Result<()> {
@@ -755,21 +774,7 @@ fn run(cli: Cli, group: Option<&Group>) -> anyhow::Result<()> {
             threads: config::worker_threads(threads),
             progress: !quiet,
         }),
-        Command::SearchLeads {
-            run_dir,
-            worlds,
-            deals,
-            keys,
-            threads,
-            quiet,
-        } => commands::search_leads::run(&commands::search_leads::Request {
-            run_dir,
-            worlds,
-            deals,
-            keys,
-            threads: config::worker_threads(threads),
-            progress: !quiet,
-        }),
+        Command::SearchLeads(args) => commands::search_leads::run(&args.request()),
         Command::Status {
             run_dir,
             digest,
