@@ -17,10 +17,11 @@ use euchre_bots::meta::{BidChoice, BlueprintSource, SearchedBids};
 use euchre_bots::policy_file::PolicyFile;
 use euchre_bots::searched_bids::{decide, unsure_keys};
 use euchre_bots::spec::from_spec;
-use rayon::prelude::*;
 use store::Key;
 
-use super::search_progress::{Header, ProgressFile, RunPolicy, partial_limit, progress_bar};
+use super::search_progress::{
+    Header, ProgressFile, RunPolicy, decide_in_chunks, partial_limit, progress_bar, rebuilt,
+};
 use crate::format::{bytes, thousands};
 use crate::training::run_dir::{POLICY_FILE, stage_dir};
 
@@ -110,27 +111,17 @@ pub fn run(request: &Request) -> anyhow::Result<()> {
         .build()
         .context("starting the search's threads")?;
     let started = Instant::now();
-    for chunk in keys[resumed..].chunks(CHUNK) {
-        let rows: Vec<(Key, u8)> = pool.install(|| {
-            chunk
-                .par_iter()
-                .map(|&key| {
-                    let slot = decide(bot.as_ref(), &blueprint, key, SEED).unwrap_or(usize::MAX);
-                    (key, u8::try_from(slot).unwrap_or(u8::MAX))
-                })
-                .collect()
-        });
-        partial.append(&rows)?;
-        decided.extend(rows);
-        bar.inc(chunk.len() as u64);
-    }
-    bar.finish_and_clear();
+    decide_in_chunks(
+        &pool,
+        &keys[resumed..],
+        CHUNK,
+        |key| decide(bot.as_ref(), &blueprint, key, SEED),
+        &mut partial,
+        &mut decided,
+        &bar,
+    )?;
     let seconds = started.elapsed().as_secs_f64();
-    let searched: Vec<(Key, usize)> = decided
-        .iter()
-        .filter(|&&(_, slot)| slot != u8::MAX)
-        .map(|&(key, slot)| (key, usize::from(slot)))
-        .collect();
+    let searched = rebuilt(&decided);
     let changed = searched
         .iter()
         .filter(|&&(key, slot)| blueprint_choice(&blueprint, key) != Some(slot))

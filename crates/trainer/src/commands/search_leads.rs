@@ -26,7 +26,7 @@ use rayon::prelude::*;
 use store::Key;
 
 use super::search_progress::{
-    Decided, Header, ProgressFile, RunPolicy, partial_limit, progress_bar,
+    Header, ProgressFile, RunPolicy, decide_in_chunks, partial_limit, progress_bar, rebuilt,
 };
 use crate::format::{bytes, thousands};
 use crate::training::run_dir::POLICY_FILE;
@@ -137,27 +137,17 @@ pub fn run(request: &Request) -> anyhow::Result<()> {
         "leads",
     );
     let searching = Instant::now();
-    for chunk in todo.chunks(CHUNK) {
-        let rows: Vec<Decided> = pool.install(|| {
-            chunk
-                .par_iter()
-                .map(|&key| {
-                    let slot = decide(bot.as_ref(), rules, key, SEED).unwrap_or(usize::MAX);
-                    (key, u8::try_from(slot).unwrap_or(u8::MAX))
-                })
-                .collect()
-        });
-        partial.append(&rows)?;
-        decided.extend(rows);
-        bar.inc(chunk.len() as u64);
-    }
-    bar.finish_and_clear();
+    decide_in_chunks(
+        &pool,
+        &todo,
+        CHUNK,
+        |key| decide(bot.as_ref(), rules, key, SEED),
+        &mut partial,
+        &mut decided,
+        &bar,
+    )?;
     let seconds = searching.elapsed().as_secs_f64();
-    let searched: Vec<(Key, usize)> = decided
-        .iter()
-        .filter(|&&(_, slot)| slot != u8::MAX)
-        .map(|&(key, slot)| (key, usize::from(slot)))
-        .collect();
+    let searched = rebuilt(&decided);
     let changed = pool.install(|| {
         searched
             .par_iter()

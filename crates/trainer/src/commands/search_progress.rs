@@ -132,6 +132,45 @@ impl ProgressFile {
     }
 }
 
+/// Decides `keys` `chunk` at a time on `pool` (`decide`: a key's action
+/// index, `None` for a key that did not rebuild), appending each chunk to
+/// the progress file before it joins `decided`, and moving `bar` along.
+pub(super) fn decide_in_chunks(
+    pool: &rayon::ThreadPool,
+    keys: &[Key],
+    chunk: usize,
+    decide: impl Fn(Key) -> Option<usize> + Sync,
+    partial: &mut ProgressFile,
+    decided: &mut Vec<Decided>,
+    bar: &ProgressBar,
+) -> anyhow::Result<()> {
+    use rayon::prelude::*;
+    for keys in keys.chunks(chunk) {
+        let rows: Vec<Decided> = pool.install(|| {
+            keys.par_iter()
+                .map(|&key| {
+                    let slot = decide(key).and_then(|slot| u8::try_from(slot).ok());
+                    (key, slot.unwrap_or(u8::MAX))
+                })
+                .collect()
+        });
+        partial.append(&rows)?;
+        decided.extend(rows);
+        bar.inc(keys.len() as u64);
+    }
+    bar.finish_and_clear();
+    Ok(())
+}
+
+/// The decided keys that rebuilt, each with its action index.
+pub(super) fn rebuilt(decided: &[Decided]) -> Vec<(Key, usize)> {
+    decided
+        .iter()
+        .filter(|&&(_, slot)| slot != u8::MAX)
+        .map(|&(key, slot)| (key, usize::from(slot)))
+        .collect()
+}
+
 /// The progress file's bytes when `keys` keys are decided in chunks of
 /// `chunk`: a larger file is not one a search wrote.
 pub(super) fn partial_limit(header: &Header, keys: usize, chunk: usize) -> u64 {
