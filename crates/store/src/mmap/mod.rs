@@ -56,8 +56,16 @@ type StripeGuard<'a> = std::sync::MutexGuard<'a, ()>;
 /// Updates of slots in one stripe exclude each other; 64 Ki stripes make two
 /// threads meeting on one stripe rare while costing 512 KiB.
 const STRIPES: usize = 1 << 16;
-/// The load factor boomphf trades size for build speed with.
-const GAMMA: f64 = 1.7;
+/// The load factor boomphf trades size for speed with. At 20 M keys on
+/// two threads (`cargo run --release -p store --example phf_load_factor --
+/// 20000000 1.7 3 5`), 3 against boomphf's usual 1.7 builds the hash in
+/// 0.6 of the time and answers a query alone in 52 ns instead of 64 (fewer
+/// keys fall through to a later level), for 5.0 bits a key instead of 3.7.
+/// Higher still builds a little faster (5: 0.5 of the time) but, twice
+/// the size, made the bench's steps a few percent slower in one sitting
+/// (docs/experiments/stores-side-by-side.md). Stores built with any load
+/// factor read alike.
+const GAMMA: f64 = 3.0;
 
 /// A fixed-universe table in a memory-mapped file.
 pub struct MmapTable {

@@ -127,11 +127,13 @@ impl MmapTable {
         let (map, file_bytes) = new_records_file(&dir, layout, count)?;
         let keys_path = dir.file(KEYS_FILE);
         let keys_file = allocate(&keys_path, count * KEY_BYTES)?;
+        let keys_map = MmapOptions::new()
+            .map_raw(&keys_file)
+            .map_err(StoreError::io(&keys_path))?;
         let files = BuildFiles {
             layout,
             records: &map,
-            keys: &keys_file,
-            keys_path: &keys_path,
+            keys: &keys_map,
         };
         let window_bytes = plan.window_bytes;
         match &listed {
@@ -175,6 +177,7 @@ impl MmapTable {
         // cache); the manifest that commits them is written after both.
         let (synced, checksums) = std::thread::scope(|scope| {
             let synced = scope.spawn(|| {
+                keys_map.flush().map_err(StoreError::io(&keys_path))?;
                 keys_file.sync_all().map_err(StoreError::io(&keys_path))?;
                 map.flush().map_err(StoreError::io(&records_path))
             });

@@ -1,22 +1,21 @@
 //! The key universe a store is built from, and the build's pass over it:
-//! each key hashed once, its check written into its record and the key into
-//! the keys file, a window of the records file at a time.
+//! each key hashed once, the key written into the keys file and its check
+//! into its record, a window of slots at a time.
 
-use std::fs::File;
-use std::os::unix::fs::FileExt;
+mod window;
+
 use std::path::Path;
 use std::sync::atomic::Ordering;
 
 use boomphf::Mphf;
-use memmap2::{Advice, MmapOptions, MmapRaw};
+use memmap2::MmapRaw;
 
-use crate::dir::classify_write_error;
 use crate::error::StoreError;
 use crate::layout::{KEY_BYTES, RecordLayout};
 use crate::table::Key;
 
-use super::files::{HEADER_BYTES, write_key_check};
 use super::spill::{SPILL_DIR, SPILL_ENTRY_BYTES, Spill, spilled_entries};
+use window::Window;
 
 /// A key universe the perfect hash can be built from without holding it in
 /// memory: chunks that can be walked more than once and know their length.
@@ -166,26 +165,26 @@ pub(super) fn build_window_bytes() -> u64 {
     })
 }
 
-/// Bytes of one slot in a window: its record in the page cache, its key in
-/// the window's buffer, and its spilled entry while the spill is read.
+/// Bytes of one slot in a window: its record and its key in the page
+/// cache, and its spilled entry while the spill is read.
 pub(super) fn window_slot_bytes(layout: RecordLayout) -> u64 {
     layout.bytes() + KEY_BYTES + SPILL_ENTRY_BYTES
 }
 
-/// The two files a build writes: the records (mapped) and the keys in slot
-/// order (so export can list the records).
+/// The two files a build writes, both mapped: the records and the keys in
+/// slot order (so export can list the records).
 pub(super) struct BuildFiles<'a> {
     pub(super) layout: RecordLayout,
     pub(super) records: &'a MmapRaw,
-    pub(super) keys: &'a File,
-    pub(super) keys_path: &'a Path,
+    pub(super) keys: &'a MmapRaw,
 }
 
-/// Writes each key's check into its record and each key into the keys file
-/// at its slot, one window of slots at a time. The universe is walked and
+/// Writes each key into the keys file at its slot and its check into its
+/// record, one window of slots at a time. The universe is walked and
 /// hashed once: the first window's keys are written as they are hashed,
 /// and every other key goes to its window's spill file, which that
-/// window's turn reads back. `window_bytes` is [`build_window_bytes`] but
+/// window's turn reads back; each window's checks are then written from
+/// its keys. `window_bytes` is [`build_window_bytes`] but
 /// in tests.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn write_key_checks_and_keys<C>(
@@ -205,7 +204,6 @@ where
         .clamp(1, u64::from(u32::MAX))
         .min(count.max(1));
     let windows = count.div_ceil(window_slots).max(1) as usize;
-    let buffer = WindowBuffer::new(files, window_slots)?;
     let spill = Spill::create(store_dir, windows - 1)?;
     let written = (|| {
         progress(&if windows == 1 {
@@ -213,25 +211,23 @@ where
         } else {
             format!("hashing every key: window 1 of {windows} written, the others sorted to disk")
         });
-        let first = 0..window_slots.min(count);
-        buffer.prepare(files, &first);
-        hash_every_key(chunks, phf, threads, &spill, &first, files, &buffer)?;
-        buffer.finish(files, &first)?;
+        let first = Window::open(files, 0..window_slots.min(count), threads);
+        hash_every_key(chunks, phf, threads, &spill, &first)?;
+        first.finish(threads);
         for window in 1..windows {
             progress(&format!(
                 "writing window {} of {windows} of the key checks and the keys file",
                 window + 1
             ));
             let start = window as u64 * window_slots;
-            let slots = start..(start + window_slots).min(count);
-            buffer.prepare(files, &slots);
-            scatter(&spill.take(window - 1)?, &slots, files, &buffer, threads).map_err(
-                |reason| StoreError::Corrupt {
+            let later = Window::open(files, start..(start + window_slots).min(count), threads);
+            scatter(&spill.take(window - 1)?, &later, threads).map_err(|reason| {
+                StoreError::Corrupt {
                     path: store_dir.join(SPILL_DIR),
                     reason,
-                },
-            )?;
-            buffer.finish(files, &slots)?;
+                }
+            })?;
+            later.finish(threads);
         }
         Ok(())
     })();
@@ -246,9 +242,7 @@ fn hash_every_key<C>(
     phf: &Mphf<Key>,
     threads: usize,
     spill: &Spill,
-    first: &std::ops::Range<u64>,
-    files: &BuildFiles<'_>,
-    buffer: &WindowBuffer,
+    first: &Window<'_>,
 ) -> Result<(), StoreError>
 where
     C: IntoIterator<Item = Key> + Clone + Send + Sync,
@@ -264,10 +258,10 @@ where
                             let slot = phf.hash(&key);
                             // The first window is full unless it is the
                             // only one, and then every slot lies in it.
-                            let window_slots = first.end;
+                            let window_slots = first.width();
                             let (window, offset) = (slot / window_slots, slot % window_slots);
                             if window == 0 {
-                                buffer.put(files, first, offset, key);
+                                first.put(offset, key);
                             } else {
                                 buffers.push(window as usize - 1, offset as u32, key)?;
                             }
@@ -285,18 +279,12 @@ where
     })
 }
 
-/// Writes window `slots` from its spill file's bytes, split
-/// over `threads` threads. An offset outside the window means the spill
-/// file is not what this build wrote: refused (the reason returned) before
-/// any key is written.
-fn scatter(
-    spilled: &[u8],
-    slots: &std::ops::Range<u64>,
-    files: &BuildFiles<'_>,
-    buffer: &WindowBuffer,
-    threads: usize,
-) -> Result<(), String> {
-    let width = slots.end - slots.start;
+/// Keeps the keys of `window` from its spill file's bytes, split over
+/// `threads` threads. An offset outside the window means the spill file is
+/// not what this build wrote: refused (the reason returned) before any key
+/// is kept.
+fn scatter(spilled: &[u8], window: &Window<'_>, threads: usize) -> Result<(), String> {
+    let width = window.width();
     if let Some((offset, _)) =
         spilled_entries(spilled).find(|&(offset, _)| u64::from(offset) >= width)
     {
@@ -310,110 +298,12 @@ fn scatter(
         for part in spilled.chunks(per_thread) {
             scope.spawn(move || {
                 for (offset, key) in spilled_entries(part) {
-                    buffer.put(files, slots, u64::from(offset), key);
+                    window.put(u64::from(offset), key);
                 }
             });
         }
     });
     Ok(())
-}
-
-/// The keys of one window in anonymous memory, reused window after
-/// window (every slot of a window receives its key, so nothing needs
-/// clearing), and written to the keys file in one sequential piece; the
-/// records' checks go straight into the mapped records file, whose window
-/// is faulted in at once beforehand.
-struct WindowBuffer {
-    slots: u64,
-    keys: MmapRaw,
-}
-
-impl WindowBuffer {
-    fn new(files: &BuildFiles<'_>, slots: u64) -> Result<WindowBuffer, StoreError> {
-        let keys = MmapOptions::new()
-            .len((slots * KEY_BYTES) as usize)
-            .map_anon()
-            .map_err(StoreError::io(files.keys_path))?;
-        // Huge pages where the kernel offers them: the window is written at
-        // random, and 4 KiB pages would cost a fault and a TLB miss for
-        // nearly every key.
-        let _ = keys.advise(Advice::HugePage);
-        Ok(WindowBuffer {
-            slots,
-            keys: MmapRaw::from(keys),
-        })
-    }
-
-    /// Faults in the records of `slots` writable in one call, which costs
-    /// a fraction of a fault a page taken one write at a time. Advice only:
-    /// a kernel without it faults them in as they are written.
-    fn prepare(&self, files: &BuildFiles<'_>, slots: &std::ops::Range<u64>) {
-        let (offset, len) = files.records_range(slots);
-        let _ = files
-            .records
-            .advise_range(Advice::PopulateWrite, offset, len);
-    }
-
-    /// Writes `key`'s check into the record at `offset` of window `slots`
-    /// and keeps the key for the keys file.
-    fn put(&self, files: &BuildFiles<'_>, slots: &std::ops::Range<u64>, offset: u64, key: Key) {
-        assert!(
-            offset < (slots.end - slots.start).min(self.slots),
-            "offset {offset} outside the window"
-        );
-        // SAFETY: the window's slots lie below the record count (the build
-        // makes them so), and its offset within the buffer (checked above);
-        // the hash is a bijection onto the slots, so each is written by one
-        // thread only, the table that will read the records does not exist
-        // yet, and the buffer is read only once every writer has been
-        // joined.
-        #[allow(unsafe_code)]
-        unsafe {
-            write_key_check(files.records, files.layout, slots.start + offset, key);
-            std::ptr::copy_nonoverlapping(
-                key.to_le_bytes().as_ptr(),
-                self.keys.as_mut_ptr().add((offset * KEY_BYTES) as usize),
-                KEY_BYTES as usize,
-            );
-        }
-    }
-
-    /// Starts the window's records writing back and writes its keys.
-    fn finish(
-        &self,
-        files: &BuildFiles<'_>,
-        slots: &std::ops::Range<u64>,
-    ) -> Result<(), StoreError> {
-        let (offset, len) = files.records_range(slots);
-        // Start writing the window back now; the final flush waits for it.
-        let _ = files.records.flush_async_range(offset, len);
-        let width = slots.end - slots.start;
-        assert!(
-            width <= self.slots,
-            "a window of {width} slots in a buffer of {}",
-            self.slots
-        );
-        // SAFETY: the length is within the buffer (checked above), and no
-        // thread writes it while it is read: every writer has been joined.
-        #[allow(unsafe_code)]
-        let keys =
-            unsafe { std::slice::from_raw_parts(self.keys.as_ptr(), (width * KEY_BYTES) as usize) };
-        files
-            .keys
-            .write_all_at(keys, slots.start * KEY_BYTES)
-            .map_err(|source| classify_write_error(files.keys_path, keys.len() as u64, source))
-    }
-}
-
-impl BuildFiles<'_> {
-    /// The byte range of `slots`' records in the mapping.
-    fn records_range(&self, slots: &std::ops::Range<u64>) -> (usize, usize) {
-        let bytes = self.layout.bytes();
-        (
-            (HEADER_BYTES + slots.start * bytes) as usize,
-            ((slots.end - slots.start) * bytes) as usize,
-        )
-    }
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@ use test_support::TempDir;
 
 use super::*;
 use crate::layout::RecordEncoding;
-use crate::mmap::files::allocate;
+use crate::mmap::files::{HEADER_BYTES, allocate};
 
 const KEYS: u64 = 5_000;
 
@@ -30,12 +30,13 @@ fn build(dir: &Path, phf: &Mphf<Key>, window_bytes: u64) -> (Vec<u8>, Vec<u8>) {
     let records = allocate(&records_path, HEADER_BYTES + KEYS * layout().bytes()).unwrap();
     let map = MmapOptions::new().map_raw(&records).unwrap();
     let keys_path = dir.join("keys");
-    let keys = allocate(&keys_path, KEYS * KEY_BYTES).unwrap();
+    let keys = MmapOptions::new()
+        .map_raw(&allocate(&keys_path, KEYS * KEY_BYTES).unwrap())
+        .unwrap();
     let files = BuildFiles {
         layout: layout(),
         records: &map,
         keys: &keys,
-        keys_path: &keys_path,
     };
     let mut stages = Vec::new();
     write_key_checks_and_keys(
@@ -50,6 +51,7 @@ fn build(dir: &Path, phf: &Mphf<Key>, window_bytes: u64) -> (Vec<u8>, Vec<u8>) {
     )
     .unwrap();
     map.flush().unwrap();
+    keys.flush().unwrap();
     let windows = KEYS.div_ceil(window_bytes / slot_bytes());
     assert_eq!(
         stages.len() as u64,
@@ -117,26 +119,44 @@ fn a_spilled_offset_outside_its_window_is_refused_before_anything_is_written() {
     let records = allocate(&records_path, HEADER_BYTES + 10 * layout().bytes()).unwrap();
     let map = MmapOptions::new().map_raw(&records).unwrap();
     let keys_path = dir.join("keys");
-    let keys = allocate(&keys_path, 10 * KEY_BYTES).unwrap();
+    let keys = MmapOptions::new()
+        .map_raw(&allocate(&keys_path, 10 * KEY_BYTES).unwrap())
+        .unwrap();
     let files = BuildFiles {
         layout: layout(),
         records: &map,
         keys: &keys,
-        keys_path: &keys_path,
     };
-    let buffer = WindowBuffer::new(&files, 5).unwrap();
+    let window = Window::open(&files, 5..10, 2);
     let mut spilled = Vec::new();
     for (offset, key) in [(1u32, 7u128), (5, 9)] {
         spilled.extend_from_slice(&offset.to_le_bytes());
         spilled.extend_from_slice(&key.to_le_bytes());
     }
-    let reason = scatter(&spilled, &(5..10), &files, &buffer, 2).unwrap_err();
+    let reason = scatter(&spilled, &window, 2).unwrap_err();
     assert!(reason.contains("offset 5"), "{reason}");
-    buffer.finish(&files, &(5..10)).unwrap();
     map.flush().unwrap();
+    keys.flush().unwrap();
     let written = |path: &Path| std::fs::read(path).unwrap().iter().any(|&byte| byte != 0);
     assert!(!written(&records_path), "a check was written");
     assert!(!written(&keys_path), "a key was written");
+}
+
+#[test]
+#[should_panic(expected = "beyond its files")]
+fn a_window_beyond_its_files_is_refused_before_any_write() {
+    let dir = TempDir::new("universe-window-beyond");
+    let records = allocate(&dir.join("records"), HEADER_BYTES + 10 * layout().bytes()).unwrap();
+    let map = MmapOptions::new().map_raw(&records).unwrap();
+    let keys = MmapOptions::new()
+        .map_raw(&allocate(&dir.join("keys"), 10 * KEY_BYTES).unwrap())
+        .unwrap();
+    let files = BuildFiles {
+        layout: layout(),
+        records: &map,
+        keys: &keys,
+    };
+    Window::open(&files, 5..11, 2);
 }
 
 #[test]
