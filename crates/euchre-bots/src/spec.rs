@@ -2,8 +2,9 @@
 //! `pimc:50`, `policy:FILE+pimc:50`, …). It sits above every bot, since it
 //! builds any of them; the bots themselves know nothing of specs.
 
-use std::path::PathBuf;
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use euchre_game::engine::rules::Rules;
 use thiserror::Error;
@@ -15,7 +16,7 @@ use crate::bots::policy::{PolicyBot, Sampling, Unseen};
 use crate::bots::random::RandomBot;
 use crate::bots::search::{BidsBy, Lead, SearchBot, SearchError, SearchOptions, WorldValues};
 use crate::bots::split::SplitBot;
-use crate::policy_file::PolicyFileError;
+use crate::policy_file::{PolicyFile, PolicyFileError};
 use std::time::Duration;
 
 /// The bot specs `--a`, `--b` and `--opponents` accept.
@@ -290,6 +291,58 @@ fn search_options(spec: &str, head: &str, bids: BidsBy) -> Result<SearchOptions,
 /// Builds the bot `spec` names for a table playing `rules`, loading the
 /// files it names; `unseen` says who plays a policy's untrained keys.
 pub fn build(spec: &Spec, rules: Rules, unseen: Unseen) -> Result<Arc<dyn Bot>, BotSpecError> {
+    build_sharing(spec, rules, unseen, &LoadedPolicies::default())
+}
+
+/// Policy files loaded for the bots being built, each once: a spec that
+/// names a file twice (a split's halves, a search and its table), or a
+/// command that builds several bots over one run, holds one copy of it in
+/// memory, and a file a caller has already loaded is not read again.
+#[derive(Default)]
+pub struct LoadedPolicies(Mutex<HashMap<PathBuf, Arc<PolicyFile>>>);
+
+impl std::fmt::Debug for LoadedPolicies {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.files().keys()).finish()
+    }
+}
+
+impl LoadedPolicies {
+    /// `file`, already loaded from `path`, for the bots built next.
+    pub fn insert(&self, path: &Path, file: Arc<PolicyFile>) {
+        self.files().insert(Self::identity(path), file);
+    }
+
+    /// The policy in `path`, loaded on first use.
+    fn load(&self, path: &Path) -> Result<Arc<PolicyFile>, PolicyFileError> {
+        let identity = Self::identity(path);
+        if let Some(file) = self.files().get(&identity) {
+            return Ok(Arc::clone(file));
+        }
+        let file = Arc::new(PolicyFile::load(path)?);
+        self.files().insert(identity, Arc::clone(&file));
+        Ok(file)
+    }
+
+    fn files(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Arc<PolicyFile>>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// One name for a file however it is spelled (a relative path, a
+    /// link); the path as given where it cannot be resolved (the load then
+    /// names the problem).
+    fn identity(path: &Path) -> PathBuf {
+        std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+    }
+}
+
+/// [`build`], loading each policy file through `loaded`.
+pub fn build_sharing(
+    spec: &Spec,
+    rules: Rules,
+    unseen: Unseen,
+    loaded: &LoadedPolicies,
+) -> Result<Arc<dyn Bot>, BotSpecError> {
     // Keys mean different things under other rules: refuse rather than
     // play a policy on a game it never saw.
     let same_rules = |text: &str, trained: Rules| {
@@ -320,10 +373,10 @@ pub fn build(spec: &Spec, rules: Rules, unseen: Unseen) -> Result<Arc<dyn Bot>, 
             beyond,
         } => {
             let beyond = match beyond {
-                Some(beyond) => build(beyond, rules, unseen)?,
+                Some(beyond) => build_sharing(beyond, rules, unseen, loaded)?,
                 None => Arc::new(Heuristic) as Arc<dyn Bot>,
             };
-            let bot = PolicyBot::load(path, *sampling, unseen, beyond)?;
+            let bot = PolicyBot::over(loaded.load(path)?, path, *sampling, unseen, beyond);
             same_rules(text, bot.rules())?;
             Arc::new(bot)
         }
@@ -332,7 +385,13 @@ pub fn build(spec: &Spec, rules: Rules, unseen: Unseen) -> Result<Arc<dyn Bot>, 
             options,
             path,
         } => {
-            let blueprint = PolicyBot::load(path, Sampling::Argmax, unseen, Arc::new(Heuristic))?;
+            let blueprint = PolicyBot::over(
+                loaded.load(path)?,
+                path,
+                Sampling::Argmax,
+                unseen,
+                Arc::new(Heuristic),
+            );
             same_rules(text, blueprint.rules())?;
             let label = path.to_string_lossy().into_owned();
             let bot = SearchBot::new(blueprint, *options, label).map_err(|source| {
@@ -344,8 +403,8 @@ pub fn build(spec: &Spec, rules: Rules, unseen: Unseen) -> Result<Arc<dyn Bot>, 
             Arc::new(bot)
         }
         Spec::Split { bidder, player } => Arc::new(SplitBot::new(
-            build(bidder, rules, unseen)?,
-            build(player, rules, unseen)?,
+            build_sharing(bidder, rules, unseen, loaded)?,
+            build_sharing(player, rules, unseen, loaded)?,
         )),
     })
 }
@@ -353,22 +412,71 @@ pub fn build(spec: &Spec, rules: Rules, unseen: Unseen) -> Result<Arc<dyn Bot>, 
 /// Builds the bot a spec names for a table playing `rules`; `unseen` says
 /// who plays a policy's untrained keys.
 pub fn from_spec(spec: &str, rules: Rules, unseen: Unseen) -> Result<Arc<dyn Bot>, BotSpecError> {
+    from_spec_sharing(spec, rules, unseen, &LoadedPolicies::default())
+}
+
+/// [`from_spec`], loading each policy file through `loaded`.
+pub fn from_spec_sharing(
+    spec: &str,
+    rules: Rules,
+    unseen: Unseen,
+    loaded: &LoadedPolicies,
+) -> Result<Arc<dyn Bot>, BotSpecError> {
     // A recipe is expanded once; a file it needs that cannot be read is
     // named with the recipe that asked for it.
     let Some(spelled) = crate::recipes::expand(spec) else {
-        return build(&parse(spec)?, rules, unseen);
+        return build_sharing(&parse(spec)?, rules, unseen, loaded);
     };
     let spelled = spelled?;
-    build(&parse(&spelled)?, rules, unseen).map_err(|source| BotSpecError::RecipeFiles {
-        spec: spec.to_owned(),
-        spelled,
-        source: Box::new(source),
+    build_sharing(&parse(&spelled)?, rules, unseen, loaded).map_err(|source| {
+        BotSpecError::RecipeFiles {
+            spec: spec.to_owned(),
+            spelled,
+            source: Box::new(source),
+        }
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file a spec names twice is read once, and one a caller has already
+    /// loaded is not read again (a full-play policy is a gigabyte).
+    #[test]
+    fn each_policy_file_is_loaded_once_however_often_it_is_named() {
+        use crate::meta::PolicyMeta;
+        use crate::phase::Phase;
+        use crate::policy_file::export;
+        let path = std::env::temp_dir().join(format!("spec-shared-{}.bin", std::process::id()));
+        let meta = PolicyMeta::new(Phase::FullPlay, Rules::default(), 1);
+        export(
+            &store::MemoryTable::new(),
+            &meta,
+            7,
+            None,
+            &path,
+            &mut |_, _| {},
+        )
+        .unwrap();
+        let loaded = LoadedPolicies::default();
+        let twice = format!("bids:policy-argmax:{0}+policy:{0}", path.display());
+        let bot = from_spec_sharing(&twice, Rules::default(), Unseen::Heuristic, &loaded).unwrap();
+        assert_eq!(loaded.files().len(), 1, "{loaded:?}");
+        let file = loaded.load(&path).unwrap();
+        assert_eq!(
+            Arc::strong_count(&file),
+            4,
+            "the cache, both halves and this"
+        );
+        drop(bot);
+        // Already loaded, the file is not read again: gone from the disk,
+        // it still builds.
+        std::fs::remove_file(&path).unwrap();
+        let again = format!("policy-argmax:{}", path.display());
+        assert!(from_spec_sharing(&again, Rules::default(), Unseen::Heuristic, &loaded).is_ok());
+        assert!(from_spec(&again, Rules::default(), Unseen::Heuristic).is_err());
+    }
 
     /// A recipe reads exactly as the spec it stands for
     /// ([`crate::recipes`]).

@@ -49,7 +49,10 @@ pub enum Unseen {
 }
 
 pub struct PolicyBot {
-    file: PolicyFile,
+    /// Shared with every other bot built over the same file (a spec's
+    /// halves, a search and the table it searches on): a full-play policy
+    /// is a gigabyte.
+    file: Arc<PolicyFile>,
     name: String,
     sampling: Sampling,
     unseen: Unseen,
@@ -82,7 +85,19 @@ impl PolicyBot {
         unseen: Unseen,
         beyond: Arc<dyn Bot>,
     ) -> Result<PolicyBot, PolicyFileError> {
-        let file = PolicyFile::load(path)?;
+        let file = Arc::new(PolicyFile::load(path)?);
+        Ok(PolicyBot::over(file, path, sampling, unseen, beyond))
+    }
+
+    /// The policy `file`, already loaded from `path` (which names the bot),
+    /// with `beyond` playing past its horizon.
+    pub fn over(
+        file: Arc<PolicyFile>,
+        path: &Path,
+        sampling: Sampling,
+        unseen: Unseen,
+        beyond: Arc<dyn Bot>,
+    ) -> PolicyBot {
         let prefix = match sampling {
             Sampling::Sample => "policy",
             Sampling::Argmax => "policy-argmax",
@@ -91,14 +106,14 @@ impl PolicyBot {
         if file.meta.recipe.phase != Phase::FullPlay {
             name = format!("{name}+{}", beyond.name());
         }
-        Ok(PolicyBot {
+        PolicyBot {
             name,
             file,
             sampling,
             unseen,
             beyond,
             counts: Counts::default(),
-        })
+        }
     }
 
     /// A card player after the policy that its leaves did not assume: the

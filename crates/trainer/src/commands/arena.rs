@@ -27,7 +27,7 @@ use euchre_bots::round_robin::{
     GAMES_PRIOR, PairRecord, PairSummary, PairWins, REPLICATES, Rating, deal_points, ratings,
     summarise_pair, summarise_pair_games, weakest_pairings,
 };
-use euchre_bots::spec::from_spec;
+use euchre_bots::spec::{LoadedPolicies, from_spec_sharing};
 use euchre_game::engine::rules::Rules;
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -267,6 +267,8 @@ pub fn run(request: &ArenaRequest) -> anyhow::Result<()> {
     }
     let mut panel = Vec::new();
     let mut bots: BTreeMap<usize, Arc<Timed>> = BTreeMap::new();
+    // Members over one run share its files: loaded once, not once a bot.
+    let loaded = LoadedPolicies::default();
     for entry in &entries {
         let index = file.index_of(entry)?;
         ensure!(
@@ -275,7 +277,7 @@ pub fn run(request: &ArenaRequest) -> anyhow::Result<()> {
             entry.name
         );
         panel.push(index);
-        let bot = from_spec(&entry.spec, request.rules, request.unseen)
+        let bot = from_spec_sharing(&entry.spec, request.rules, request.unseen, &loaded)
             .with_context(|| format!("building the bot '{}' ({})", entry.name, entry.spec))?;
         for warning in bot.warnings() {
             eprintln!("warning: {}: {warning}", entry.name);

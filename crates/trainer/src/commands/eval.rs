@@ -11,7 +11,7 @@ use crate::training::terminal::set_template;
 use euchre_bots::arena::{bid_partings, partings, run_match, summarise};
 use euchre_bots::bot::Bot;
 use euchre_bots::games::{run_games_by_score, summarise_games};
-use euchre_bots::spec::from_spec;
+use euchre_bots::spec::{LoadedPolicies, from_spec_sharing};
 
 #[derive(Debug)]
 pub struct EvalRequest {
@@ -142,10 +142,12 @@ pub fn run(request: &EvalRequest) -> anyhow::Result<()> {
 /// Both sides' bots, with what a reader should know before trusting the
 /// match printed.
 fn sides(request: &EvalRequest) -> anyhow::Result<(Arc<dyn Bot>, Arc<dyn Bot>)> {
-    let a: Arc<dyn Bot> =
-        from_spec(&request.a, request.rules, request.unseen).context("building bot A (--a)")?;
-    let b: Arc<dyn Bot> =
-        from_spec(&request.b, request.rules, request.unseen).context("building bot B (--b)")?;
+    // Two bots over one run share its files: loaded once, not once a side.
+    let loaded = LoadedPolicies::default();
+    let a: Arc<dyn Bot> = from_spec_sharing(&request.a, request.rules, request.unseen, &loaded)
+        .context("building bot A (--a)")?;
+    let b: Arc<dyn Bot> = from_spec_sharing(&request.b, request.rules, request.unseen, &loaded)
+        .context("building bot B (--b)")?;
     for warning in a.warnings().iter().chain(&b.warnings()) {
         eprintln!("warning: {warning}");
     }

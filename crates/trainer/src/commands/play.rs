@@ -18,7 +18,7 @@ use euchre_game::engine::words::{
 use euchre_bots::analysis::LossUnit;
 use euchre_bots::bot::Bot;
 use euchre_bots::human_game::{Hint, HumanGame, PERSON, seat_name};
-use euchre_bots::spec::from_spec;
+use euchre_bots::spec::{LoadedPolicies, from_spec_sharing};
 
 #[derive(Debug)]
 pub struct PlayRequest {
@@ -48,10 +48,12 @@ pub fn run(
     input: &mut dyn BufRead,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
-    let partner: Arc<dyn Bot> =
-        from_spec(&request.partner, request.rules, request.unseen).context("--partner")?;
-    let opponents: Arc<dyn Bot> =
-        from_spec(&request.opponents, request.rules, request.unseen).context("--opponents")?;
+    // The partner, the opponents and the hints over one run share its
+    // files: loaded once, not once a role.
+    let loaded = LoadedPolicies::default();
+    let build = |spec: &str| from_spec_sharing(spec, request.rules, request.unseen, &loaded);
+    let partner: Arc<dyn Bot> = build(&request.partner).context("--partner")?;
+    let opponents: Arc<dyn Bot> = build(&request.opponents).context("--opponents")?;
     let seed = request.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -60,7 +62,7 @@ pub fn run(
     let hints = request
         .hints
         .as_deref()
-        .map(|spec| from_spec(spec, request.rules, request.unseen).context("--hints"))
+        .map(|spec| build(spec).context("--hints"))
         .transpose()?;
     if let Some(path) = &request.save {
         // Said before the first hand, not after it.

@@ -9,6 +9,7 @@
 //! atomic write, only when every key is decided.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
@@ -16,7 +17,7 @@ use euchre_bots::bots::policy::Unseen;
 use euchre_bots::meta::{BidChoice, BlueprintSource, SearchedBids};
 use euchre_bots::policy_file::PolicyFile;
 use euchre_bots::searched_bids::{decide, unsure_keys};
-use euchre_bots::spec::from_spec;
+use euchre_bots::spec::from_spec_sharing;
 use store::Key;
 
 use super::search_progress::{
@@ -46,17 +47,21 @@ pub fn run(request: &Request) -> anyhow::Result<()> {
         _lock,
         path: policy_path,
         policy,
+        loaded,
     } = RunPolicy::open(&request.run_dir)?;
     // Full play's bids come from its bidding stage; a bidding run's are
     // its own.
     let stage = stage_dir(&request.run_dir).join(POLICY_FILE);
-    let blueprint_path = if stage.exists() {
-        stage
+    let (blueprint_path, blueprint) = if stage.exists() {
+        let blueprint = Arc::new(
+            PolicyFile::load(&stage)
+                .with_context(|| format!("reading the blueprint {}", stage.display()))?,
+        );
+        loaded.insert(&stage, Arc::clone(&blueprint));
+        (stage, blueprint)
     } else {
-        policy_path.clone()
+        (policy_path.clone(), Arc::clone(&policy))
     };
-    let blueprint = PolicyFile::load(&blueprint_path)
-        .with_context(|| format!("reading the blueprint {}", blueprint_path.display()))?;
     let blueprint_path = std::path::absolute(&blueprint_path).unwrap_or(blueprint_path);
     if blueprint.meta.recipe.rules != policy.meta.recipe.rules {
         bail!(
@@ -71,7 +76,7 @@ pub fn run(request: &Request) -> anyhow::Result<()> {
         request.worlds,
         blueprint_path.display()
     );
-    let bot = from_spec(&spec, policy.meta.recipe.rules, Unseen::Heuristic)?;
+    let bot = from_spec_sharing(&spec, policy.meta.recipe.rules, Unseen::Heuristic, &loaded)?;
     let keys = unsure_keys(&blueprint);
     // The decisions depend on the blueprint and the worlds only (the
     // policy they are written into is read only at the end), so a policy

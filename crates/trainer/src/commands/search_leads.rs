@@ -19,7 +19,7 @@ use euchre_bots::meta::SearchedLeads;
 use euchre_bots::phase::Phase;
 use euchre_bots::policy_file::{PolicyFile, most_likely};
 use euchre_bots::searched_leads::{decide, keys_by_mass, lead_state};
-use euchre_bots::spec::from_spec;
+use euchre_bots::spec::from_spec_sharing;
 use euchre_game::engine::rules::Rules;
 use euchre_game::keys::lead::lead_decision;
 use rayon::prelude::*;
@@ -62,6 +62,7 @@ pub fn run(request: &Request) -> anyhow::Result<()> {
         _lock,
         path: policy_path,
         policy,
+        loaded,
     } = RunPolicy::open(&request.run_dir)?;
     if policy.meta.recipe.phase != Phase::FullPlay {
         bail!(
@@ -75,10 +76,11 @@ pub fn run(request: &Request) -> anyhow::Result<()> {
         .num_threads(request.threads)
         .build()
         .context("starting the search's threads")?;
-    let table = from_spec(
+    let table = from_spec_sharing(
         &format!("policy-argmax:{}", policy_path.display()),
         rules,
         Unseen::Heuristic,
+        &loaded,
     )?;
     let started = Instant::now();
     let weighed = pool.install(|| keys_by_mass(table.as_ref(), rules, request.deals, DEALS_SEED));
@@ -122,7 +124,7 @@ pub fn run(request: &Request) -> anyhow::Result<()> {
         request.worlds,
         policy_path.display()
     );
-    let bot = from_spec(&spec, rules, Unseen::Heuristic)?;
+    let bot = from_spec_sharing(&spec, rules, Unseen::Heuristic, &loaded)?;
     println!(
         "deciding the {} most common leads ({} already decided), {} worlds each, on {} threads",
         thousands(wanted.len() as u64),

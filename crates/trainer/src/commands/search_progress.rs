@@ -8,9 +8,11 @@
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Context, bail};
 use euchre_bots::policy_file::PolicyFile;
+use euchre_bots::spec::LoadedPolicies;
 use indicatif::{ProgressBar, ProgressDrawTarget};
 use store::Key;
 
@@ -20,27 +22,33 @@ use crate::training::terminal::set_template;
 /// A run's exported policy, opened for a search that will rewrite it: the
 /// run's lock (held while it lives: an export or a second search would
 /// rewrite the policy or the progress file under this one), the policy's
-/// path and the policy.
+/// path and the policy, shared with the bots built over it through
+/// `loaded` (a full-play policy is a gigabyte: loaded once, not once a
+/// bot).
 pub(super) struct RunPolicy {
     pub _lock: RunDir,
     pub path: PathBuf,
-    pub policy: PolicyFile,
+    pub policy: Arc<PolicyFile>,
+    pub loaded: LoadedPolicies,
 }
 
 impl RunPolicy {
     pub(super) fn open(run_dir: &Path) -> anyhow::Result<RunPolicy> {
         let lock = RunDir::lock(run_dir)?;
         let path = run_dir.join(POLICY_FILE);
-        let policy = PolicyFile::load(&path).with_context(|| {
+        let policy = Arc::new(PolicyFile::load(&path).with_context(|| {
             format!(
                 "reading the run's policy; export it first (trainer export --run-dir {})",
                 run_dir.display()
             )
-        })?;
+        })?);
+        let loaded = LoadedPolicies::default();
+        loaded.insert(&path, Arc::clone(&policy));
         Ok(RunPolicy {
             _lock: lock,
             path,
             policy,
+            loaded,
         })
     }
 }

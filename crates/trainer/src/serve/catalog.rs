@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use euchre_bots::bot::Bot;
 use euchre_bots::bots::policy::Unseen;
-use euchre_bots::spec::{BotSpecError, Spec, build, from_spec};
+use euchre_bots::spec::{BotSpecError, LoadedPolicies, Spec, build, from_spec_sharing};
 use euchre_game::engine::rules::Rules;
 use thiserror::Error;
 
@@ -105,8 +105,10 @@ impl BotCatalog {
     /// default of new games and the bot of the API.
     pub fn new(specs: &[String], rules: Rules, unseen: Unseen) -> Result<BotCatalog, BotSpecError> {
         let mut offered: Vec<Offered> = Vec::with_capacity(specs.len());
+        // Bots over one run share its files: loaded once, not once a bot.
+        let loaded = LoadedPolicies::default();
         for spec in specs {
-            let bot = from_spec(spec, rules, unseen)?;
+            let bot = from_spec_sharing(spec, rules, unseen, &loaded)?;
             let mut label = public_label(spec);
             if offered.iter().any(|other| other.label == label) {
                 label = format!("{label} ({})", offered.len() + 1);
