@@ -614,7 +614,7 @@ mod tests {
         assert!(matches!(
             parse("search:runs/x/policy.bin").unwrap(),
             Spec::Search { options: SearchOptions { worlds: DEFAULT_SEARCH_WORLDS, .. }, path, .. }
-                if path.as_path() == std::path::Path::new("runs/x/policy.bin")
+                if path.as_path() == Path::new("runs/x/policy.bin")
         ));
         for (text, wrong) in [
             ("pimc:0", "pimc needs"),
