@@ -8,13 +8,13 @@ use std::path::Path;
 use std::sync::atomic::Ordering;
 
 use boomphf::Mphf;
-use memmap2::MmapRaw;
 
 use crate::error::StoreError;
 use crate::layout::{KEY_BYTES, RecordLayout};
 use crate::table::Key;
 
 use super::spill::{SPILL_DIR, SPILL_ENTRY_BYTES, Spill, spilled_entries};
+pub(super) use window::BuildFiles;
 use window::Window;
 
 /// A key universe the perfect hash can be built from without holding it in
@@ -169,14 +169,6 @@ pub(super) fn build_window_bytes() -> u64 {
 /// cache, and its spilled entry while the spill is read.
 pub(super) fn window_slot_bytes(layout: RecordLayout) -> u64 {
     layout.bytes() + KEY_BYTES + SPILL_ENTRY_BYTES
-}
-
-/// The two files a build writes, both mapped: the records and the keys in
-/// slot order (so export can list the records).
-pub(super) struct BuildFiles<'a> {
-    pub(super) layout: RecordLayout,
-    pub(super) records: &'a MmapRaw,
-    pub(super) keys: &'a MmapRaw,
 }
 
 /// Writes each key into the keys file at its slot and its check into its

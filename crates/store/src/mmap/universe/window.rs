@@ -13,13 +13,19 @@
 
 use std::ops::Range;
 
-use memmap2::Advice;
+use memmap2::{Advice, MmapRaw};
 
-use crate::layout::KEY_BYTES;
+use crate::layout::{KEY_BYTES, RecordLayout};
+use crate::mmap::files::{HEADER_BYTES, write_key_check};
 use crate::table::Key;
 
-use super::BuildFiles;
-use crate::mmap::files::{HEADER_BYTES, write_key_check};
+/// The two files a build writes, both mapped: the records and the keys in
+/// slot order (so export can list the records).
+pub(in crate::mmap) struct BuildFiles<'a> {
+    pub(in crate::mmap) layout: RecordLayout,
+    pub(in crate::mmap) records: &'a MmapRaw,
+    pub(in crate::mmap) keys: &'a MmapRaw,
+}
 
 /// The records a thread faults in at once before writing their checks:
 /// small enough that the fresh pages are still in cache when the checks
