@@ -313,14 +313,16 @@ impl LoadedPolicies {
         self.files().insert(Self::identity(path), file);
     }
 
-    /// The policy in `path`, loaded on first use.
+    /// The policy in `path`, loaded on first use (under the lock, so two
+    /// builders never read one file twice).
     fn load(&self, path: &Path) -> Result<Arc<PolicyFile>, PolicyFileError> {
         let identity = Self::identity(path);
-        if let Some(file) = self.files().get(&identity) {
+        let mut files = self.files();
+        if let Some(file) = files.get(&identity) {
             return Ok(Arc::clone(file));
         }
         let file = Arc::new(PolicyFile::load(path)?);
-        self.files().insert(identity, Arc::clone(&file));
+        files.insert(identity, Arc::clone(&file));
         Ok(file)
     }
 
