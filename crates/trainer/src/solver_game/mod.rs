@@ -189,9 +189,17 @@ impl<'b> EuchreGame<'b> {
         Deal::random(Seat::North, &mut SmallRng::seed_from_u64(outcome))
     }
 
-    fn settle(&mut self, state: GameState) {
-        self.state = Some(state);
+    /// Finds what follows the state just reached: its decision, or its
+    /// payoffs once the hand is over or the horizon reached. Works on
+    /// `self.state` in place: training calls this at every node, and
+    /// moving the state (about 60 bytes) in and out of the game by value
+    /// cost full play a tenth of its time in copies the CPU could not
+    /// forward from store to load (docs/experiments/full-play-node-copies.md).
+    fn settle(&mut self) {
         self.decision = None;
+        let Some(state) = self.state.as_ref() else {
+            return;
+        };
         let points = if let Some(outcome) = state.outcome() {
             team_payoffs(|team| f64::from(outcome.payoff(team)))
         } else if state.stage() == Stage::Play
@@ -199,17 +207,12 @@ impl<'b> EuchreGame<'b> {
                 .horizon
                 .is_some_and(|cards| state.played().len() >= cards)
         {
-            self.leaves.evaluate(&state)
+            self.leaves.evaluate(state)
         } else {
-            self.decision = forced_play(&state)
-                .or_else(|| decision_with(&state, self.abstraction))
-                .map(|decision| match self.dealt_at {
-                    Some(at) => Decision {
-                        key: in_context(decision.key, at.context),
-                        ..decision
-                    },
-                    None => decision,
-                });
+            self.decision = forced_play(state).or_else(|| decision_with(state, self.abstraction));
+            if let (Some(at), Some(decision)) = (self.dealt_at, self.decision.as_mut()) {
+                decision.key = in_context(decision.key, at.context);
+            }
             return;
         };
         self.payoffs = Some(match (self.for_game, &self.dealt_at) {
@@ -287,18 +290,21 @@ impl Game for EuchreGame<'_> {
     }
 
     fn apply(&mut self, action: usize) {
-        match (self.state, self.decision) {
+        match (&mut self.state, &self.decision) {
             (None, _) => {
-                let state = GameState::new(EuchreGame::deal(action as u64), self.rules);
+                self.state = Some(GameState::new(
+                    EuchreGame::deal(action as u64),
+                    self.rules,
+                ));
                 self.dealt_at = self.for_game.map(|for_game| for_game.draw(action as u64));
-                self.settle(state);
             }
-            (Some(mut state), Some(decision)) => {
-                state.apply(decision.actions[action]);
-                self.settle(state);
+            (Some(state), Some(decision)) => state.apply(decision.actions[action]),
+            (Some(_), None) => {
+                debug_assert!(false, "apply at a terminal state");
+                return;
             }
-            (Some(_), None) => debug_assert!(false, "apply at a terminal state"),
         }
+        self.settle();
     }
 
     fn info_key(&self) -> u128 {
