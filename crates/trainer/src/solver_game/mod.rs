@@ -192,9 +192,9 @@ impl<'b> EuchreGame<'b> {
     /// Finds what follows the state just reached: its decision, or its
     /// payoffs once the hand is over or the horizon reached. Works on
     /// `self.state` in place: training calls this at every node, and
-    /// moving the state (about 60 bytes) in and out of the game by value
-    /// cost full play a tenth of its time in copies the CPU could not
-    /// forward from store to load (docs/experiments/full-play-node-copies.md).
+    /// moving the state (48 bytes) out of the game and back by value cost
+    /// full play about a seventh of its rate, in copies whose loads waited
+    /// on the stores just before them (docs/experiments/full-play-node-copies.md).
     fn settle(&mut self) {
         self.decision = None;
         let Some(state) = self.state.as_ref() else {
@@ -292,10 +292,7 @@ impl Game for EuchreGame<'_> {
     fn apply(&mut self, action: usize) {
         match (&mut self.state, &self.decision) {
             (None, _) => {
-                self.state = Some(GameState::new(
-                    EuchreGame::deal(action as u64),
-                    self.rules,
-                ));
+                self.state = Some(GameState::new(EuchreGame::deal(action as u64), self.rules));
                 self.dealt_at = self.for_game.map(|for_game| for_game.draw(action as u64));
             }
             (Some(state), Some(decision)) => state.apply(decision.actions[action]),
