@@ -7,9 +7,9 @@ use std::io::{BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
-use boomphf::Mphf;
 use memmap2::{Advice, MmapOptions, MmapRaw};
 
+use super::phf_query::PhfQuery;
 use crate::dir::{Manifest, StoreDir, classify_write_error};
 use crate::error::StoreError;
 use crate::layout::{KEY_BYTES, RecordLayout};
@@ -313,7 +313,7 @@ pub(super) fn check_header(
 
 /// The perfect hash, read no larger than the checkpoint recorded it (or a
 /// gigabyte, for a store made before checksums).
-pub(super) fn load_phf(dir: &StoreDir, manifest: &Manifest) -> Result<Mphf<Key>, StoreError> {
+pub(super) fn load_phf(dir: &StoreDir, manifest: &Manifest) -> Result<PhfQuery, StoreError> {
     let path = dir.file(PHF_FILE);
     let limit = manifest
         .checksums
@@ -341,7 +341,7 @@ pub(super) fn load_phf(dir: &StoreDir, manifest: &Manifest) -> Result<Mphf<Key>,
             reason: other.to_string(),
         },
     })?;
-    postcard::from_bytes(&bytes).map_err(|error| StoreError::Corrupt {
+    PhfQuery::from_saved(&bytes).map_err(|error| StoreError::Corrupt {
         path,
         reason: format!("the perfect hash does not load ({error})"),
     })

@@ -24,7 +24,6 @@ use std::fs::File;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, PoisonError};
 
-use boomphf::Mphf;
 use memmap2::MmapRaw;
 
 use crate::client_state::ClientState;
@@ -40,11 +39,13 @@ use crate::verify::Verification;
 
 mod files;
 mod open;
+mod phf_query;
 mod skeleton;
 mod spill;
 mod universe;
 
 use files::*;
+use phf_query::PhfQuery;
 pub use skeleton::Skeleton;
 pub use universe::KeyUniverse;
 
@@ -56,6 +57,11 @@ type StripeGuard<'a> = std::sync::MutexGuard<'a, ()>;
 /// Updates of slots in one stripe exclude each other; 64 Ki stripes make two
 /// threads meeting on one stripe rare while costing 512 KiB.
 const STRIPES: usize = 1 << 16;
+
+/// Keys of one [`Table::slots`] batch whose first probes are all started
+/// before any is finished; a longer batch's further keys are looked up one
+/// by one. The solver's batches are a decision's children, at most seven.
+const MAX_BATCH: usize = 16;
 /// The load factor boomphf trades size for speed with. At 20 M keys on
 /// two threads (`cargo run --release -p store --example phf_load_factor --
 /// 20000000 1.7 3 5`), 3 against boomphf's usual 1.7 builds the hash in
@@ -72,7 +78,7 @@ pub struct MmapTable {
     dir: StoreDir,
     layout: RecordLayout,
     manifest: Committed,
-    phf: Mphf<Key>,
+    phf: PhfQuery,
     map: MmapRaw,
     records: u64,
     stripes: Box<[Mutex<()>]>,
@@ -135,10 +141,13 @@ impl MmapTable {
     /// outside the universe may land anywhere, hence [`Self::holds`].
     #[inline]
     fn hashed_slot(&self, key: Key) -> Option<SlotId> {
-        self.phf
-            .try_hash(&key)
-            .filter(|&slot| slot < self.records)
-            .map(SlotId::new)
+        self.within(self.phf.slot(key))
+    }
+
+    /// A slot of the perfect hash's, if within the records.
+    #[inline]
+    fn within(&self, slot: Option<u64>) -> Option<SlotId> {
+        slot.filter(|&slot| slot < self.records).map(SlotId::new)
     }
 
     /// Whether the record at `slot` (from [`Self::hashed_slot`]) is `key`'s.
@@ -256,13 +265,22 @@ impl Table for MmapTable {
         self.slot(key).ok()
     }
 
-    /// Two passes: the perfect hash of every key (independent loads the
-    /// CPU overlaps), asking for each record's lines and its stripe's lock
-    /// without waiting for them; then the key checks, which find the
-    /// records in cache or on their way.
+    /// Three passes: every key hashed for the perfect hash's first level,
+    /// its bit vector's line asked for; then every key's slot, asking for
+    /// each record's lines and its stripe's lock without waiting for them;
+    /// then the key checks, which find the records in cache or on their
+    /// way. Each pass's misses overlap instead of each waiting for the one
+    /// before.
     fn slots(&self, keys: &[Key], slots: &mut [Option<SlotId>]) -> Result<(), StoreError> {
-        for (&key, slot) in keys.iter().zip(slots.iter_mut()) {
-            *slot = self.hashed_slot(key);
+        let mut started = [None; MAX_BATCH];
+        for (&key, started) in keys.iter().zip(started.iter_mut()) {
+            *started = Some(self.phf.start(key));
+        }
+        for (index, (&key, slot)) in keys.iter().zip(slots.iter_mut()).enumerate() {
+            *slot = self.within(match started.get(index).copied().flatten() {
+                Some(started) => self.phf.slot_from(key, started),
+                None => self.phf.slot(key),
+            });
             if let Some(slot) = *slot {
                 let first = self.record_pointer(slot);
                 prefetch_line(first);

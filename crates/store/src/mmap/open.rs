@@ -171,6 +171,12 @@ impl MmapTable {
             reason: format!("cannot serialise the perfect hash: {error}"),
         })?;
         write_atomically(&dir.file(PHF_FILE), &phf_bytes)?;
+        // Queried from the bytes just saved, as every later open queries it.
+        drop(phf);
+        let phf = PhfQuery::from_saved(&phf_bytes).map_err(|error| StoreError::Corrupt {
+            path: dir.file(PHF_FILE),
+            reason: format!("the perfect hash just saved does not load ({error})"),
+        })?;
         manifest.records = count;
         progress("summing the files for later checks, while they reach the disk");
         // The files reach the disk while they are summed (from the page
@@ -205,7 +211,7 @@ impl MmapTable {
         dir: StoreDir,
         layout: RecordLayout,
         manifest: Manifest,
-        phf: Mphf<Key>,
+        phf: PhfQuery,
         map: MmapRaw,
         count: u64,
         file_bytes: u64,

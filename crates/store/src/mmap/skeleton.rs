@@ -8,7 +8,6 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
-use boomphf::Mphf;
 use serde::{Deserialize, Serialize};
 
 use crate::dir::{Backend, Fingerprint, Manifest, StoreDir};
@@ -19,6 +18,7 @@ use crate::verify::{Checksum, checksum_file, expect};
 
 use super::MmapTable;
 use super::files::*;
+use super::phf_query::PhfQuery;
 use super::universe::MIN_WINDOW_BYTES;
 
 /// The skeleton's two files as a store's manifest records them: what a copy
@@ -130,7 +130,7 @@ impl MmapTable {
 /// `threads` threads. A key the hash does not send to its own slot means
 /// the keys file and the hash are not one store's: refused.
 fn write_key_checks_from_keys(
-    phf: &Mphf<Key>,
+    phf: &PhfQuery,
     layout: RecordLayout,
     map: &memmap2::MmapRaw,
     keys: &File,
@@ -158,7 +158,7 @@ fn write_key_checks_from_keys(
                             let mut key = [0u8; KEY_BYTES as usize];
                             key.copy_from_slice(&bytes[at..at + KEY_BYTES as usize]);
                             let key = Key::from_le_bytes(key);
-                            if phf.try_hash(&key) != Some(slot) {
+                            if phf.slot(key) != Some(slot) {
                                 return Some(slot);
                             }
                             // SAFETY: slot < count; each slot is written by
