@@ -20,7 +20,7 @@ use std::hash::{Hash, Hasher};
 
 use serde::Deserialize;
 
-use super::prefetch_line;
+use super::prefetch::prefetch_line;
 use crate::table::Key;
 
 /// One level: a bit per position (set where a key settled), and the count
