@@ -46,7 +46,7 @@ mod spill;
 mod universe;
 
 use files::*;
-use phf_query::PhfQuery;
+use phf_query::{PhfQuery, Started};
 use prefetch::prefetch_line;
 pub use skeleton::Skeleton;
 pub use universe::KeyUniverse;
@@ -60,9 +60,9 @@ type StripeGuard<'a> = std::sync::MutexGuard<'a, ()>;
 /// threads meeting on one stripe rare while costing 512 KiB.
 const STRIPES: usize = 1 << 16;
 
-/// Keys of one [`Table::slots`] batch whose first probes are all started
-/// before any is finished; a longer batch's further keys are looked up one
-/// by one. The solver's batches are a decision's children, at most seven.
+/// Keys of a [`Table::slots`] batch whose first probes are all started
+/// before any is finished; a longer batch goes in pieces of this many.
+/// The solver's batches are a decision's children, at most seven.
 const MAX_BATCH: usize = 16;
 /// The load factor boomphf trades size for speed with. At 20 M keys on
 /// two threads (`cargo run --release -p store --example phf_load_factor --
@@ -257,20 +257,19 @@ impl Table for MmapTable {
     /// way. Each pass's misses overlap instead of each waiting for the one
     /// before.
     fn slots(&self, keys: &[Key], slots: &mut [Option<SlotId>]) -> Result<(), StoreError> {
-        let mut started = [None; MAX_BATCH];
-        for (&key, started) in keys.iter().zip(started.iter_mut()) {
-            *started = Some(self.phf.start(key));
-        }
-        for (index, (&key, slot)) in keys.iter().zip(slots.iter_mut()).enumerate() {
-            *slot = self.within(match started.get(index).copied().flatten() {
-                Some(started) => self.phf.slot_from(key, started),
-                None => self.phf.slot(key),
-            });
-            if let Some(slot) = *slot {
-                let first = self.record_pointer(slot);
-                prefetch_line(first);
-                prefetch_line(first.wrapping_add(self.layout.bytes() as usize - 1));
-                prefetch_line(std::ptr::from_ref(&self.stripes[slot.index() % STRIPES]).cast());
+        for (keys, slots) in keys.chunks(MAX_BATCH).zip(slots.chunks_mut(MAX_BATCH)) {
+            let mut started = [Started::default(); MAX_BATCH];
+            for (&key, started) in keys.iter().zip(started.iter_mut()) {
+                *started = self.phf.start(key);
+            }
+            for ((&key, slot), &started) in keys.iter().zip(slots.iter_mut()).zip(&started) {
+                *slot = self.within(self.phf.slot_from(key, started));
+                if let Some(slot) = *slot {
+                    let first = self.record_pointer(slot);
+                    prefetch_line(first);
+                    prefetch_line(first.wrapping_add(self.layout.bytes() as usize - 1));
+                    prefetch_line(std::ptr::from_ref(&self.stripes[slot.index() % STRIPES]).cast());
+                }
             }
         }
         for (&key, slot) in keys.iter().zip(slots.iter()) {

@@ -49,7 +49,7 @@ pub(super) struct PhfQuery {
 
 /// Where a key falls at the first level, computed once by
 /// [`PhfQuery::start`] and used again by [`PhfQuery::slot_from`].
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Started {
     position: u64,
 }
