@@ -7,7 +7,9 @@
 # usage: bench-train-arms.sh ROUNDS SCRATCH NAME=TRAINER [NAME=TRAINER ...]
 #   ROUNDS   how many times each arm runs
 #   SCRATCH  a directory the stores are built in (removed between runs)
-#   NAME=TRAINER  an arm's label and its trainer binary
+#   NAME=TRAINER  an arm's label and its trainer binary, optionally
+#                 followed by extra `bench train` flags in the same word
+#                 ("k4=/path/trainer --walks-per-thread 4")
 # Prints, for each run, "== NAME ROUND" and bench train's table.
 set -euo pipefail
 if [ "$#" -lt 3 ]; then
@@ -25,7 +27,8 @@ for round in $(seq 1 "$rounds"); do
             echo "(page cache not dropped: not root)"
         fi
         echo "== $name $round"
-        "$trainer" bench train --phases full-play --stores mmap --threads 2 --for 60s --dir "$scratch" 2>/dev/null
+        read -r -a command <<< "$trainer"
+        "${command[0]}" bench train "${command[@]:1}" --phases full-play --stores mmap --threads 2 --for 60s --dir "$scratch" 2>/dev/null
     done
 done
 rm -rf "$scratch"
