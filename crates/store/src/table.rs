@@ -75,26 +75,6 @@ pub trait Table: Send + Sync {
         Ok(())
     }
 
-    /// How many rounds of [`Table::prefetch`] hide a lookup's cache misses:
-    /// each round asks for the lines the next step of the lookup reads,
-    /// which the round before must have brought in to be found. A solver
-    /// that walks several games on one thread asks for round 0 of a walk's
-    /// lookup, turns to its other walks, comes back for round 1, and so on,
-    /// so that every walk's misses overlap. Zero (the default): a hint
-    /// cannot hide this backend's misses, and the solver does not pause.
-    fn lookup_stages(&self) -> usize {
-        0
-    }
-
-    /// Asks for the cache lines that round `stage` (below
-    /// [`Table::lookup_stages`]) of `key`'s lookup reads, without waiting
-    /// for them; a hint only, so a key with no slot is no error. The
-    /// lookup itself ([`Table::slot`], [`Table::slots`]) comes after the
-    /// last round and is what answers.
-    fn prefetch(&self, key: Key, stage: usize) {
-        let _ = (key, stage);
-    }
-
     /// A consistent copy of one record.
     fn read(&self, slot: SlotId) -> Result<Record, StoreError>;
 

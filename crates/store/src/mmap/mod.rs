@@ -153,15 +153,6 @@ impl MmapTable {
         slot.filter(|&slot| slot < self.records).map(SlotId::new)
     }
 
-    /// Asks for the record's lines and its stripe's lock, without waiting.
-    #[inline]
-    fn prefetch_record(&self, slot: SlotId) {
-        let first = self.record_pointer(slot);
-        prefetch_line(first);
-        prefetch_line(first.wrapping_add(self.layout.bytes() as usize - 1));
-        prefetch_line(std::ptr::from_ref(&self.stripes[slot.index() % STRIPES]).cast());
-    }
-
     /// Whether the record at `slot` (from [`Self::hashed_slot`]) is `key`'s.
     #[inline]
     fn holds(&self, slot: SlotId, key: Key) -> bool {
@@ -275,7 +266,10 @@ impl Table for MmapTable {
             for ((&key, slot), &started) in keys.iter().zip(slots.iter_mut()).zip(&started) {
                 *slot = self.within(self.phf.slot_from(key, started));
                 if let Some(slot) = *slot {
-                    self.prefetch_record(slot);
+                    let first = self.record_pointer(slot);
+                    prefetch_line(first);
+                    prefetch_line(first.wrapping_add(self.layout.bytes() as usize - 1));
+                    prefetch_line(std::ptr::from_ref(&self.stripes[slot.index() % STRIPES]).cast());
                 }
             }
         }
@@ -285,25 +279,6 @@ impl Table for MmapTable {
             }
         }
         Ok(())
-    }
-
-    /// Round 0, the perfect hash's first-level line; round 1, the record's
-    /// lines (the same two steps [`Table::slots`] takes for a batch).
-    fn lookup_stages(&self) -> usize {
-        2
-    }
-
-    fn prefetch(&self, key: Key, stage: usize) {
-        match stage {
-            0 => {
-                self.phf.start(key);
-            }
-            _ => {
-                if let Some(slot) = self.hashed_slot(key) {
-                    self.prefetch_record(slot);
-                }
-            }
-        }
     }
 
     fn read(&self, slot: SlotId) -> Result<Record, StoreError> {

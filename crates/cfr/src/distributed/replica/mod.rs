@@ -554,14 +554,6 @@ impl<T: Table + ?Sized> Table for ReplicatedTable<'_, T> {
         self.base.find(key)
     }
 
-    fn lookup_stages(&self) -> usize {
-        self.base.lookup_stages()
-    }
-
-    fn prefetch(&self, key: Key, stage: usize) {
-        self.base.prefetch(key, stage);
-    }
-
     fn read(&self, slot: SlotId) -> Result<Record, StoreError> {
         if self.in_place.is_some() {
             return self.base.read(slot);
