@@ -9,7 +9,6 @@ use std::path::Path;
 
 use memmap2::{Advice, MmapOptions, MmapRaw};
 
-use super::huge_pages::anonymous_huge;
 use super::phf_query::PhfQuery;
 use crate::dir::{Manifest, StoreDir, classify_write_error};
 use crate::error::StoreError;
@@ -258,14 +257,26 @@ pub(super) fn write_header(map: &MmapRaw, layout: RecordLayout, count: u64) {
     }
 }
 
-/// The records file copied into anonymous memory on huge pages where the
-/// kernel grants them ([`anonymous_huge`]), for held changes. The copy is
-/// the whole file, read once at open: full play touches nearly every page
-/// within minutes anyway, and `Writeback::AtCheckpoint` is chosen only
-/// when the file fits in memory.
+/// The records file copied into anonymous memory backed by huge pages
+/// where the kernel grants them, for held changes.
+///
+/// Training reads and updates records at random all over the file, so with
+/// 4 KiB pages nearly every record costs a TLB miss and a page-table walk
+/// on top of its own cache miss (two walks under a hypervisor). A file map
+/// only ever gets small pages; an anonymous region advised as huge gets
+/// 2 MiB ones, whose page table fits in cache. The copy is the whole file,
+/// read once at open: full play touches nearly every page within minutes
+/// anyway, and `Writeback::AtCheckpoint` is chosen only when the file fits
+/// in memory. Without transparent huge pages the copy still works, at 4 KiB.
 pub(super) fn held_copy(file: &File, path: &Path) -> Result<MmapRaw, StoreError> {
     let bytes = file.metadata().map_err(StoreError::io(path))?.len();
-    let mut map = anonymous_huge(bytes as usize).map_err(StoreError::io(path))?;
+    let mut map = MmapOptions::new()
+        .len(bytes as usize)
+        .map_anon()
+        .map_err(StoreError::io(path))?;
+    // Advice only: a kernel without transparent huge pages refuses it, and
+    // the copy is then the same on small pages.
+    let _ = map.advise(Advice::HugePage);
     const CHUNK: usize = 64 << 20;
     for (index, chunk) in map.chunks_mut(CHUNK).enumerate() {
         file.read_exact_at(chunk, (index * CHUNK) as u64)

@@ -38,7 +38,6 @@ use crate::undo::{PAGE, UndoJournal};
 use crate::verify::Verification;
 
 mod files;
-mod huge_pages;
 mod open;
 mod phf_query;
 mod prefetch;

@@ -20,21 +20,20 @@ use std::hash::{Hash, Hasher};
 
 use serde::Deserialize;
 
-use super::huge_pages::HugeWords;
 use super::prefetch::prefetch_line;
 use crate::table::Key;
 
-/// One level as saved: a bit per position (set where a key settled), and
-/// the count of set bits before every 512-bit block, counting every
-/// earlier level's too (so a rank is a slot).
+/// One level: a bit per position (set where a key settled), and the count
+/// of set bits before every 512-bit block, counting every earlier level's
+/// too (so a rank is a slot).
 #[derive(Debug, Deserialize)]
-struct SavedLevel {
-    bits: SavedBits,
+struct Level {
+    bits: Bits,
     ranks: Box<[u64]>,
 }
 
 #[derive(Debug, Deserialize)]
-struct SavedBits {
+struct Bits {
     /// Positions at this level.
     capacity: u64,
     words: Box<[u64]>,
@@ -42,26 +41,10 @@ struct SavedBits {
 
 /// The perfect hash as saved: its levels, in the order a query tries them.
 #[derive(Debug, Deserialize)]
-struct Saved {
-    levels: Box<[SavedLevel]>,
-    /// boomphf's type marker, saved as nothing.
-    _marker: (),
-}
-
-/// One level as queried: the saved arrays on huge pages, where each
-/// lookup's bit and rank cost a cache miss but not a page walk too
-/// (measured in docs/experiments/full-play-huge-hash.md).
-#[derive(Debug)]
-struct Level {
-    capacity: u64,
-    words: HugeWords,
-    ranks: HugeWords,
-}
-
-/// The perfect hash, ready for queries.
-#[derive(Debug)]
 pub(super) struct PhfQuery {
     levels: Box<[Level]>,
+    /// boomphf's type marker, saved as nothing.
+    _marker: (),
 }
 
 /// Where a key falls at the first level, computed once by
@@ -74,26 +57,17 @@ pub(super) struct Started {
 impl PhfQuery {
     /// Reads the bytes boomphf's `Mphf<Key>` was saved as (postcard).
     pub(super) fn from_saved(bytes: &[u8]) -> Result<PhfQuery, postcard::Error> {
-        let saved: Saved = postcard::from_bytes(bytes)?;
-        let mut levels = Vec::with_capacity(saved.levels.len());
-        for level in saved.levels {
-            let capacity = level.bits.capacity;
-            let words = capacity.div_ceil(64);
-            if capacity == 0
+        let query: PhfQuery = postcard::from_bytes(bytes)?;
+        for level in query.levels.iter() {
+            let words = level.bits.capacity.div_ceil(64);
+            if level.bits.capacity == 0
                 || level.bits.words.len() as u64 != words
                 || level.ranks.len() as u64 != words.div_ceil(8)
             {
                 return Err(postcard::Error::DeserializeBadEncoding);
             }
-            levels.push(Level {
-                capacity,
-                words: HugeWords::new(level.bits.words),
-                ranks: HugeWords::new(level.ranks),
-            });
         }
-        Ok(PhfQuery {
-            levels: levels.into(),
-        })
+        Ok(query)
     }
 
     /// The key's position at `level` of `capacity` positions, as boomphf
@@ -118,9 +92,9 @@ impl PhfQuery {
         let Some(first) = self.levels.first() else {
             return Started { position: 0 };
         };
-        let position = Self::position(0, key, first.capacity);
+        let position = Self::position(0, key, first.bits.capacity);
         let word = (position / 64) as usize;
-        if let (Some(word), Some(rank)) = (first.words.get(word), first.ranks.get(word / 8)) {
+        if let (Some(word), Some(rank)) = (first.bits.words.get(word), first.ranks.get(word / 8)) {
             prefetch_line(std::ptr::from_ref(word).cast());
             prefetch_line(std::ptr::from_ref(rank).cast());
         }
@@ -133,7 +107,7 @@ impl PhfQuery {
     pub(super) fn slot(&self, key: Key) -> Option<u64> {
         let first = self.levels.first()?;
         let started = Started {
-            position: Self::position(0, key, first.capacity),
+            position: Self::position(0, key, first.bits.capacity),
         };
         self.slot_from(key, started)
     }
@@ -145,7 +119,7 @@ impl PhfQuery {
             let position = if index == 0 {
                 started.position
             } else {
-                Self::position(index, key, level.capacity)
+                Self::position(index, key, level.bits.capacity)
             };
             if level.holds(position) {
                 return Some(level.rank(position));
@@ -158,7 +132,7 @@ impl PhfQuery {
 impl Level {
     #[inline]
     fn holds(&self, position: u64) -> bool {
-        let word = self.words[(position / 64) as usize];
+        let word = self.bits.words[(position / 64) as usize];
         word & (1 << (position % 64)) != 0
     }
 
@@ -168,12 +142,12 @@ impl Level {
     fn rank(&self, position: u64) -> u64 {
         let word = (position / 64) as usize;
         let mut rank = self.ranks[word / 8];
-        for &before in &self.words[word & !7..word] {
+        for &before in &self.bits.words[word & !7..word] {
             rank += u64::from(before.count_ones());
         }
         let below = position % 64;
         if below > 0 {
-            rank += u64::from((self.words[word] << (64 - below)).count_ones());
+            rank += u64::from((self.bits.words[word] << (64 - below)).count_ones());
         }
         rank
     }
