@@ -85,30 +85,35 @@ impl PhfQuery {
         }
     }
 
+    /// Where `key` falls at the first level, and that level; `None` for a
+    /// hash without levels.
+    #[inline]
+    fn first_position(&self, key: Key) -> Option<(&Level, Started)> {
+        let first = self.levels.first()?;
+        let position = Self::position(0, key, first.bits.capacity);
+        Some((first, Started { position }))
+    }
+
     /// Hashes `key` for the first level and asks for the cache lines its
     /// answer will read, without waiting for them.
     #[inline]
     pub(super) fn start(&self, key: Key) -> Started {
-        let Some(first) = self.levels.first() else {
-            return Started { position: 0 };
+        let Some((first, started)) = self.first_position(key) else {
+            return Started::default();
         };
-        let position = Self::position(0, key, first.bits.capacity);
-        let word = (position / 64) as usize;
+        let word = (started.position / 64) as usize;
         if let (Some(word), Some(rank)) = (first.bits.words.get(word), first.ranks.get(word / 8)) {
             prefetch_line(std::ptr::from_ref(word).cast());
             prefetch_line(std::ptr::from_ref(rank).cast());
         }
-        Started { position }
+        started
     }
 
     /// The key's slot, or `None` if no level holds it (a key outside the
     /// universe may still get one: the caller checks the record's key).
     #[inline]
     pub(super) fn slot(&self, key: Key) -> Option<u64> {
-        let first = self.levels.first()?;
-        let started = Started {
-            position: Self::position(0, key, first.bits.capacity),
-        };
+        let (_, started) = self.first_position(key)?;
         self.slot_from(key, started)
     }
 
