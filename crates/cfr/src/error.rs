@@ -22,16 +22,6 @@ pub enum CfrError {
     TraverserSampling(String),
     #[error("invalid opponent model: {0}")]
     OpponentModel(String),
-    #[error(
-        "walks per thread must be 1 to {max}, not {0}: 1 walks one iteration at a time, a few \
-         (4 to 8) overlap the cache misses of a table on disk", max = crate::mccfr::MAX_WALKS_PER_THREAD
-    )]
-    WalksPerThread(usize),
-    #[error(
-        "could not reserve a stack for a walk ({0}): lower --walks-per-thread, or raise the \
-         process's limit on memory mappings"
-    )]
-    WalkStack(String),
     #[error("could not start the thread pool: {0}")]
     ThreadPool(String),
     #[error(transparent)]

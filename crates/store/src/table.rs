@@ -75,33 +75,6 @@ pub trait Table: Send + Sync {
         Ok(())
     }
 
-    /// How many times [`Table::slots_taking_turns`] pauses: once for each
-    /// round of cache misses a lookup waits for, whose lines the round
-    /// before must have brought in to be found (on the mmap store, the
-    /// perfect hash's line, then the record's). Zero (the default): this
-    /// backend's lookups have no misses a pause could hide, and a solver
-    /// walking several games on one thread gains nothing from it.
-    fn lookup_rounds(&self) -> usize {
-        0
-    }
-
-    /// [`Table::slots`], calling `pause` once a round's lines have been
-    /// asked for and before they are read (see [`Table::lookup_rounds`]).
-    /// A solver walking several games on one thread runs another game from
-    /// `pause` while the lines arrive, so the games' misses overlap
-    /// instead of each waiting in turn. A backend calls `pause` holding
-    /// none of its locks: the game run from it may look up and update
-    /// records of its own. The default pauses nowhere.
-    fn slots_taking_turns(
-        &self,
-        keys: &[Key],
-        slots: &mut [Option<SlotId>],
-        pause: &mut dyn FnMut(),
-    ) -> Result<(), StoreError> {
-        let _ = pause;
-        self.slots(keys, slots)
-    }
-
     /// A consistent copy of one record.
     fn read(&self, slot: SlotId) -> Result<Record, StoreError>;
 

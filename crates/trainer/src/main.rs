@@ -551,10 +551,6 @@ enum BenchTarget {
         /// Thread counts to measure, comma-separated.
         #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u16).range(1..), default_value = "1,2")]
         threads: Vec<u16>,
-        /// Iterations each thread walks at once (default: the store's, as
-        /// `train --walks-per-thread` says).
-        #[arg(long, value_name = "WALKS", value_parser = trainer::config::parse_walks_per_thread)]
-        walks_per_thread: Option<usize>,
         /// Also measure each card-play phase with its bids fixed from this
         /// bidding policy file (see `train --bidding-from`).
         #[arg(long, value_name = "POLICY")]
@@ -1022,7 +1018,6 @@ fn bench_command(target: BenchTarget, group: Option<&Group>) -> anyhow::Result<(
             phases,
             stores,
             threads,
-            walks_per_thread,
             bidding_from,
             dir,
         } => {
@@ -1040,7 +1035,6 @@ fn bench_command(target: BenchTarget, group: Option<&Group>) -> anyhow::Result<(
                 phases,
                 stores,
                 threads: threads.into_iter().map(usize::from).collect(),
-                walks_per_thread,
             };
             bench::train::run(length, &selection, bidding_from.as_deref(), &dir)
         }

@@ -152,44 +152,6 @@ impl MmapTable {
         slot.filter(|&slot| slot < self.records).map(SlotId::new)
     }
 
-    /// Asks for the record's lines and its stripe's lock, without waiting.
-    #[inline]
-    fn prefetch_record(&self, slot: SlotId) {
-        let first = self.record_pointer(slot);
-        prefetch_line(first);
-        prefetch_line(first.wrapping_add(self.layout.bytes() as usize - 1));
-        prefetch_line(std::ptr::from_ref(&self.stripes[slot.index() % STRIPES]).cast());
-    }
-
-    /// [`Table::slots`]'s passes, with `pause` called between them.
-    #[inline]
-    fn slots_pausing(
-        &self,
-        keys: &[Key],
-        slots: &mut [Option<SlotId>],
-        mut pause: impl FnMut(),
-    ) -> Result<(), StoreError> {
-        let mut started = [Started::default(); MAX_BATCH];
-        for (keys, slots) in keys.chunks(MAX_BATCH).zip(slots.chunks_mut(MAX_BATCH)) {
-            for (&key, started) in keys.iter().zip(started.iter_mut()) {
-                *started = self.phf.start(key);
-            }
-            for ((&key, slot), &started) in keys.iter().zip(slots.iter_mut()).zip(&started) {
-                *slot = self.within(self.phf.slot_from(key, started));
-                if let Some(slot) = *slot {
-                    self.prefetch_record(slot);
-                }
-            }
-        }
-        pause();
-        for (&key, slot) in keys.iter().zip(slots.iter()) {
-            if !slot.is_some_and(|slot| self.holds(slot, key)) {
-                return Err(StoreError::UnknownKey { key });
-            }
-        }
-        Ok(())
-    }
-
     /// Whether the record at `slot` (from [`Self::hashed_slot`]) is `key`'s.
     #[inline]
     fn holds(&self, slot: SlotId, key: Key) -> bool {
@@ -295,21 +257,27 @@ impl Table for MmapTable {
     /// way. Each pass's misses overlap instead of each waiting for the one
     /// before.
     fn slots(&self, keys: &[Key], slots: &mut [Option<SlotId>]) -> Result<(), StoreError> {
-        self.slots_pausing(keys, slots, || {})
-    }
-
-    /// Before the third pass only.
-    fn lookup_rounds(&self) -> usize {
-        1
-    }
-
-    fn slots_taking_turns(
-        &self,
-        keys: &[Key],
-        slots: &mut [Option<SlotId>],
-        pause: &mut dyn FnMut(),
-    ) -> Result<(), StoreError> {
-        self.slots_pausing(keys, slots, pause)
+        for (keys, slots) in keys.chunks(MAX_BATCH).zip(slots.chunks_mut(MAX_BATCH)) {
+            let mut started = [Started::default(); MAX_BATCH];
+            for (&key, started) in keys.iter().zip(started.iter_mut()) {
+                *started = self.phf.start(key);
+            }
+            for ((&key, slot), &started) in keys.iter().zip(slots.iter_mut()).zip(&started) {
+                *slot = self.within(self.phf.slot_from(key, started));
+                if let Some(slot) = *slot {
+                    let first = self.record_pointer(slot);
+                    prefetch_line(first);
+                    prefetch_line(first.wrapping_add(self.layout.bytes() as usize - 1));
+                    prefetch_line(std::ptr::from_ref(&self.stripes[slot.index() % STRIPES]).cast());
+                }
+            }
+        }
+        for (&key, slot) in keys.iter().zip(slots.iter()) {
+            if !slot.is_some_and(|slot| self.holds(slot, key)) {
+                return Err(StoreError::UnknownKey { key });
+            }
+        }
+        Ok(())
     }
 
     fn read(&self, slot: SlotId) -> Result<Record, StoreError> {

@@ -94,8 +94,6 @@ pub struct Selection {
     pub phases: Vec<Phase>,
     pub stores: Vec<Backend>,
     pub threads: Vec<usize>,
-    /// Iterations each thread walks at once; `None` for the store's default.
-    pub walks_per_thread: Option<usize>,
 }
 
 /// One phase, store and thread count: iterations per second, record
@@ -105,7 +103,6 @@ fn measure(
     phase: Phase,
     store: Backend,
     threads: usize,
-    walks_per_thread: Option<usize>,
     bidding_from: Option<PathBuf>,
     length: Length,
     dir: &Path,
@@ -121,7 +118,6 @@ fn measure(
         bids,
         session: SessionOptions {
             threads: Some(threads),
-            walks_per_thread,
             ..SessionOptions::default()
         },
         ..RunOptions::default()
@@ -174,7 +170,6 @@ pub fn run(
                         phase,
                         store,
                         threads,
-                        selection.walks_per_thread,
                         fixed.map(Path::to_path_buf),
                         length,
                         dir,
@@ -192,11 +187,8 @@ pub fn run(
         }
     }
     std::fs::remove_dir_all(dir).ok();
-    let walks = selection
-        .walks_per_thread
-        .map_or("the store's default".to_owned(), |walks| walks.to_string());
     println!(
-        "{}; walks per thread: {walks}; ratios against memory, 1 thread, same phase",
+        "{}; ratios against memory, 1 thread, same phase",
         length.describe()
     );
     println!(

@@ -46,7 +46,7 @@ pub use resolve::{
 };
 pub use session::{
     MAX_THREADS_PER_CORE, SessionSettings, bound_cores_warning, check_threads, parse_threads,
-    parse_walks_per_thread, worker_threads,
+    worker_threads,
 };
 pub use sizes::{SizeError, parse_size};
 pub use solver::{CardPlayStrategy, EncodingName, ScheduleName, SolverSettings};

@@ -248,11 +248,6 @@ pub struct SessionOptions {
     /// Worker threads (default: every core).
     #[arg(long, value_parser = super::parse_threads)]
     pub threads: Option<usize>,
-    /// Iterations each thread walks at once, taking turns at their
-    /// lookups so that their cache misses overlap (default: 4 on the mmap
-    /// store, whose lookups miss; the other stores walk one at a time).
-    #[arg(long, value_name = "WALKS", value_parser = super::parse_walks_per_thread)]
-    pub walks_per_thread: Option<usize>,
     /// Iterations to run in this session. With no --iterations, --for or
     /// --until, full play trains until Ctrl-C (it checkpoints every 10
     /// minutes and on Ctrl-C; the same command resumes), and the other
@@ -485,7 +480,6 @@ impl SessionOptions {
     pub fn or(self, base: SessionOptions) -> SessionOptions {
         SessionOptions {
             threads: self.threads.or(base.threads),
-            walks_per_thread: self.walks_per_thread.or(base.walks_per_thread),
             iterations: self.iterations.or(base.iterations),
             until: self.until.or(base.until),
             duration: self.duration.or(base.duration),

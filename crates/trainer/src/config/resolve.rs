@@ -285,7 +285,6 @@ fn session_of(
     }
     Ok(SessionSettings {
         threads: options.threads.unwrap_or(0),
-        walks_per_thread: options.walks_per_thread,
         iterations,
         until: options.until,
         duration: options.duration,

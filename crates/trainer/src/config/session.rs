@@ -36,17 +36,6 @@ pub fn parse_threads(text: &str) -> Result<usize, String> {
     Ok(threads)
 }
 
-/// `--walks-per-thread` as clap parses it: a count the solver accepts.
-pub fn parse_walks_per_thread(text: &str) -> Result<usize, String> {
-    let most = cfr::mccfr::MAX_WALKS_PER_THREAD;
-    match text.parse() {
-        Ok(walks) if (1..=most).contains(&walks) => Ok(walks),
-        _ => Err(format!(
-            "'{text}' is not a count of walks per thread: give 1 to {most} (1 walks one iteration at a time)"
-        )),
-    }
-}
-
 /// The threads a `threads` setting asks for: 0 means every core.
 pub fn worker_threads(requested: usize) -> usize {
     if requested == 0 {
@@ -90,12 +79,6 @@ fn cpu_count(list: &str) -> Option<usize> {
 pub struct SessionSettings {
     /// Worker threads; 0 means every core.
     pub threads: usize,
-    /// Iterations each thread walks at once (see
-    /// [`cfr::mccfr::ExternalSampling::with_walks_per_thread`]); `None`
-    /// takes the store's default. This session's choice, never saved: it
-    /// changes the speed, not what is learned.
-    #[serde(skip)]
-    pub walks_per_thread: Option<usize>,
     /// Iterations to run in this session; `None` for no limit.
     pub iterations: Option<u64>,
     /// Stop once the run's total reaches this many iterations.
@@ -160,7 +143,6 @@ impl SessionSettings {
         if let Some(threads) = flags.threads {
             self.threads = threads;
         }
-        self.walks_per_thread = flags.walks_per_thread;
         if flags.sets_budget() {
             self.iterations = flags.iterations;
             self.until = flags.until;

@@ -331,10 +331,6 @@ pub(crate) fn solver<'t, T: store::Table + ?Sized>(
             .map(|sampling| sampling.solver()),
     )?
     .with_opponent_model(opponent_model)?;
-    let solver = match settings.walks_per_thread {
-        Some(walks) => solver.with_walks_per_thread(walks)?,
-        None => solver,
-    };
     if let Some(sampling) = &settings.traverser_sampling {
         info!("traverser sampling: {sampling}");
     }

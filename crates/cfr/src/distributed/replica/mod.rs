@@ -447,20 +447,6 @@ impl<'a, T: Table + ?Sized> ReplicatedTable<'a, T> {
         self.reads
     }
 
-    /// [`Self::remember`] for each key of a lookup that found its slots;
-    /// nothing while training in place (the sync then asks the replica
-    /// for the keys of the records it changed instead).
-    fn remember_all(&self, keys: &[Key], slots: &[Option<SlotId>]) {
-        if self.in_place.is_some() {
-            return;
-        }
-        for (&key, slot) in keys.iter().zip(slots) {
-            if let Some(slot) = *slot {
-                self.remember(slot, key);
-            }
-        }
-    }
-
     /// Notes `key` as the key of `slot`, for the sync, which sends keys
     /// (replicas on different backends number their slots apart).
     fn remember(&self, slot: SlotId, key: Key) {
@@ -553,27 +539,19 @@ impl<T: Table + ?Sized> Table for ReplicatedTable<'_, T> {
 
     fn slots(&self, keys: &[Key], slots: &mut [Option<SlotId>]) -> Result<(), StoreError> {
         self.base.slots(keys, slots)?;
-        self.remember_all(keys, slots);
+        if self.in_place.is_some() {
+            return Ok(());
+        }
+        for (&key, slot) in keys.iter().zip(slots.iter()) {
+            if let Some(slot) = *slot {
+                self.remember(slot, key);
+            }
+        }
         Ok(())
     }
 
     fn find(&self, key: Key) -> Option<SlotId> {
         self.base.find(key)
-    }
-
-    fn lookup_rounds(&self) -> usize {
-        self.base.lookup_rounds()
-    }
-
-    fn slots_taking_turns(
-        &self,
-        keys: &[Key],
-        slots: &mut [Option<SlotId>],
-        pause: &mut dyn FnMut(),
-    ) -> Result<(), StoreError> {
-        self.base.slots_taking_turns(keys, slots, pause)?;
-        self.remember_all(keys, slots);
-        Ok(())
     }
 
     fn read(&self, slot: SlotId) -> Result<Record, StoreError> {

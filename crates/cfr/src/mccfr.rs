@@ -1,43 +1,301 @@
-//! One walk of the game tree: a traversal for one player, as
-//! [`super::ExternalSampling`] describes, its lookups paused at where other
-//! walks share the thread ([`super::interleave`]).
+//! External-sampling Monte Carlo CFR (Lanctot et al. 2009), in parallel.
+//!
+//! One iteration is one traversal per player. The traverser explores all of
+//! its own actions; chance and every other player are sampled, the others
+//! from their current strategy. The traverser's sampled counterfactual
+//! regrets update its records; each other player's visited record adds its
+//! current strategy to its strategy sum.
+//!
+//! Chance is shared within an iteration: every traverser's walk replays the
+//! same stream of chance outcomes (in euchre, the same deal), while the
+//! other players' sampled actions stay independent. Each walk is still an
+//! unbiased sample for its traverser, and a game can reuse work across the
+//! walks of one iteration (euchre caches open-hand leaf values per deal).
+//!
+//! With [`Pruning`] set, most iterations after a warm-up skip the
+//! traverser's actions whose regret is deeply negative (see
+//! [`crate::pruning`]). With a [`WarmStart`], an infostate's first visit
+//! seeds it with the game's suggested action (see [`crate::warm_start`]).
+//! With a [`TraverserSampling`], the traverser samples its own actions
+//! past its first decisions (see [`crate::traverser_sampling`]). With an
+//! [`OpponentModel`], the traverser's opponents play the game's model of
+//! them in a share of its walks (see [`crate::opponent_model`]).
+//!
+//! Parallelism: iterations run concurrently on a rayon pool, all threads
+//! sharing one table. There is no global lock. Each record update is atomic
+//! for its slot (the table guarantees it), so no update is ever lost or
+//! torn. A thread may read a record just before another thread updates it;
+//! that makes its strategy one update stale, the usual, harmless race of
+//! asynchronous MCCFR. With one thread the run is sequential and
+//! bit-for-bit reproducible, and iteration `t` always draws from
+//! `iteration_rng(seed, t)`, so a resumed run continues the same stream.
 
-use rand::RngExt;
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+use rayon::prelude::*;
 use store::{MAX_ACTIONS, Record, SlotId, Table};
 
-use super::BatchStats;
-use super::interleave::Turns;
-use crate::discount::Discounter;
+use crate::discount::{Discounter, Schedule};
+use crate::distributed::EpochShare;
 use crate::error::CfrError;
 use crate::game::{Game, Node};
+use crate::opponent_model::{MODEL_STREAM, OpponentModel};
+use crate::pruning::Pruning;
 use crate::regret::{floor_regrets, regret_matching};
-use crate::traverser_sampling::TraverserSampling;
+use crate::rng::iteration_rng;
+use crate::traverser_sampling::{TRAVERSER_STREAM, TraverserSampling};
 use crate::warm_start::WarmStart;
 
-pub(super) struct Traversal<'a, T: Table + ?Sized> {
-    pub(super) table: &'a T,
-    pub(super) discounter: &'a Discounter,
-    pub(super) now: u64,
+/// A configured solver over one game and one table.
+/// The last iteration a record's stamp holds (`store::stamp`), about
+/// 2.2e12.
+pub const LAST_ITERATION: u64 = store::stamp::LAST_ITERATION;
+
+pub struct ExternalSampling<'t, G: Game, T: Table + ?Sized> {
+    root: G,
+    table: &'t T,
+    discounter: Discounter,
+    seed: u64,
+    pool: Option<rayon::ThreadPool>,
+    pruning: Option<Pruning>,
+    warm_start: Option<WarmStart>,
+    traverser_sampling: Option<TraverserSampling>,
+    opponent_model: Option<OpponentModel>,
+}
+
+impl<G: Game, T: Table + ?Sized> std::fmt::Debug for ExternalSampling<'_, G, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExternalSampling")
+            .field("seed", &self.seed)
+            .field("threads", &self.threads())
+            .finish()
+    }
+}
+
+/// What a batch of iterations did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BatchStats {
+    pub iterations: u64,
+    /// Regret updates at the traverser's own decisions.
+    pub regret_updates: u64,
+    /// Strategy-sum updates at other players' decisions.
+    pub strategy_updates: u64,
+    /// Traverser actions skipped by pruning.
+    pub pruned_actions: u64,
+}
+
+impl BatchStats {
+    /// Record updates of either kind: the unit of work.
+    pub fn updates(&self) -> u64 {
+        self.regret_updates + self.strategy_updates
+    }
+}
+
+impl<'t, G: Game, T: Table + ?Sized> ExternalSampling<'t, G, T> {
+    /// `threads == 1` runs sequentially on the caller's thread.
+    pub fn new(
+        root: G,
+        table: &'t T,
+        schedule: Schedule,
+        seed: u64,
+        threads: usize,
+    ) -> Result<Self, CfrError> {
+        let pool = if threads > 1 {
+            Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .map_err(|error| CfrError::ThreadPool(error.to_string()))?,
+            )
+        } else {
+            None
+        };
+        Ok(ExternalSampling {
+            root,
+            table,
+            discounter: Discounter::new(schedule)?,
+            seed,
+            pool,
+            pruning: None,
+            warm_start: None,
+            traverser_sampling: None,
+            opponent_model: None,
+        })
+    }
+
+    /// Prunes as `pruning` says from now on (`None`: never).
+    pub fn with_pruning(mut self, pruning: Option<Pruning>) -> Result<Self, CfrError> {
+        if let Some(pruning) = &pruning {
+            pruning.validate()?;
+        }
+        self.pruning = pruning;
+        Ok(self)
+    }
+
+    /// Seeds fresh infostates as `warm_start` says from now on (`None`:
+    /// they start at zero).
+    pub fn with_warm_start(mut self, warm_start: Option<WarmStart>) -> Result<Self, CfrError> {
+        if let Some(warm_start) = &warm_start {
+            warm_start.validate()?;
+        }
+        self.warm_start = warm_start;
+        Ok(self)
+    }
+
+    /// Samples the traverser's actions as `sampling` says from now on
+    /// (`None`: it explores all of them everywhere).
+    pub fn with_traverser_sampling(
+        mut self,
+        sampling: Option<TraverserSampling>,
+    ) -> Result<Self, CfrError> {
+        if let Some(sampling) = &sampling {
+            sampling.validate()?;
+        }
+        self.traverser_sampling = sampling;
+        Ok(self)
+    }
+
+    /// Plays the traverser's opponents from the game's model in
+    /// `model.share` of its walks from now on (`None`: never).
+    pub fn with_opponent_model(mut self, model: Option<OpponentModel>) -> Result<Self, CfrError> {
+        if let Some(model) = &model {
+            model.validate()?;
+        }
+        self.opponent_model = model;
+        Ok(self)
+    }
+
+    pub fn threads(&self) -> usize {
+        self.pool
+            .as_ref()
+            .map_or(1, rayon::ThreadPool::current_num_threads)
+    }
+
+    /// Runs iterations `first ..= first + count - 1` (numbered from 1).
+    /// A run resumed after iteration `n` calls this with `first = n + 1`.
+    pub fn run(&self, first: u64, count: u64) -> Result<BatchStats, CfrError> {
+        self.run_share(EpochShare {
+            first,
+            count,
+            stride: 1,
+        })
+    }
+
+    /// Runs one rank's share of an epoch: `share.count` iterations from
+    /// `share.first`, `share.stride` apart (see [`EpochShare`]).
+    pub fn run_share(&self, share: EpochShare) -> Result<BatchStats, CfrError> {
+        let regret_updates = AtomicU64::new(0);
+        let strategy_updates = AtomicU64::new(0);
+        let pruned_actions = AtomicU64::new(0);
+        if let Some(last) = share.last()
+            && last > LAST_ITERATION
+        {
+            return Err(CfrError::IterationLimit(last));
+        }
+        let one = |iteration: u64| -> Result<(), CfrError> {
+            let done = self.iteration(iteration)?;
+            regret_updates.fetch_add(done.regret_updates, Ordering::Relaxed);
+            strategy_updates.fetch_add(done.strategy_updates, Ordering::Relaxed);
+            pruned_actions.fetch_add(done.pruned_actions, Ordering::Relaxed);
+            Ok(())
+        };
+        let EpochShare {
+            first,
+            count,
+            stride,
+        } = share;
+        match &self.pool {
+            None => share.iterations().try_for_each(one)?,
+            Some(pool) => pool.install(|| {
+                (0..count)
+                    .into_par_iter()
+                    .try_for_each(|i| one(first + i * stride))
+            })?,
+        }
+        Ok(BatchStats {
+            iterations: count,
+            regret_updates: regret_updates.into_inner(),
+            strategy_updates: strategy_updates.into_inner(),
+            pruned_actions: pruned_actions.into_inner(),
+        })
+    }
+
+    /// The schedule's discounting, for a replicated table's syncs.
+    pub fn discounter(&self) -> &Discounter {
+        &self.discounter
+    }
+
+    /// One iteration: a traversal for each player, at most
+    /// [`LAST_ITERATION`]. One past that is refused rather than stamped
+    /// wrongly (a wrong stamp would discount every record it touches
+    /// wrongly).
+    pub fn iteration(&self, iteration: u64) -> Result<BatchStats, CfrError> {
+        if iteration > LAST_ITERATION {
+            return Err(CfrError::IterationLimit(iteration));
+        }
+        let now = iteration;
+        let mut rng = iteration_rng(self.seed, iteration);
+        let chance = SmallRng::from_rng(&mut rng);
+        let mut walk = Traversal {
+            chance: chance.clone(),
+            table: self.table,
+            discounter: &self.discounter,
+            now,
+            rng: SmallRng::from_rng(&mut rng),
+            stats: BatchStats {
+                iterations: 1,
+                ..BatchStats::default()
+            },
+            traverser: 0,
+            prune_below: self
+                .pruning
+                .and_then(|pruning| pruning.threshold_at(self.seed, iteration)),
+            warm_start: self.warm_start,
+            traverser_sampling: self.traverser_sampling,
+            own_rng: iteration_rng(self.seed ^ TRAVERSER_STREAM, iteration),
+            explored: 0,
+            modelled: false,
+        };
+        // Drawn only with a model, so that a run without one draws what it
+        // always drew.
+        let mut coin = self
+            .opponent_model
+            .map(|_| iteration_rng(self.seed ^ MODEL_STREAM, iteration));
+        for traverser in 0..self.root.num_players() {
+            walk.traverser = traverser;
+            walk.modelled = match (&self.opponent_model, &mut coin) {
+                (Some(model), Some(coin)) => model.plays_model(coin),
+                _ => false,
+            };
+            walk.chance = chance.clone();
+            walk.visit(&self.root)?;
+        }
+        Ok(walk.stats)
+    }
+}
+
+struct Traversal<'a, T: Table + ?Sized> {
+    table: &'a T,
+    discounter: &'a Discounter,
+    now: u64,
     /// Chance outcomes, replayed identically for every traverser.
-    pub(super) chance: SmallRng,
+    chance: SmallRng,
     /// The other players' sampled actions.
-    pub(super) rng: SmallRng,
-    pub(super) stats: BatchStats,
-    pub(super) traverser: usize,
+    rng: SmallRng,
+    stats: BatchStats,
+    traverser: usize,
     /// This iteration's pruning threshold, if it prunes.
-    pub(super) prune_below: Option<f64>,
-    pub(super) warm_start: Option<WarmStart>,
-    pub(super) traverser_sampling: Option<TraverserSampling>,
+    prune_below: Option<f64>,
+    warm_start: Option<WarmStart>,
+    traverser_sampling: Option<TraverserSampling>,
     /// The traverser's sampled actions, when it samples.
-    pub(super) own_rng: SmallRng,
+    own_rng: SmallRng,
     /// The traverser's branching decisions explored on the current path.
-    pub(super) explored: u32,
+    explored: u32,
     /// Whether this walk's opponents play the game's model.
-    pub(super) modelled: bool,
-    /// Where other walks share the thread, the turn each lookup gives up
-    /// while its lines arrive.
-    pub(super) turns: Option<&'a Turns<'a>>,
+    modelled: bool,
 }
 
 /// Seeds `record` with the game's suggestion at `state` if `warm_start` is
@@ -74,20 +332,7 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
         Ok(())
     }
 
-    /// The slots of `keys` ([`Table::slots`]); where other walks share
-    /// the thread, it gives up its turn at each round of the lookup's
-    /// misses ([`Table::slots_taking_turns`]).
-    fn lookup(&self, keys: &[u128], slots: &mut [Option<SlotId>]) -> Result<(), CfrError> {
-        match self.turns {
-            None => self.table.slots(keys, slots)?,
-            Some(turns) => self
-                .table
-                .slots_taking_turns(keys, slots, &mut || turns.pause())?,
-        }
-        Ok(())
-    }
-
-    pub(super) fn visit<G: Game>(&mut self, state: &G) -> Result<f64, CfrError> {
+    fn visit<G: Game>(&mut self, state: &G) -> Result<f64, CfrError> {
         self.visit_with_slot(state, None)
     }
 
@@ -123,11 +368,6 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
                 self.fits(width)?;
                 let slot = match slot {
                     Some(slot) => slot,
-                    None if self.turns.is_some() => {
-                        let mut slot = [None];
-                        self.lookup(&[state.info_key()], &mut slot)?;
-                        slot[0].expect("`slots` fills every slot it returns Ok for")
-                    }
                     None => self.table.slot(state.info_key())?,
                 };
                 if player != self.traverser {
@@ -297,7 +537,7 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
                 break;
             }
             let mut slots = [None; MAX_ACTIONS];
-            self.lookup(&keys[..count], &mut slots[..count])?;
+            self.table.slots(&keys[..count], &mut slots[..count])?;
             for (&chain, slot) in waiting[..count].iter().zip(slots) {
                 let Some(state) = chains[chain].as_mut() else {
                     continue;
@@ -325,7 +565,7 @@ impl<T: Table + ?Sized> Traversal<'_, T> {
             }
         }
         let mut slots = [None; MAX_ACTIONS];
-        self.lookup(&keys[..count], &mut slots[..count])?;
+        self.table.slots(&keys[..count], &mut slots[..count])?;
         let mut by_chain = [None; MAX_ACTIONS];
         for (&chain, slot) in waiting[..count].iter().zip(slots) {
             by_chain[chain] = slot;
