@@ -30,7 +30,7 @@ use euchre_game::game::{DEFAULT_TARGET, GameScore};
 use rand::rngs::SmallRng;
 use serde::Serialize;
 
-use crate::bot::Bot;
+use crate::bot::{ActionValue, Bot};
 use crate::seen::Seen;
 
 /// The loss, in points per hand, from which the bot marks a move as EGN's
@@ -633,35 +633,11 @@ fn judge(
     score: Option<GameScore>,
     rng: &mut SmallRng,
 ) -> Judged {
-    let mut state = GameState::new(variant.deal, game.rules);
-    for &(_, action) in &variant.actions[..index] {
-        state.apply(action);
-    }
-    let history = &variant.actions[..index];
-    let seen = match score {
-        Some(score) => Seen::in_game(&state, history, score),
-        None => Seen::new(&state, history),
-    };
+    let state = state_before(game, variant, index);
+    let seen = seen_with(&state, &variant.actions[..index], score);
     let legal: Vec<Action> = seen.legal().iter().copied().collect();
     if let Some(values) = bot.values(&seen, rng) {
-        let values: Vec<(f64, f64, f64)> = legal
-            .iter()
-            .map(|action| {
-                values
-                    .iter()
-                    .find(|value| value.action == *action)
-                    .map_or((0.0, 0.0, 0.0), |value| {
-                        (value.value, value.spread, value.shortfall_error)
-                    })
-            })
-            .collect();
-        let choice = legal[best(values.iter().map(|v| v.0))];
-        return Judged {
-            legal,
-            values: Some(values),
-            probabilities: None,
-            choice,
-        };
+        return judged_by_values(legal, &values);
     }
     if let Some(probabilities) = bot.probabilities(&seen) {
         let probabilities: Vec<f64> = legal
@@ -685,6 +661,70 @@ fn judge(
     Judged {
         legal,
         values: None,
+        probabilities: None,
+        choice,
+    }
+}
+
+/// [`judge`] by `bot` and by its twin in the other unit (seen with
+/// `twin_score`) from one set of solves ([`Bot::values_beside`]): what the
+/// two would give judged in turn from generators in `rng`'s state. `None`
+/// where the bot cannot share them.
+fn judge_beside(
+    game: &Game,
+    variant: &Variant,
+    index: usize,
+    bot: &dyn Bot,
+    (score, twin_score): (Option<GameScore>, Option<GameScore>),
+    rng: &mut SmallRng,
+) -> Option<[Judged; 2]> {
+    let state = state_before(game, variant, index);
+    let seen = seen_with(&state, &variant.actions[..index], score);
+    let [own, twin] = bot.values_beside(&seen, twin_score, rng)?;
+    let legal: Vec<Action> = seen.legal().iter().copied().collect();
+    Some([
+        judged_by_values(legal.clone(), &own),
+        judged_by_values(legal, &twin),
+    ])
+}
+
+/// The state just before decision `index` of `variant`.
+fn state_before(game: &Game, variant: &Variant, index: usize) -> GameState {
+    let mut state = GameState::new(variant.deal, game.rules);
+    for &(_, action) in &variant.actions[..index] {
+        state.apply(action);
+    }
+    state
+}
+
+fn seen_with<'s>(
+    state: &'s GameState,
+    history: &'s [(Seat, Action)],
+    score: Option<GameScore>,
+) -> Seen<'s> {
+    match score {
+        Some(score) => Seen::in_game(state, history, score),
+        None => Seen::new(state, history),
+    }
+}
+
+/// A judgement from each legal action's value.
+fn judged_by_values(legal: Vec<Action>, values: &[ActionValue]) -> Judged {
+    let values: Vec<(f64, f64, f64)> = legal
+        .iter()
+        .map(|action| {
+            values
+                .iter()
+                .find(|value| value.action == *action)
+                .map_or((0.0, 0.0, 0.0), |value| {
+                    (value.value, value.spread, value.shortfall_error)
+                })
+        })
+        .collect();
+    let choice = legal[best(values.iter().map(|v| v.0))];
+    Judged {
+        legal,
+        values: Some(values),
         probabilities: None,
         choice,
     }

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use euchre_game::engine::action::Action;
+use euchre_game::game::GameScore;
 use rand::rngs::SmallRng;
 
 use crate::meta::CardPlay;
@@ -148,6 +149,22 @@ pub trait Bot: Send + Sync {
     /// analysis and the hints state a move's cost in both units, from the
     /// same judge. `None` for a bot that does not value its options.
     fn valuing(&self, _for_the_game: bool) -> Option<Arc<dyn Bot>> {
+        None
+    }
+
+    /// [`Bot::values`] here and, beside them, the values this bot's twin
+    /// in the other unit ([`Bot::valuing`]) gives the same decision seen
+    /// with `twin_score`, on the same worlds: what the two would answer
+    /// asked in turn with generators in the same state, from one set of
+    /// solves where the two units share them (PIMC's worlds are solved for
+    /// the hand's outcome, which each unit then prices). `None` (the
+    /// default) where they cannot be shared; the caller then asks each.
+    fn values_beside(
+        &self,
+        _seen: &Seen<'_>,
+        _twin_score: Option<GameScore>,
+        _rng: &mut SmallRng,
+    ) -> Option<[Vec<ActionValue>; 2]> {
         None
     }
 

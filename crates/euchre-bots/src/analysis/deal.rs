@@ -18,7 +18,7 @@ use rayon::prelude::*;
 
 use super::{
     Beside, Comment, DealReport, Decision, Judged, Label, LossUnit, Skipped, cards, combine,
-    comment_of, judge, mark_in,
+    comment_of, judge, judge_beside, mark_in,
 };
 use crate::bot::Bot;
 
@@ -192,26 +192,57 @@ impl DealJudge<'_> {
             };
         // Each variant's worlds are drawn from a generator of its own, the
         // same for the judge and its twin: both value the same worlds.
+        let rng_for = |variant_index: usize| {
+            SmallRng::seed_from_u64(
+                self.seed
+                    ^ (self.position as u64) << 40
+                    ^ (index as u64) << 20
+                    ^ variant_index as u64,
+            )
+        };
         let judged_by = |bot: &dyn Bot, score: Option<GameScore>| {
-            let judged: Vec<Judged> = variants
-                .iter()
-                .enumerate()
+            let judged: Vec<Judged> = (variants.iter().enumerate())
                 .map(|(variant_index, variant)| {
-                    let mut rng = SmallRng::seed_from_u64(
-                        self.seed
-                            ^ (self.position as u64) << 40
-                            ^ (index as u64) << 20
-                            ^ variant_index as u64,
-                    );
-                    judge(self.game, variant, index, bot, score, &mut rng)
+                    judge(
+                        self.game,
+                        variant,
+                        index,
+                        bot,
+                        score,
+                        &mut rng_for(variant_index),
+                    )
                 })
                 .collect();
             combine(&judged, made)
         };
-        let combined = judged_by(self.bot, self.score);
+        // Judged with its twin from one set of solves where the judge can
+        // share them, the same judgements as asking each in turn.
+        let shared = self.beside.and_then(|(_, twin_score)| {
+            let mut own = Vec::with_capacity(variants.len());
+            let mut twin = Vec::with_capacity(variants.len());
+            for (variant_index, variant) in variants.iter().enumerate() {
+                let [mine, theirs] = judge_beside(
+                    self.game,
+                    variant,
+                    index,
+                    self.bot,
+                    (self.score, twin_score),
+                    &mut rng_for(variant_index),
+                )?;
+                own.push(mine);
+                twin.push(theirs);
+            }
+            Some((combine(&own, made), combine(&twin, made)))
+        });
+        let (combined, twin_combined) = match shared {
+            Some((combined, twin_combined)) => (combined, Some(twin_combined)),
+            None => (
+                judged_by(self.bot, self.score),
+                self.beside.map(|(twin, score)| judged_by(twin, score)),
+            ),
+        };
         let (options, loss, loss_error) = combined.verdict();
-        let beside = self.beside.and_then(|(twin, score)| {
-            let combined = judged_by(twin, score);
+        let beside = twin_combined.and_then(|combined| {
             let (options, loss, loss_error) = combined.verdict();
             let (loss, loss_error) = (loss?, loss_error.unwrap_or(0.0));
             let unit = self.unit.other();

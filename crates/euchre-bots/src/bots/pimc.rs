@@ -28,6 +28,7 @@ use crate::meta::CardPlay;
 use euchre_game::engine::seat::{Seat, Team};
 use euchre_game::engine::state::{Deal, GameState, Outcome, Stage, score};
 use euchre_game::engine::trump::effective_suit;
+use euchre_game::game::GameScore;
 use euchre_game::game::win::HandOutcomes;
 use rand::RngExt;
 use rand::rngs::SmallRng;
@@ -109,16 +110,48 @@ impl Bot for Pimc {
         let (tallies, scale) = self.tallies(seen, rng);
         Some(tallies.values(seen.legal().as_slice(), scale))
     }
+
+    /// Each world's outcomes are solved once and priced in both units.
+    fn values_beside(
+        &self,
+        seen: &Seen<'_>,
+        twin_score: Option<GameScore>,
+        rng: &mut SmallRng,
+    ) -> Option<[Vec<ActionValue>; 2]> {
+        let twin = self.valuation.toward(!self.plays_for_the_game());
+        let valuers = [
+            Valuer::new(&self.valuation, seen.score()),
+            Valuer::new(&twin, twin_score),
+        ];
+        let legal = seen.legal();
+        Some(
+            self.tallies_priced(seen, &valuers, rng)
+                .map(|(tallies, scale)| tallies.values(legal.as_slice(), scale)),
+        )
+    }
 }
 
 impl Pimc {
     /// Each legal action's value over the sampled worlds, and the scale
     /// that turns it into points or a chance.
     fn tallies(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> (Tallies, f64) {
+        let [tallies] =
+            self.tallies_priced(seen, &[Valuer::new(&self.valuation, seen.score())], rng);
+        tallies
+    }
+
+    /// [`Self::tallies`] with each world's outcomes priced by each of
+    /// `valuers`: the worlds and their solves are the same for all, so
+    /// each tally is what that valuer alone would have given.
+    fn tallies_priced<const UNITS: usize>(
+        &self,
+        seen: &Seen<'_>,
+        valuers: &[Valuer; UNITS],
+        rng: &mut SmallRng,
+    ) -> [(Tallies, f64); UNITS] {
         let legal = seen.legal();
         let team = seen.actor().team();
-        let valuer = Valuer::new(&self.valuation, seen.score());
-        let mut tallies = Tallies::new(legal.len());
+        let mut tallies: [Tallies; UNITS] = std::array::from_fn(|_| Tallies::new(legal.len()));
         for _ in 0..self.worlds {
             if crate::stop::requested() {
                 break;
@@ -126,20 +159,24 @@ impl Pimc {
             let Some(world) = sample_world(seen, rng) else {
                 continue;
             };
-            let values = if seen.stage() == Stage::Play {
+            let outcomes: Vec<Outcome> = if seen.stage() == Stage::Play {
                 card_outcomes(&world, team, legal.as_slice())
-                    .iter()
-                    .map(|outcome| valuer.value(outcome, team))
-                    .collect()
             } else {
                 legal
                     .iter()
-                    .map(|&action| valuer.value(&bidding_outcome(world, action, rng), team))
+                    .map(|&action| bidding_outcome(world, action, rng))
                     .collect()
             };
-            tallies.add(values, 1);
+            for (tallies, valuer) in tallies.iter_mut().zip(valuers) {
+                let values = outcomes
+                    .iter()
+                    .map(|outcome| valuer.value(outcome, team))
+                    .collect();
+                tallies.add(values, 1);
+            }
         }
-        (tallies, valuer.scale())
+        let mut scales = valuers.iter().map(Valuer::scale);
+        tallies.map(|tallies| (tallies, scales.next().unwrap_or(1.0)))
     }
 }
 
@@ -399,6 +436,55 @@ mod tests {
                 .unwrap();
             for value in &values {
                 assert!((0.0..=1.0).contains(&value.value), "{points:?}: {value:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn values_beside_are_what_the_judge_and_its_twin_give_asked_in_turn() {
+        let score = GameScore {
+            points: [8, 6],
+            dealer: Seat::West,
+            target: 10,
+        };
+        for judge in [Pimc::new(10), Pimc::for_game(10, coin())] {
+            let twin = judge.valuing(!judge.plays_for_the_game()).unwrap();
+            let (own_score, twin_score) = if judge.plays_for_the_game() {
+                (Some(score), None)
+            } else {
+                (None, Some(score))
+            };
+            for seed in 0..4 {
+                // The first bid, then the first card of the play.
+                let mut state = first_decision(seed);
+                let mut history = Vec::new();
+                let mut rng = SmallRng::seed_from_u64(seed);
+                for stop_at_play in [false, true] {
+                    while stop_at_play && state.stage() != Stage::Play {
+                        let action = Heuristic.act(&Seen::new(&state, &history), &mut rng);
+                        history.push((state.to_act().unwrap(), action));
+                        state.apply(action);
+                    }
+                    let seen_with = |score| match score {
+                        Some(score) => Seen::in_game(&state, &history, score),
+                        None => Seen::new(&state, &history),
+                    };
+                    let [own, beside] = judge
+                        .values_beside(
+                            &seen_with(own_score),
+                            twin_score,
+                            &mut SmallRng::seed_from_u64(seed),
+                        )
+                        .unwrap();
+                    let asked = |bot: &dyn Bot, score| {
+                        bot.values(&seen_with(score), &mut SmallRng::seed_from_u64(seed))
+                            .unwrap()
+                    };
+                    let at = format!("{}, seed {seed}, {:?}", judge.name(), state.stage());
+                    assert_eq!(own, asked(&judge, own_score), "{at}");
+                    assert_eq!(beside, asked(twin.as_ref(), twin_score), "{at}");
+                    assert_ne!(own, beside, "{at}: the two units differ at 8-6");
+                }
             }
         }
     }

@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use euchre_game::engine::action::Action;
+use euchre_game::game::GameScore;
 use rand::rngs::SmallRng;
 
 use crate::bot::{ActionValue, Bot};
@@ -99,6 +100,15 @@ impl Bot for Timed {
     /// The inner bot's, untimed: a twin judges, it does not play.
     fn valuing(&self, for_the_game: bool) -> Option<Arc<dyn Bot>> {
         self.inner.valuing(for_the_game)
+    }
+
+    fn values_beside(
+        &self,
+        seen: &Seen<'_>,
+        twin_score: Option<GameScore>,
+        rng: &mut SmallRng,
+    ) -> Option<[Vec<ActionValue>; 2]> {
+        self.inner.values_beside(seen, twin_score, rng)
     }
 
     fn report(&self) -> Option<String> {

@@ -478,18 +478,28 @@ impl HumanGame {
         }
         let seen = self.seen();
         let mut rng = self.rng.clone();
+        // A bot that plays for the game values by the chance of winning it
+        // wherever the person's view shows the score; its twin states the
+        // other unit beside, from the same worlds, wherever the score is
+        // shown (the chance of winning needs it).
+        let unit = if bot.plays_for_the_game() && seen.score().is_some() {
+            LossUnit::Chance
+        } else {
+            LossUnit::Points
+        };
+        if seen.score().is_some()
+            && let Some([values, beside]) = bot.values_beside(&seen, seen.score(), &mut rng)
+        {
+            return Some(Hint::Values {
+                unit,
+                values,
+                beside: Some(beside),
+            });
+        }
         if let Some(values) = bot.values(&seen, &mut rng) {
-            // A bot that plays for the game values by the chance of winning
-            // it wherever the person's view shows the score; its twin states
-            // the other unit beside, from the same worlds.
-            let unit = if bot.plays_for_the_game() && seen.score().is_some() {
-                LossUnit::Chance
-            } else {
-                LossUnit::Points
-            };
-            let beside = (unit == LossUnit::Chance || seen.score().is_some())
-                .then(|| bot.valuing(unit == LossUnit::Points))
-                .flatten()
+            let beside = seen
+                .score()
+                .and_then(|_| bot.valuing(unit == LossUnit::Points))
                 .and_then(|twin| twin.values(&seen, &mut self.rng.clone()));
             return Some(Hint::Values {
                 unit,
