@@ -201,7 +201,9 @@ impl DealJudge<'_> {
             )
         };
         let judged_by = |bot: &dyn Bot, score: Option<GameScore>| {
-            let judged: Vec<Judged> = (variants.iter().enumerate())
+            let judged: Vec<Judged> = variants
+                .iter()
+                .enumerate()
                 .map(|(variant_index, variant)| {
                     judge(
                         self.game,

@@ -151,7 +151,8 @@ impl Pimc {
     ) -> [(Tallies, f64); UNITS] {
         let legal = seen.legal();
         let team = seen.actor().team();
-        let mut tallies: [Tallies; UNITS] = std::array::from_fn(|_| Tallies::new(legal.len()));
+        let mut tallies: [(Tallies, f64); UNITS] =
+            std::array::from_fn(|unit| (Tallies::new(legal.len()), valuers[unit].scale()));
         for _ in 0..self.worlds {
             if crate::stop::requested() {
                 break;
@@ -167,7 +168,7 @@ impl Pimc {
                     .map(|&action| bidding_outcome(world, action, rng))
                     .collect()
             };
-            for (tallies, valuer) in tallies.iter_mut().zip(valuers) {
+            for ((tallies, _), valuer) in tallies.iter_mut().zip(valuers) {
                 let values = outcomes
                     .iter()
                     .map(|outcome| valuer.value(outcome, team))
@@ -175,8 +176,7 @@ impl Pimc {
                 tallies.add(values, 1);
             }
         }
-        let mut scales = valuers.iter().map(Valuer::scale);
-        tallies.map(|tallies| (tallies, scales.next().unwrap_or(1.0)))
+        tallies
     }
 }
 
