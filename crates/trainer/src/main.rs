@@ -104,8 +104,10 @@ enum Command {
     /// (search-bids:WORLDS over the run's bidding stage, or its own bids),
     /// and keep them in RUN_DIR/policy.bin beside the blueprint, so that
     /// policy-argmax: plays them with one lookup. On every core, with
-    /// progress; stopped, it resumes where it was. Export again and the
-    /// file is plain again.
+    /// progress; stopped, it resumes where it was. The bids depend on the
+    /// blueprint only and stay in RUN_DIR: exported again after more
+    /// training, the file is plain, and this command puts them back in
+    /// seconds.
     SearchBids {
         #[arg(long)]
         run_dir: PathBuf,

@@ -705,31 +705,37 @@ fn canadian_loners_train_export_and_play_under_their_own_rules() {
 }
 
 /// `trainer search-bids` decides the bids the blueprint is unsure of,
-/// keeps them in the run's policy file, which says so and still plays;
-/// a progress file it cannot trust is refused by name.
+/// keeps them in the run's policy file, which says so and still plays; it
+/// keeps its progress file, named by the blueprint and the worlds, so the
+/// bids come back in seconds after another export; a progress file it
+/// cannot trust is refused by name.
 #[test]
 fn searched_bids_are_kept_in_the_policy_and_a_foreign_progress_file_is_refused() {
     let temp = TempDir::new("searched-bids");
     let run = temp.run("run");
     train(&run, "memory", &["--iterations", "300"]);
     ok(&trainer(&["export", "--run-dir", &run]));
-    let partial = Path::new(&run).join("search-bids.partial");
-    std::fs::write(&partial, b"not a progress file").unwrap();
+    let policy = format!("{run}/policy.bin");
+    let checksum = euchre_bots::policy_file::PolicyFile::read_header(Path::new(&policy))
+        .unwrap()
+        .checksum;
+    let progress = Path::new(&run).join(format!("search-bids-{checksum:08x}-4w.progress"));
+    std::fs::write(&progress, b"not a progress file").unwrap();
     let args = ["search-bids", "--run-dir", &run, "--worlds", "4", "--quiet"];
     let stderr = refused(&trainer(&args));
     assert!(stderr.contains("delete it to start over"), "{stderr}");
-    std::fs::remove_file(&partial).unwrap();
+    std::fs::remove_file(&progress).unwrap();
     // A FIFO in its place is refused, not waited on.
     assert!(
         Command::new("mkfifo")
-            .arg(&partial)
+            .arg(&progress)
             .status()
             .unwrap()
             .success()
     );
     let stderr = refused(&trainer(&args));
     assert!(stderr.contains("not a regular file"), "{stderr}");
-    std::fs::remove_file(&partial).unwrap();
+    std::fs::remove_file(&progress).unwrap();
     let stdout = ok(&trainer(&args));
     assert!(
         stdout.contains("bids the blueprint is unsure of"),
@@ -737,20 +743,37 @@ fn searched_bids_are_kept_in_the_policy_and_a_foreign_progress_file_is_refused()
     );
     assert!(stdout.contains("otherwise than the blueprint"), "{stdout}");
     assert!(
-        !partial.exists(),
-        "the progress file goes once the policy holds the bids"
+        progress.exists(),
+        "the decisions are kept for the next export"
     );
-    let policy = format!("{run}/policy.bin");
-    let header = euchre_bots::policy_file::PolicyFile::read_header(Path::new(&policy)).unwrap();
-    let searched = header
-        .meta
-        .searched_bids
-        .expect("the file says what it holds");
-    assert!(searched.keys > 0 && searched.bot.starts_with("search-bids:4:"));
+    let searched = || {
+        euchre_bots::policy_file::PolicyFile::read_header(Path::new(&policy))
+            .unwrap()
+            .meta
+            .searched_bids
+    };
+    let first = searched().expect("the file says what it holds");
+    assert!(first.keys > 0 && first.bot.starts_with("search-bids:4:"));
     let spec = format!("policy-argmax:{policy}");
     ok(&trainer(&[
         "eval", "--a", &spec, "--b", "random", "--hands", "20",
     ]));
+
+    // Exported again, the policy is plain; the export names the kept
+    // decisions, and the search puts every one back without deciding any.
+    let exported = ok(&trainer(&["export", "--run-dir", &run]));
+    assert!(searched().is_none());
+    assert!(
+        exported.contains(&format!(
+            "search-bids-{checksum:08x}-4w.progress keeps what `trainer search-bids` decided"
+        )),
+        "{exported}"
+    );
+    let again = ok(&trainer(&args));
+    assert!(again.contains("already decided"), "{again}");
+    assert!(again.contains("decided 0 bids"), "{again}");
+    let second = searched().expect("the bids are back");
+    assert_eq!((second.keys, second.changed), (first.keys, first.changed));
 }
 
 /// `--best-response-to FILE` trains the run against FILE's policy: the run

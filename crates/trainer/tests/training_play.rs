@@ -826,11 +826,13 @@ fn searched_leads_are_kept_in_the_policy_and_more_keys_go_on_from_the_progress()
         "eval", "--a", &spec, "--b", "random", "--hands", "20",
     ]));
 
-    // A progress file of another export (other iterations) is refused.
-    let partial = Path::new(&run).join("search-leads.partial");
-    let mut bytes = std::fs::read(&partial).unwrap();
+    // The progress is kept under the table's iterations and the worlds; a
+    // file there whose header names another search is refused.
+    let iterations = PolicyFile::read_header(&policy).unwrap().meta.iterations;
+    let progress = Path::new(&run).join(format!("search-leads-{iterations}it-4w.progress"));
+    let mut bytes = std::fs::read(&progress).unwrap();
     bytes[16] ^= 1;
-    std::fs::write(&partial, bytes).unwrap();
+    std::fs::write(&progress, bytes).unwrap();
     let stderr = refused(&search(&run, "30"));
     assert!(stderr.contains("delete it to start over"), "{stderr}");
 

@@ -3,9 +3,11 @@
 use std::path::{Path, PathBuf};
 
 use euchre_bots::meta::Strategy;
+use euchre_bots::policy_file::PolicyFile;
 
 use crate::format::{bytes, thousands};
 use crate::training::export::{ExportReport, export};
+use crate::training::run_dir::{POLICY_FILE, stage_dir};
 
 /// `trainer export`: write the run's strategy to a policy file and say
 /// what it holds.
@@ -15,8 +17,56 @@ pub fn run(
     strategy: Option<Strategy>,
     verify: store::Verify,
 ) -> anyhow::Result<()> {
-    print_report(&export(dir, out, strategy, verify)?);
+    let into_run = out.is_none();
+    let report = export(dir, out, strategy, verify)?;
+    print_report(&report);
+    if into_run {
+        print_kept_searches(dir, report.iterations);
+    }
     Ok(())
+}
+
+/// The export writes a plain policy, but a search decided once per key
+/// (`trainer search-bids`, `search-leads`) keeps its decisions in the run
+/// directory, named by what they depend on: the bids by their blueprint's
+/// checksum, the leads by their table's iterations. Names each that still
+/// applies to the new file, so that a user who trained further puts them
+/// back in seconds rather than losing them or deciding them again.
+fn print_kept_searches(dir: &Path, iterations: u64) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let stage = stage_dir(dir).join(POLICY_FILE);
+    let blueprint = if stage.exists() {
+        stage
+    } else {
+        dir.join(POLICY_FILE)
+    };
+    let bids = PolicyFile::read_header(&blueprint)
+        .map(|header| format!("search-bids-{:08x}-", header.checksum))
+        .ok();
+    let leads = format!("search-leads-{iterations}it-");
+    let mut kept: Vec<(String, &str)> = entries
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter(|name| name.ends_with(".progress"))
+        .filter_map(|name| {
+            let command = if bids.as_ref().is_some_and(|bids| name.starts_with(bids)) {
+                "search-bids"
+            } else if name.starts_with(&leads) {
+                "search-leads"
+            } else {
+                return None;
+            };
+            Some((name, command))
+        })
+        .collect();
+    kept.sort();
+    for (name, command) in kept {
+        println!(
+            "\n{name} keeps what `trainer {command}` decided for this policy: run it again, with the same --worlds, to put that back in {} in seconds",
+            dir.join(POLICY_FILE).display()
+        );
+    }
 }
 
 pub(crate) fn print_report(report: &ExportReport) {

@@ -3,10 +3,13 @@
 //! them (`euchre_bots::searched_bids`).
 //!
 //! The search runs on every core, a chunk of keys at a time in key order.
-//! Each finished chunk is appended to `search-bids.partial` in the run
-//! directory with its own checksum, so a stopped or crashed run resumes at
-//! the first chunk not written whole; the policy file is replaced, in one
-//! atomic write, only when every key is decided.
+//! Each finished chunk is appended to `search-bids-CHECKSUM-WORLDSw.progress`
+//! in the run directory with its own checksum, so a stopped or crashed run
+//! resumes at the first chunk not written whole; the policy file is
+//! replaced, in one atomic write, only when every key is decided. The
+//! progress file is kept: the bids depend on the blueprint and the worlds
+//! only, so after more training and `trainer export` the same command puts
+//! them back in seconds.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -21,14 +24,15 @@ use euchre_bots::spec::from_spec_sharing;
 use store::Key;
 
 use super::search_progress::{
-    Header, ProgressFile, RunPolicy, decide_in_chunks, partial_limit, progress_bar, rebuilt,
+    Header, ProgressFile, RunPolicy, decide_in_chunks, progress_bar, progress_limit, rebuilt,
 };
 use crate::format::{bytes, thousands};
 use crate::training::run_dir::{POLICY_FILE, stage_dir};
 
 /// Keys decided between two appends to the progress file.
 const CHUNK: usize = 2048;
-const PARTIAL_FILE: &str = "search-bids.partial";
+/// The progress file's name before its blueprint and worlds.
+const PROGRESS_STEM: &str = "search-bids";
 const MAGIC: &[u8; 16] = b"searched-bids-1\n";
 /// Seeds each key's worlds (mixed with the key).
 const SEED: u64 = 0x5ea7_c4ed_b1d5;
@@ -85,17 +89,18 @@ pub fn run(request: &Request) -> anyhow::Result<()> {
         magic: MAGIC,
         values: vec![blueprint.checksum(), request.worlds],
     };
-    let partial_path = request.run_dir.join(PARTIAL_FILE);
-    let (mut partial, mut decided) = ProgressFile::open(
-        &partial_path,
+    let (mut progress_file, mut decided) = ProgressFile::open_in(
+        &request.run_dir,
+        PROGRESS_STEM,
+        &format!("{:08x}-{}w", blueprint.checksum(), request.worlds),
         &header,
-        partial_limit(&header, keys.len(), CHUNK),
+        progress_limit(&header, keys.len(), CHUNK),
     )?;
     let resumed = decided.len();
     if resumed > keys.len() {
         bail!(
             "{} holds more keys than the blueprint has to decide; delete it to start over",
-            partial_path.display()
+            progress_file.path().display()
         );
     }
     println!(
@@ -121,7 +126,7 @@ pub fn run(request: &Request) -> anyhow::Result<()> {
         &keys[resumed..],
         CHUNK,
         |key| decide(bot.as_ref(), &blueprint, key, SEED),
-        &mut partial,
+        &mut progress_file,
         &mut decided,
         &bar,
     )?;
@@ -151,7 +156,6 @@ pub fn run(request: &Request) -> anyhow::Result<()> {
     let before = std::fs::metadata(&policy_path).map_or(0, |m| m.len());
     policy.write_with_searched(&searched, info, &policy_path)?;
     let after = std::fs::metadata(&policy_path).map_or(0, |m| m.len());
-    partial.remove();
     println!(
         "decided {} bids in {:.0} s this session ({:.0} a second); the search bids otherwise than the blueprint's most likely bid at {} of them ({:.1}%)",
         thousands((decided.len() - resumed) as u64),
@@ -168,11 +172,12 @@ pub fn run(request: &Request) -> anyhow::Result<()> {
         );
     }
     println!(
-        "wrote {} ({} before, {} now); play it with policy-argmax:{}",
+        "wrote {} ({} before, {} now); play it with policy-argmax:{}; the bids are kept in {}, so after another export this command puts them back in seconds",
         policy_path.display(),
         bytes(before),
         bytes(after),
-        policy_path.display()
+        policy_path.display(),
+        progress_file.path().display()
     );
     Ok(())
 }

@@ -6,9 +6,10 @@
 //! a core at 100 worlds, so the command weighs the keys first: it deals
 //! hands, lets the policy's own bids finish each auction, counts the leads
 //! met, and decides the most common `--keys` of them, most common first.
-//! Progress is saved a chunk at a time (`search-leads.partial`) and kept
-//! after the policy is written, so that asking for more keys later goes
-//! on from there; a policy exported again from more training starts over.
+//! Progress is saved a chunk at a time (`search-leads-ITERATIONSit-WORLDSw.progress`)
+//! and kept after the policy is written, so that asking for more keys
+//! later, or writing the leads into the same table exported again, goes on
+//! from there; a table trained further starts a file of its own.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -26,14 +27,15 @@ use rayon::prelude::*;
 use store::Key;
 
 use super::search_progress::{
-    Header, ProgressFile, RunPolicy, decide_in_chunks, partial_limit, progress_bar, rebuilt,
+    Header, ProgressFile, RunPolicy, decide_in_chunks, progress_bar, progress_limit, rebuilt,
 };
 use crate::format::{bytes, thousands};
 use crate::training::run_dir::POLICY_FILE;
 
 /// Keys decided between two appends to the progress file.
 const CHUNK: usize = 1024;
-const PARTIAL_FILE: &str = "search-leads.partial";
+/// The progress file's name before its table's iterations and worlds.
+const PROGRESS_STEM: &str = "search-leads";
 const MAGIC: &[u8; 16] = b"searched-lead-1\n";
 /// Seeds each key's worlds (mixed with the key).
 const SEED: u64 = 0x1ead_5ea7_c4ed;
@@ -101,18 +103,13 @@ pub fn run(request: &Request) -> anyhow::Result<()> {
             request.worlds,
         ],
     };
-    let partial_path = request.run_dir.join(PARTIAL_FILE);
-    let (mut partial, mut decided) = ProgressFile::open(
-        &partial_path,
+    let (mut progress_file, mut decided) = ProgressFile::open_in(
+        &request.run_dir,
+        PROGRESS_STEM,
+        &format!("{}it-{}w", policy.meta.iterations, request.worlds),
         &header,
-        partial_limit(&header, MOST_KEYS, CHUNK),
-    )
-    .with_context(|| {
-        format!(
-            "{} holds leads searched on another export or over another number of worlds",
-            partial_path.display()
-        )
-    })?;
+        progress_limit(&header, MOST_KEYS, CHUNK),
+    )?;
     let done: std::collections::HashSet<Key> = decided.iter().map(|&(key, _)| key).collect();
     let todo: Vec<Key> = wanted
         .iter()
@@ -144,7 +141,7 @@ pub fn run(request: &Request) -> anyhow::Result<()> {
         &todo,
         CHUNK,
         |key| decide(bot.as_ref(), rules, key, SEED),
-        &mut partial,
+        &mut progress_file,
         &mut decided,
         &bar,
     )?;
@@ -169,7 +166,6 @@ pub fn run(request: &Request) -> anyhow::Result<()> {
     let before = std::fs::metadata(&policy_path).map_or(0, |m| m.len());
     policy.write_with_searched_leads(&searched, info, &policy_path)?;
     let after = std::fs::metadata(&policy_path).map_or(0, |m| m.len());
-    drop(partial);
     println!(
         "decided {} leads in {:.0} s this session ({:.0} a second); they cover {:.1}% of the leads dealt; the search leads another card than the table's at {} of them ({:.1}%)",
         thousands(todo.len() as u64),
@@ -192,7 +188,7 @@ pub fn run(request: &Request) -> anyhow::Result<()> {
         bytes(before),
         bytes(after),
         policy_path.display(),
-        partial_path.display()
+        progress_file.path().display()
     );
     Ok(())
 }

@@ -4,6 +4,12 @@
 //! appended with its own checksum, so a stopped or crashed search resumes
 //! at the first chunk not written whole; the policy file itself is
 //! replaced, in one atomic write, only by the command.
+//!
+//! A progress file is named by what its decisions depend on and is kept
+//! once the policy holds them: `trainer export` writes a plain policy, and
+//! the search run again afterwards puts its decisions back in seconds
+//! rather than deciding every key again (for the bids, about 40 minutes
+//! of both cores).
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -105,12 +111,39 @@ pub(super) struct ProgressFile {
 }
 
 impl ProgressFile {
+    /// The progress file of the search `stem` ("search-bids") in `run_dir`
+    /// for the decisions `header` names, called `STEM-DEPENDS.progress`
+    /// (`depends`: what they depend on, readable, like "1c168608-100w"),
+    /// so that another blueprint, table or number of worlds keeps a file
+    /// of its own instead of being refused. An older binary's single
+    /// `STEM.partial` holding these decisions is taken over.
+    pub(super) fn open_in(
+        run_dir: &Path,
+        stem: &str,
+        depends: &str,
+        header: &Header,
+        limit: u64,
+    ) -> anyhow::Result<(ProgressFile, Vec<Decided>)> {
+        let path = run_dir.join(format!("{stem}-{depends}.progress"));
+        let legacy = run_dir.join(format!("{stem}.partial"));
+        if !path.exists() && matches!(read_partial(&legacy, header, limit), Ok(Some(_))) {
+            std::fs::rename(&legacy, &path)
+                .with_context(|| format!("renaming {} to {}", legacy.display(), path.display()))?;
+        }
+        Self::open(&path, header, limit)
+    }
+
+    /// Where the file is.
+    pub(super) fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// The progress file at `path` for `header`, created if there is none,
     /// with every key decided in its whole chunks (a torn chunk after
     /// them, from a crash mid-append, is cut off and decided again). A
     /// file larger than `limit` bytes, or started for another search, is
     /// refused with the fix named.
-    pub(super) fn open(
+    fn open(
         path: &Path,
         header: &Header,
         limit: u64,
@@ -132,12 +165,6 @@ impl ProgressFile {
         append_chunk(&mut self.file, rows)
             .with_context(|| format!("saving progress to {}", self.path.display()))
     }
-
-    /// Deletes the file once the policy holds every decision.
-    pub(super) fn remove(self) {
-        drop(self.file);
-        std::fs::remove_file(&self.path).ok();
-    }
 }
 
 /// Decides `keys` `chunk` at a time on `pool` (`decide`: a key's action
@@ -148,7 +175,7 @@ pub(super) fn decide_in_chunks(
     keys: &[Key],
     chunk: usize,
     decide: impl Fn(Key) -> Option<usize> + Sync,
-    partial: &mut ProgressFile,
+    progress_file: &mut ProgressFile,
     decided: &mut Vec<Decided>,
     bar: &ProgressBar,
 ) -> anyhow::Result<()> {
@@ -162,7 +189,7 @@ pub(super) fn decide_in_chunks(
                 })
                 .collect()
         });
-        partial.append(&rows)?;
+        progress_file.append(&rows)?;
         decided.extend(rows);
         bar.inc(keys.len() as u64);
     }
@@ -181,7 +208,7 @@ pub(super) fn rebuilt(decided: &[Decided]) -> Vec<(Key, usize)> {
 
 /// The progress file's bytes when `keys` keys are decided in chunks of
 /// `chunk`: a larger file is not one a search wrote.
-pub(super) fn partial_limit(header: &Header, keys: usize, chunk: usize) -> u64 {
+pub(super) fn progress_limit(header: &Header, keys: usize, chunk: usize) -> u64 {
     (header.bytes().len() + keys * ROW + keys.div_ceil(chunk) * 8) as u64
 }
 
@@ -206,7 +233,7 @@ fn read_partial(path: &Path, header: &Header, limit: u64) -> anyhow::Result<Opti
     let expected = header.bytes();
     if !bytes.starts_with(&expected) {
         bail!(
-            "{} was started for another search (another blueprint, table or number of worlds), or is not a progress file; delete it to start over",
+            "{} was not written by this search (it names another blueprint, table or number of worlds, or is not a progress file); delete it to start over",
             path.display()
         );
     }
@@ -295,7 +322,7 @@ mod tests {
             magic: b"search-test-001\n",
             values: vec![1, 3],
         };
-        let limit = partial_limit(&header, 100, 2);
+        let limit = progress_limit(&header, 100, 2);
         let (mut file, decided) = ProgressFile::open(&path, &header, limit).unwrap();
         assert!(decided.is_empty());
         file.append(&[(5, 0), (9, 2)]).unwrap();
@@ -327,9 +354,54 @@ mod tests {
             format!("{oversized:#}").contains("delete it"),
             "{oversized:#}"
         );
-        let (file, _) = ProgressFile::open(&path, &header, limit).unwrap();
-        file.remove();
+        std::fs::remove_file(&path).unwrap();
         assert!(read_partial(&path, &header, limit).unwrap().is_none());
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// Each set of decisions keeps a file named by what they depend on, so
+    /// a second blueprint or number of worlds starts a file of its own and
+    /// the first is still there to resume; an older binary's single
+    /// `.partial` file is taken over when it holds these decisions and left
+    /// alone when it holds another search's.
+    #[test]
+    fn decisions_keep_a_file_of_their_own_and_an_older_file_is_taken_over() {
+        let dir = std::env::temp_dir().join(format!("search-named-{}", std::process::id()));
+        std::fs::remove_dir_all(&dir).ok();
+        std::fs::create_dir_all(&dir).unwrap();
+        let header = |worlds| Header {
+            magic: b"search-test-002\n",
+            values: vec![7, worlds],
+        };
+        let limit = progress_limit(&header(100), 100, 2);
+        let (mut first, _) =
+            ProgressFile::open_in(&dir, "search-x", "7-100w", &header(100), limit).unwrap();
+        assert_eq!(first.path(), dir.join("search-x-7-100w.progress"));
+        first.append(&[(1, 0)]).unwrap();
+        drop(first);
+        let (second, decided) =
+            ProgressFile::open_in(&dir, "search-x", "7-200w", &header(200), limit).unwrap();
+        assert!(decided.is_empty());
+        drop(second);
+        let (_, kept) =
+            ProgressFile::open_in(&dir, "search-x", "7-100w", &header(100), limit).unwrap();
+        assert_eq!(kept, [(1, 0)]);
+
+        // An older binary's file of another search's decisions is left
+        // where it is; one of these decisions is renamed and resumed.
+        let legacy = dir.join("search-x.partial");
+        let (mut old, _) = ProgressFile::open(&legacy, &header(300), limit).unwrap();
+        old.append(&[(4, 1)]).unwrap();
+        drop(old);
+        let (_, decided) =
+            ProgressFile::open_in(&dir, "search-x", "7-400w", &header(400), limit).unwrap();
+        assert!(decided.is_empty());
+        assert!(legacy.exists());
+        let (taken, resumed) =
+            ProgressFile::open_in(&dir, "search-x", "7-300w", &header(300), limit).unwrap();
+        assert_eq!(resumed, [(4, 1)]);
+        assert_eq!(taken.path(), dir.join("search-x-7-300w.progress"));
+        assert!(!legacy.exists());
         std::fs::remove_dir_all(&dir).ok();
     }
 }
