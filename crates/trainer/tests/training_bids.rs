@@ -774,6 +774,19 @@ fn searched_bids_are_kept_in_the_policy_and_a_foreign_progress_file_is_refused()
     assert!(again.contains("decided 0 bids"), "{again}");
     let second = searched().expect("the bids are back");
     assert_eq!((second.keys, second.changed), (first.keys, first.changed));
+
+    // A run whose progress file an older binary deleted: the decisions are
+    // taken from the policy itself, none decided again.
+    std::fs::remove_file(&progress).unwrap();
+    let taken = ok(&trainer(&args));
+    assert!(
+        taken.contains("already holds for this blueprint"),
+        "{taken}"
+    );
+    assert!(taken.contains("decided 0 bids"), "{taken}");
+    assert!(progress.exists());
+    let third = searched().expect("the bids are kept");
+    assert_eq!((third.keys, third.changed), (first.keys, first.changed));
 }
 
 /// `--best-response-to FILE` trains the run against FILE's policy: the run

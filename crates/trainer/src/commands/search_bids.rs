@@ -18,13 +18,16 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use euchre_bots::bots::policy::Unseen;
 use euchre_bots::meta::{BidChoice, BlueprintSource, SearchedBids};
-use euchre_bots::policy_file::PolicyFile;
+use euchre_bots::policy_file::{PolicyFile, most_likely};
 use euchre_bots::searched_bids::{decide, unsure_keys};
 use euchre_bots::spec::from_spec_sharing;
+use euchre_game::keys::InfoKey;
+use euchre_game::keys::bidding;
 use store::Key;
 
 use super::search_progress::{
-    Header, ProgressFile, RunPolicy, decide_in_chunks, progress_bar, progress_limit, rebuilt,
+    Decided, Header, ProgressFile, RunPolicy, decide_in_chunks, progress_bar, progress_limit,
+    rebuilt,
 };
 use crate::format::{bytes, thousands};
 use crate::training::run_dir::{POLICY_FILE, stage_dir};
@@ -66,6 +69,14 @@ pub fn run(request: &Request) -> anyhow::Result<()> {
     } else {
         (policy_path.clone(), Arc::clone(&policy))
     };
+    // What the decisions depend on. A bidding run's blueprint is its own
+    // policy, whose checksum changes when searched bids are written into
+    // it while the rows a search reads (the plain keys) do not: it is
+    // named by the checksum it had before the first search.
+    let blueprint_checksum = match &policy.meta.searched_bids {
+        Some(info) if Arc::ptr_eq(&blueprint, &policy) => info.blueprint.checksum,
+        _ => blueprint.checksum(),
+    };
     let blueprint_path = std::path::absolute(&blueprint_path).unwrap_or(blueprint_path);
     if blueprint.meta.recipe.rules != policy.meta.recipe.rules {
         bail!(
@@ -87,15 +98,30 @@ pub fn run(request: &Request) -> anyhow::Result<()> {
     // exported again keeps the progress.
     let header = Header {
         magic: MAGIC,
-        values: vec![blueprint.checksum(), request.worlds],
+        values: vec![blueprint_checksum, request.worlds],
     };
     let (mut progress_file, mut decided) = ProgressFile::open_in(
         &request.run_dir,
         PROGRESS_STEM,
-        &format!("{:08x}-{}w", blueprint.checksum(), request.worlds),
+        &format!("{blueprint_checksum:08x}-{}w", request.worlds),
         &header,
         progress_limit(&header, keys.len(), CHUNK),
     )?;
+    if decided.is_empty() {
+        let held = held_by_policy(&policy, blueprint_checksum, request.worlds, &keys);
+        if !held.is_empty() {
+            for chunk in held.chunks(CHUNK) {
+                progress_file.append(chunk)?;
+            }
+            println!(
+                "took the {} bids {} already holds for this blueprint and these worlds into {}",
+                thousands(held.len() as u64),
+                policy_path.display(),
+                progress_file.path().display()
+            );
+            decided = held;
+        }
+    }
     let resumed = decided.len();
     if resumed > keys.len() {
         bail!(
@@ -146,7 +172,7 @@ pub fn run(request: &Request) -> anyhow::Result<()> {
         ),
         blueprint: BlueprintSource {
             path: blueprint_path.clone(),
-            checksum: blueprint.checksum(),
+            checksum: blueprint_checksum,
             iterations: blueprint.meta.iterations,
             choice: BidChoice::Argmax,
         },
@@ -182,6 +208,38 @@ pub fn run(request: &Request) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The decisions an earlier search left in the policy itself, for a run
+/// whose progress file is gone (binaries before 2026-12-01 deleted it once
+/// the policy held the bids): the policy's searched bid at each of `keys`,
+/// when it says it holds bids searched over this blueprint and these
+/// worlds, in the keys' order; empty otherwise. A key without a searched
+/// row did not rebuild a view when it was decided.
+fn held_by_policy(
+    policy: &PolicyFile,
+    blueprint_checksum: u32,
+    worlds: u32,
+    keys: &[Key],
+) -> Vec<Decided> {
+    let Some(info) = &policy.meta.searched_bids else {
+        return Vec::new();
+    };
+    if info.blueprint.checksum != blueprint_checksum
+        || !info.bot.starts_with(&format!("search-bids:{worlds}:"))
+    {
+        return Vec::new();
+    }
+    let mut row = [0.0; store::MAX_ACTIONS];
+    keys.iter()
+        .map(|&key| {
+            let tagged = bidding::searched(InfoKey(key)).0;
+            let slot = policy
+                .probabilities(tagged, &mut row)
+                .then(|| most_likely(&row) as u8);
+            (key, slot.unwrap_or(u8::MAX))
+        })
+        .collect()
+}
+
 /// The blueprint's most likely bid at `key`, as an index among its actions.
 /// Padding slots past a key's actions hold zero, so the row's argmax is
 /// the key's.
@@ -189,5 +247,5 @@ fn blueprint_choice(blueprint: &PolicyFile, key: Key) -> Option<usize> {
     let mut row = [0.0; store::MAX_ACTIONS];
     blueprint
         .probabilities(key, &mut row)
-        .then(|| euchre_bots::policy_file::most_likely(&row))
+        .then(|| most_likely(&row))
 }
