@@ -23,5 +23,8 @@ for seed in $seeds; do
 done
 match searched-vs-cfr0 "policy-argmax:$searched" "policy-argmax:$bids+pimc:50" 11
 match plain-vs-cfr0 "policy-argmax:$plain" "policy-argmax:$bids+pimc:50" 11
-match searched-vs-pimc200 "policy-argmax:$searched" pimc:200 11
-match plain-vs-pimc200 "policy-argmax:$plain" pimc:200 11
+# Against pimc:200 on every seed since 2026-12-01 (seed 11 alone before).
+for seed in $seeds; do
+  match searched-vs-pimc200 "policy-argmax:$searched" pimc:200 "$seed"
+  match plain-vs-pimc200 "policy-argmax:$plain" pimc:200 "$seed"
+done
