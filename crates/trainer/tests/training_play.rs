@@ -764,8 +764,8 @@ fn full_plays_card_play_keeps_no_average_by_default_and_average_runs_resume_as_m
 /// `trainer search-leads` weighs the opening leads by dealing hands,
 /// decides the most common, keeps them in the run's policy (which says so
 /// and plays), and asked for more keys goes on from its progress; a
-/// bidding policy and a progress file of another export are refused with
-/// the fix named.
+/// bidding policy and a progress file another search wrote are refused
+/// with the fix named; exported again, the table gets its leads back.
 #[test]
 fn searched_leads_are_kept_in_the_policy_and_more_keys_go_on_from_the_progress() {
     use euchre_bots::policy_file::PolicyFile;
@@ -826,10 +826,29 @@ fn searched_leads_are_kept_in_the_policy_and_more_keys_go_on_from_the_progress()
         "eval", "--a", &spec, "--b", "random", "--hands", "20",
     ]));
 
-    // The progress is kept under the table's iterations and the worlds; a
-    // file there whose header names another search is refused.
+    // The progress is kept under the table's iterations and the worlds:
+    // the same table exported again names it, and the leads come back
+    // with none decided again.
     let iterations = PolicyFile::read_header(&policy).unwrap().meta.iterations;
-    let progress = Path::new(&run).join(format!("search-leads-{iterations}it-4w.progress"));
+    let name = format!("search-leads-{iterations}it-4w.progress");
+    let exported = ok(&trainer(&["export", "--run-dir", &run]));
+    assert!(
+        PolicyFile::read_header(&policy)
+            .unwrap()
+            .meta
+            .searched_leads
+            .is_none()
+    );
+    assert!(
+        exported.contains(&format!("{name} keeps what `trainer search-leads` decided")),
+        "{exported}"
+    );
+    let again = ok(&search(&run, "30"));
+    assert!(again.contains("(30 already decided)"), "{again}");
+    assert!(again.contains("decided 0 leads"), "{again}");
+    assert_eq!(searched().keys, 30);
+    // A file there whose header names another search is refused.
+    let progress = Path::new(&run).join(name);
     let mut bytes = std::fs::read(&progress).unwrap();
     bytes[16] ^= 1;
     std::fs::write(&progress, bytes).unwrap();
