@@ -553,3 +553,89 @@ fn playout_values_play_whole_hands_on_a_full_play_table_and_only_there() {
     let refused = refusal(&format!("search:8,infer-bids:{}", bidding.display()), rules);
     assert!(refused.contains("names none"), "{refused}");
 }
+
+/// The search priced in both units at once (what the analysis and the
+/// hints state side by side) gives exactly what the bot and its twin give
+/// asked in turn with generators in the same state: for the plain search,
+/// whose solves and playouts are shared, and for look-ahead and
+/// continuations, which choose by value in each unit; bids and cards, on
+/// a full-play table, alone and as the strongest bot's split.
+#[test]
+fn a_search_priced_in_both_units_is_the_bot_and_its_twin_asked_in_turn() {
+    let temp = TempDir::new("search-beside");
+    let run = temp.join("full-play");
+    let run = run.to_str().unwrap();
+    support::ok(&support::full_play_in(
+        run,
+        &[
+            "--bidding-iterations",
+            "20000",
+            "--iterations",
+            "3000",
+            "--eval-every",
+            "off",
+            "--export",
+        ],
+    ));
+    let table = format!("{run}/policy.bin");
+    let bids = format!("{run}/bidding/policy.bin");
+    let rules = Rules::default();
+    let score = GameScore {
+        points: [8, 6],
+        dealer: Seat::North,
+        target: 10,
+    };
+    for spec in [
+        format!("search-bids:6,blend,every-bid:{table}"),
+        format!("search-bids:6,game,every-bid:{table}"),
+        format!("search:6,blend,ahead:{table}"),
+        format!("search-bids:6,continuations:{bids}"),
+        format!("bids:search-bids:6,game:{bids}+search:8,blend,trust=50,game:{table}"),
+    ] {
+        let bot = from_spec(&spec, rules, Unseen::Heuristic).unwrap();
+        let twin = bot.valuing(!bot.plays_for_the_game()).unwrap();
+        let (own_score, twin_score) = if bot.plays_for_the_game() {
+            (Some(score), None)
+        } else {
+            (None, Some(score))
+        };
+        let mut rng = SmallRng::seed_from_u64(5);
+        let mut priced = 0;
+        for hand in 0..3u64 {
+            let deal = Deal::random(Seat::from_index((hand % 4) as u8), &mut rng);
+            let mut state = GameState::new(deal, rules);
+            let mut history = Vec::new();
+            while let Some(seat) = state.to_act() {
+                let seen_with = |score: Option<GameScore>| match score {
+                    Some(score) => Seen::in_game(&state, &history, score),
+                    None => Seen::new(&state, &history),
+                };
+                if state.legal_actions().len() > 1 {
+                    let seed = hand * 100 + history.len() as u64;
+                    let at = format!("{spec}, hand {hand}, after {} actions", history.len());
+                    let beside = bot.values_beside(
+                        &seen_with(own_score),
+                        twin_score,
+                        &mut SmallRng::seed_from_u64(seed),
+                    );
+                    let asked = |bot: &dyn Bot, score| {
+                        bot.values(&seen_with(score), &mut SmallRng::seed_from_u64(seed))
+                    };
+                    let asked = [asked(bot.as_ref(), own_score), asked(twin.as_ref(), twin_score)];
+                    match beside {
+                        Some([own, other]) => {
+                            assert_eq!(Some(own), asked[0].clone(), "{at}");
+                            assert_eq!(Some(other), asked[1].clone(), "{at}");
+                            priced += 1;
+                        }
+                        None => assert!(asked[0].is_none() && asked[1].is_none(), "{at}"),
+                    }
+                }
+                let action = Heuristic.act(&Seen::new(&state, &history), &mut rng);
+                state.apply(action);
+                history.push((seat, action));
+            }
+        }
+        assert!(priced > 10, "{spec}: {priced} decisions priced in both units");
+    }
+}

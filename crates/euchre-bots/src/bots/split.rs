@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use euchre_game::engine::action::Action;
 use euchre_game::engine::state::Stage;
+use euchre_game::game::GameScore;
 use rand::rngs::SmallRng;
 
 use crate::bot::{ActionValue, Bot};
@@ -62,6 +63,17 @@ impl Bot for SplitBot {
 
     fn probabilities(&self, seen: &Seen<'_>) -> Option<Vec<(Action, f64)>> {
         self.owner(seen).probabilities(seen)
+    }
+
+    /// The half that owns the decision, whose twin is this bot's twin's
+    /// half there ([`Self::valuing`]).
+    fn values_beside(
+        &self,
+        seen: &Seen<'_>,
+        twin_score: Option<GameScore>,
+        rng: &mut SmallRng,
+    ) -> Option<[Vec<ActionValue>; 2]> {
+        self.owner(seen).values_beside(seen, twin_score, rng)
     }
 
     /// Both parts must: a view with a score would otherwise be valued in

@@ -77,7 +77,8 @@ use std::time::Instant;
 
 use euchre_game::engine::action::Action;
 use euchre_game::engine::seat::{Seat, Team};
-use euchre_game::engine::state::{GameState, Stage};
+use euchre_game::engine::state::{GameState, Outcome, Stage};
+use euchre_game::game::GameScore;
 use euchre_game::keys::Decision;
 use rand::RngExt;
 use rand::rngs::SmallRng;
@@ -223,25 +224,58 @@ impl SearchBot {
         })
     }
 
+    /// How `world`, where the bidding is over, ends when played on as
+    /// [`WorldValues`] says.
+    fn ends_after_bidding(&self, world: &GameState) -> Ends {
+        let values = self.options.values;
+        Ends {
+            open_hand: values
+                .solves_open_hand()
+                .then(|| outcome_after_bidding(world)),
+            played_out: values
+                .needs_table()
+                .then(|| self.played_out(world))
+                .flatten(),
+        }
+    }
+
     /// `team`'s value of `world`, where the bidding is over, played on as
     /// [`WorldValues`] says and each ending valued by `valuer`.
     fn value_after_bidding(&self, world: &GameState, team: Team, valuer: &Valuer) -> i64 {
-        let values = self.options.values;
-        let mut value = 0;
-        if values.solves_open_hand() {
-            value += valuer.value(&outcome_after_bidding(world), team);
-        }
-        if values.needs_table() {
-            value += self.played_out(world, team, valuer);
-        }
-        value
+        self.ends_after_bidding(world).value(valuer, team)
     }
 
-    /// `team`'s value of the hand from `state` played out by the table at
-    /// every seat.
-    fn played_out(&self, state: &GameState, team: Team, valuer: &Valuer) -> i64 {
+    /// How the hand from `state` ends played out by the table at every
+    /// seat.
+    fn played_out(&self, state: &GameState) -> Option<Outcome> {
         play_out_outcome(self.blueprint.file(), state)
-            .map_or(0, |outcome| valuer.value(&outcome, team))
+    }
+
+    /// How the hand ends after each `legal` card in `world`, played on as
+    /// [`WorldValues`] says, in the order of `legal`.
+    fn card_ends(&self, world: &GameState, team: Team, legal: &[Action]) -> Vec<Ends> {
+        let open_hand = self
+            .options
+            .values
+            .solves_open_hand()
+            .then(|| card_outcomes(world, team, legal));
+        legal
+            .iter()
+            .enumerate()
+            .map(|(index, &action)| Ends {
+                open_hand: open_hand.as_ref().map(|outcomes| outcomes[index]),
+                played_out: self
+                    .options
+                    .values
+                    .needs_table()
+                    .then(|| {
+                        let mut after = *world;
+                        after.apply(action);
+                        self.played_out(&after)
+                    })
+                    .flatten(),
+            })
+            .collect()
     }
 
     /// `team`'s value after each `legal` card in `world`, played on as
@@ -253,22 +287,10 @@ impl SearchBot {
         legal: &[Action],
         valuer: &Valuer,
     ) -> Vec<i64> {
-        let mut values = if self.options.values.solves_open_hand() {
-            card_outcomes(world, team, legal)
-                .iter()
-                .map(|outcome| valuer.value(outcome, team))
-                .collect()
-        } else {
-            vec![0; legal.len()]
-        };
-        if self.options.values.needs_table() {
-            for (value, &action) in values.iter_mut().zip(legal) {
-                let mut after = *world;
-                after.apply(action);
-                *value += self.played_out(&after, team, valuer);
-            }
-        }
-        values
+        self.card_ends(world, team, legal)
+            .iter()
+            .map(|ends| ends.value(valuer, team))
+            .collect()
     }
 
     /// The rules the blueprint was trained under.
@@ -403,21 +425,15 @@ impl SearchBot {
         world
     }
 
-    /// The bidder's value of `action` in `world`, with the bidding
-    /// finished by the blueprint's most likely bids and the cards played as
-    /// [`WorldValues`] says.
-    fn bid_value(
-        &self,
-        world: GameState,
-        action: Action,
-        valuer: &Valuer,
-        rng: &mut SmallRng,
-    ) -> i64 {
-        let Some(team) = world.to_act().map(|seat| seat.team()) else {
-            return 0;
-        };
+    /// How the hand ends after the bidder's `action` in `world`, with the
+    /// bidding finished by the blueprint's most likely bids and the cards
+    /// played as [`WorldValues`] says.
+    fn bid_ends(&self, world: GameState, action: Action, rng: &mut SmallRng) -> Ends {
+        if world.to_act().is_none() {
+            return Ends::NONE;
+        }
         let after = self.auction_after(world, action, Styles::BLUEPRINT, rng);
-        self.value_after_bidding(&after, team, valuer)
+        self.ends_after_bidding(&after)
     }
 
     /// Each of `legal`'s points in `world` for every pair of
@@ -471,12 +487,28 @@ impl SearchBot {
     }
 
     /// Each legal action's weighted value: each card by valuing the world
-    /// after it, each bid by [`Self::bid_value`]; and the scale that turns
-    /// a value into points or a chance. `None` when no world fits what the
-    /// actor saw.
+    /// after it, each bid by how the hand ends after it ([`Self::bid_ends`]);
+    /// and the scale that turns a value into points or a chance. `None`
+    /// when no world fits what the actor saw.
     fn search_tallies(&self, seen: &Seen<'_>, rng: &mut SmallRng) -> Option<(Tallies, f64)> {
+        let [tallies] =
+            self.search_tallies_priced(seen, &[Valuer::new(&self.valuation, seen.score())], rng)?;
+        Some(tallies)
+    }
+
+    /// [`Self::search_tallies`] with each world's endings priced by each of
+    /// `valuers`: the worlds, and the solves and playouts of the plain
+    /// search, are the same for all, so each tally is what that valuer
+    /// alone would have given. Look-ahead and continuations choose by
+    /// value, so each valuer makes its own choices there, from the same
+    /// random state.
+    fn search_tallies_priced<const UNITS: usize>(
+        &self,
+        seen: &Seen<'_>,
+        valuers: &[Valuer; UNITS],
+        rng: &mut SmallRng,
+    ) -> Option<[(Tallies, f64); UNITS]> {
         let started = Instant::now();
-        let valuer = Valuer::new(&self.valuation, seen.score());
         let playing = seen.stage() == Stage::Play;
         let worlds = self.options.worlds_for(seen);
         let legal = seen.legal();
@@ -504,15 +536,17 @@ impl SearchBot {
         let mut point = rng.random::<f64>() * step;
         let mut cumulative = 0.0;
         let team = actor.team();
-        let mut tallies = Tallies::new(legal.len());
+        let mut tallies: [Tallies; UNITS] = std::array::from_fn(|_| Tallies::new(legal.len()));
         let mut distinct = 0;
         let mut drawn = 0;
         // With look-ahead, each distinct world's branches and copies, to be
         // settled once every world is in.
-        let mut looked_ahead: Vec<(i64, Vec<Branch>)> = Vec::new();
+        let mut looked_ahead: [Vec<(i64, Vec<Branch>)>; UNITS] =
+            std::array::from_fn(|_| Vec::new());
         // With continuations, each distinct world's copies and each bid's
         // values under each continuation.
-        let mut by_continuation: Vec<(i64, Vec<ByContinuation>)> = Vec::new();
+        let mut by_continuation: [Vec<(i64, Vec<ByContinuation>)>; UNITS] =
+            std::array::from_fn(|_| Vec::new());
         for (world, weight) in &candidates {
             if crate::stop::requested() {
                 break;
@@ -540,38 +574,58 @@ impl SearchBot {
             }
             distinct += 1;
             if playing && self.options.ahead {
-                looked_ahead.push((copies, self.branches(world, legal.as_slice(), &valuer)));
+                for (unit, valuer) in valuers.iter().enumerate() {
+                    looked_ahead[unit]
+                        .push((copies, self.branches(world, legal.as_slice(), valuer)));
+                }
                 continue;
             }
             if !playing && self.options.continuations {
-                by_continuation.push((
-                    copies,
-                    self.bid_values_by_continuation(world, legal.as_slice(), &valuer, rng),
-                ));
+                let from = rng.clone();
+                for (unit, valuer) in valuers.iter().enumerate() {
+                    *rng = from.clone();
+                    by_continuation[unit].push((
+                        copies,
+                        self.bid_values_by_continuation(world, legal.as_slice(), valuer, rng),
+                    ));
+                }
                 continue;
             }
-            let values = if playing {
-                self.card_values(world, team, legal.as_slice(), &valuer)
+            let ends = if playing {
+                self.card_ends(world, team, legal.as_slice())
             } else {
                 legal
                     .iter()
-                    .map(|&action| self.bid_value(*world, action, &valuer, rng))
+                    .map(|&action| self.bid_ends(*world, action, rng))
                     .collect()
             };
-            tallies.add(values, copies);
-        }
-        if !by_continuation.is_empty() {
-            tallies = worst_continuations(&by_continuation, legal.len());
+            for (tallies, valuer) in tallies.iter_mut().zip(valuers) {
+                tallies.add(
+                    ends.iter().map(|end| end.value(valuer, team)).collect(),
+                    copies,
+                );
+            }
         }
         if playing {
             self.counts
                 .distinct_worlds
                 .fetch_add(distinct, Ordering::Relaxed);
         }
-        if !looked_ahead.is_empty() {
-            tallies = choose_next_cards(&looked_ahead, legal.len());
+        for unit in 0..UNITS {
+            if !by_continuation[unit].is_empty() {
+                tallies[unit] = worst_continuations(&by_continuation[unit], legal.len());
+            }
+            if !looked_ahead[unit].is_empty() {
+                tallies[unit] = choose_next_cards(&looked_ahead[unit], legal.len());
+            }
         }
-        Some((tallies, valuer.scale()))
+        let mut tallies = tallies.into_iter();
+        Some(std::array::from_fn(|unit| {
+            (
+                tallies.next().expect("one tally a unit"),
+                valuers[unit].scale(),
+            )
+        }))
     }
 
     /// One [`Branch`] for each of the actor's `legal` cards in `world`: the
@@ -657,6 +711,34 @@ impl SearchBot {
             self.counts.bids_changed.fetch_add(1, Ordering::Relaxed);
         }
         chosen
+    }
+}
+
+/// How the hand ends after one action in one world, by each source of
+/// value the options use: solved open-handed, played out by the table, or
+/// both. Priced by a [`Valuer`], so that one set of solves serves both
+/// units ([`Bot::values_beside`]).
+#[derive(Clone, Copy, Debug)]
+struct Ends {
+    open_hand: Option<Outcome>,
+    played_out: Option<Outcome>,
+}
+
+impl Ends {
+    /// No hand to play: worth nothing.
+    const NONE: Ends = Ends {
+        open_hand: None,
+        played_out: None,
+    };
+
+    /// `team`'s value of these endings by `valuer`, summed over the
+    /// sources.
+    fn value(&self, valuer: &Valuer, team: Team) -> i64 {
+        [self.open_hand, self.played_out]
+            .iter()
+            .flatten()
+            .map(|outcome| valuer.value(outcome, team))
+            .sum()
     }
 }
 
@@ -804,6 +886,27 @@ impl Bot for SearchBot {
 
     fn plays_for_the_game(&self) -> bool {
         self.options.game
+    }
+
+    /// One search priced in both units: the worlds, and the plain search's
+    /// solves and playouts, shared ([`Self::search_tallies_priced`]).
+    fn values_beside(
+        &self,
+        seen: &Seen<'_>,
+        twin_score: Option<GameScore>,
+        rng: &mut SmallRng,
+    ) -> Option<[Vec<ActionValue>; 2]> {
+        let twin = self.valuation.toward(!self.options.game);
+        let valuers = [
+            Valuer::new(&self.valuation, seen.score()),
+            Valuer::new(&twin, twin_score),
+        ];
+        let legal = seen.legal();
+        let sources = self.options.values.sources();
+        Some(
+            self.search_tallies_priced(seen, &valuers, rng)?
+                .map(|(tallies, scale)| tallies.values(legal.as_slice(), sources * scale)),
+        )
     }
 
     /// The same search valuing in the other unit, on the same loaded
