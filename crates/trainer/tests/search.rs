@@ -621,7 +621,10 @@ fn a_search_priced_in_both_units_is_the_bot_and_its_twin_asked_in_turn() {
                     let asked = |bot: &dyn Bot, score| {
                         bot.values(&seen_with(score), &mut SmallRng::seed_from_u64(seed))
                     };
-                    let asked = [asked(bot.as_ref(), own_score), asked(twin.as_ref(), twin_score)];
+                    let asked = [
+                        asked(bot.as_ref(), own_score),
+                        asked(twin.as_ref(), twin_score),
+                    ];
                     match beside {
                         Some([own, other]) => {
                             assert_eq!(Some(own), asked[0].clone(), "{at}");
@@ -636,6 +639,9 @@ fn a_search_priced_in_both_units_is_the_bot_and_its_twin_asked_in_turn() {
                 history.push((seat, action));
             }
         }
-        assert!(priced > 10, "{spec}: {priced} decisions priced in both units");
+        assert!(
+            priced > 10,
+            "{spec}: {priced} decisions priced in both units"
+        );
     }
 }

@@ -93,35 +93,8 @@ pub fn run(request: &Request) -> anyhow::Result<()> {
     );
     let bot = from_spec_sharing(&spec, policy.meta.recipe.rules, Unseen::Heuristic, &loaded)?;
     let keys = unsure_keys(&blueprint);
-    // The decisions depend on the blueprint and the worlds only (the
-    // policy they are written into is read only at the end), so a policy
-    // exported again keeps the progress.
-    let header = Header {
-        magic: MAGIC,
-        values: vec![blueprint_checksum, request.worlds],
-    };
-    let (mut progress_file, mut decided) = ProgressFile::open_in(
-        &request.run_dir,
-        PROGRESS_STEM,
-        &format!("{blueprint_checksum:08x}-{}w", request.worlds),
-        &header,
-        progress_limit(&header, keys.len(), CHUNK),
-    )?;
-    if decided.is_empty() {
-        let held = held_by_policy(&policy, blueprint_checksum, request.worlds, &keys);
-        if !held.is_empty() {
-            for chunk in held.chunks(CHUNK) {
-                progress_file.append(chunk)?;
-            }
-            println!(
-                "took the {} bids {} already holds for this blueprint and these worlds into {}",
-                thousands(held.len() as u64),
-                policy_path.display(),
-                progress_file.path().display()
-            );
-            decided = held;
-        }
-    }
+    let (mut progress_file, mut decided) =
+        open_progress(request, &policy_path, &policy, blueprint_checksum, &keys)?;
     let resumed = decided.len();
     if resumed > keys.len() {
         bail!(
@@ -206,6 +179,48 @@ pub fn run(request: &Request) -> anyhow::Result<()> {
         progress_file.path().display()
     );
     Ok(())
+}
+
+/// The progress file of the bids over this blueprint and these worlds,
+/// and the keys already decided: those the file holds or, where it holds
+/// none, those an older binary left in the policy ([`held_by_policy`]),
+/// written into the file. The decisions depend on the blueprint and the
+/// worlds only (the policy they go into is read only at the end), so a
+/// policy exported again keeps them.
+fn open_progress(
+    request: &Request,
+    policy_path: &std::path::Path,
+    policy: &PolicyFile,
+    blueprint_checksum: u32,
+    keys: &[Key],
+) -> anyhow::Result<(ProgressFile, Vec<Decided>)> {
+    let header = Header {
+        magic: MAGIC,
+        values: vec![blueprint_checksum, request.worlds],
+    };
+    let (mut progress_file, decided) = ProgressFile::open_in(
+        &request.run_dir,
+        PROGRESS_STEM,
+        &format!("{blueprint_checksum:08x}-{}w", request.worlds),
+        &header,
+        progress_limit(&header, keys.len(), CHUNK),
+    )?;
+    if !decided.is_empty() {
+        return Ok((progress_file, decided));
+    }
+    let held = held_by_policy(policy, blueprint_checksum, request.worlds, keys);
+    if !held.is_empty() {
+        for chunk in held.chunks(CHUNK) {
+            progress_file.append(chunk)?;
+        }
+        println!(
+            "took the {} bids {} already holds for this blueprint and these worlds into {}",
+            thousands(held.len() as u64),
+            policy_path.display(),
+            progress_file.path().display()
+        );
+    }
+    Ok((progress_file, held))
 }
 
 /// The decisions an earlier search left in the policy itself, for a run
