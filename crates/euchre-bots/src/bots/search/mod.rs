@@ -889,7 +889,7 @@ impl Bot for SearchBot {
     }
 
     /// One search priced in both units: the worlds, and the plain search's
-    /// solves and playouts, shared ([`Self::search_tallies_priced`]).
+    /// solves and playouts, shared (`search_tallies_priced`).
     fn values_beside(
         &self,
         seen: &Seen<'_>,
