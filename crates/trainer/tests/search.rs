@@ -379,20 +379,8 @@ fn refusal(spec: &str, rules: Rules) -> String {
 #[test]
 fn playout_values_play_whole_hands_on_a_full_play_table_and_only_there() {
     let temp = TempDir::new("search-playout");
-    let run = temp.join("full-play");
-    let run = run.to_str().unwrap();
-    support::ok(&support::full_play_in(
-        run,
-        &[
-            "--bidding-iterations",
-            "20000",
-            "--iterations",
-            "3000",
-            "--eval-every",
-            "off",
-            "--export",
-        ],
-    ));
+    let run = small_full_play_run(&temp);
+    let run = run.as_str();
     let table = format!("{run}/policy.bin");
     let rules = Rules::default();
     let mut rng = SmallRng::seed_from_u64(9);
@@ -563,20 +551,8 @@ fn playout_values_play_whole_hands_on_a_full_play_table_and_only_there() {
 #[test]
 fn a_search_priced_in_both_units_is_the_bot_and_its_twin_asked_in_turn() {
     let temp = TempDir::new("search-beside");
-    let run = temp.join("full-play");
-    let run = run.to_str().unwrap();
-    support::ok(&support::full_play_in(
-        run,
-        &[
-            "--bidding-iterations",
-            "20000",
-            "--iterations",
-            "3000",
-            "--eval-every",
-            "off",
-            "--export",
-        ],
-    ));
+    let run = small_full_play_run(&temp);
+    let run = run.as_str();
     let table = format!("{run}/policy.bin");
     let bids = format!("{run}/bidding/policy.bin");
     let rules = Rules::default();
@@ -644,4 +620,25 @@ fn a_search_priced_in_both_units_is_the_bot_and_its_twin_asked_in_turn() {
             "{spec}: {priced} decisions priced in both units"
         );
     }
+}
+
+/// A small full-play run in `temp`, exported (its table and its bidding
+/// stage's policy beside it): 20,000 bidding iterations, then 3,000 of
+/// card play. Its directory.
+fn small_full_play_run(temp: &TempDir) -> String {
+    let run = temp.join("full-play");
+    let run = run.to_str().unwrap().to_owned();
+    support::ok(&support::full_play_in(
+        &run,
+        &[
+            "--bidding-iterations",
+            "20000",
+            "--iterations",
+            "3000",
+            "--eval-every",
+            "off",
+            "--export",
+        ],
+    ));
+    run
 }
